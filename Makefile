@@ -1,0 +1,47 @@
+# tinker-nomics front door. `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+VENDOR_STAMP := book/_vendor/VERSIONS
+
+.PHONY: help install vendor browser-deps test test-fast book clean
+
+help:  ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
+
+install: $(STAMP) $(VENDOR_STAMP)  ## create .venv, install the pinned requirements and the package, vendor the book's JS
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.txt
+	touch $(STAMP)
+
+vendor: $(VENDOR_STAMP)  ## fetch the widget manager, RequireJS and MathJax from npm into book/_vendor (for offline pages)
+
+# The pinned npm versions live in the script; it is a no-op when book/_vendor already matches them.
+$(VENDOR_STAMP): tools/vendor_js.sh
+	tools/vendor_js.sh
+
+browser-deps:  ## install headless Chromium and fonts for the browser test (apt-get; needs root)
+	@if [ -x /usr/bin/chromium ]; then \
+	  echo "browser-deps: /usr/bin/chromium is installed"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+	  echo "browser-deps: /usr/bin/chromium is missing; as root run: apt-get install -y chromium chromium-driver fonts-dejavu-core" >&2; \
+	  exit 1; \
+	else \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver fonts-dejavu-core; \
+	fi
+
+test-fast: install  ## unit, property and CLI tests only (no notebooks, no browser)
+	$(PY) -m pytest -q -m "not slow"
+
+test: install browser-deps  ## every test: unit, property, CLI, notebooks, and the browser test of the built book
+	$(PY) -m pytest -q
+
+book: install  ## execute the chapters and build the static site into _build/html
+	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh
+
+clean:  ## remove build output (keeps .venv and book/_vendor)
+	rm -rf _build reports .pytest_cache .hypothesis

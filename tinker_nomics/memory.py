@@ -1,0 +1,76 @@
+"""GPU memory: weights, the colocated RL footprint, minimum GPUs, and the rollout KV cache.
+
+Seed rules (cost model page): weights in BF16 (2 bytes per parameter); a colocated LoRA RL job holds two
+copies (the trainer's base weights shared by actor and reference, and the rollout engine's merged copy),
+three for full fine-tuning, times 1.8 for KV cache, activations, optimizer state and fragmentation; at
+least 2 GPUs. KV bytes per token: the seed's heuristic (16 KB per billion active parameters) or the exact
+per-architecture figure (full-attention layers × KV heads × head_dim × 2 × 2 bytes, or the MLA latent),
+plus the constant per-sequence state of linear-attention and Mamba layers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import GPU, ModelArch, number
+
+
+def weight_bytes(total_params):
+    return np.asarray(total_params, dtype=float) * number("bytes_per_param")
+
+
+def model_copies(fine_tune: str = "lora") -> float:
+    return number("vram_model_copies_full" if fine_tune == "full" else "vram_model_copies_lora")
+
+
+def colocated_vram_bytes(total_params, fine_tune: str = "lora"):
+    """Memory a colocated RL job needs: weights × copies × overhead."""
+    return weight_bytes(total_params) * model_copies(fine_tune) * number("vram_overhead")
+
+
+def min_gpus(total_params, gpu: GPU, fine_tune: str = "lora"):
+    """max(2, ceil(colocated VRAM / GPU memory))."""
+    need = np.ceil(colocated_vram_bytes(total_params, fine_tune) / gpu.memory_bytes)
+    return np.maximum(number("min_gpus_rl"), need)
+
+
+def replica_gpus(total_params, gpu: GPU):
+    """GPUs that one rollout-engine copy of the weights spans (with the same 1.8× headroom)."""
+    need = np.ceil(weight_bytes(total_params) * number("vram_overhead") / gpu.memory_bytes)
+    return np.maximum(1.0, need)
+
+
+def kv_bytes_per_token(arch: ModelArch, method: str = "exact"):
+    """Seed: 16 KB per billion active parameters. Exact: from the architecture (GQA/MLA/hybrid/sliding)."""
+    if method == "seed":
+        return arch.seed_active_b * number("kv_bytes_per_active_billion_params_seed")
+    return float(arch.kv_bytes_per_token)
+
+
+def recurrent_bytes_per_sequence(arch: ModelArch, method: str = "exact"):
+    """Constant per-sequence state: linear-attention/Mamba states, and gpt-oss's 128-token sliding windows."""
+    if method == "seed":
+        return 0.0
+    sliding = 0.0
+    if arch.sliding_window:
+        sliding_layers = arch.num_layers - arch.full_attention_layers
+        sliding = sliding_layers * 2 * arch.num_kv_heads * (arch.head_dim or 0) * number("bytes_per_param") \
+            * arch.sliding_window
+    return float(arch.recurrent_bytes_per_sequence) + sliding
+
+
+def kv_cache_bytes(kv_per_token, sequences, tokens_per_sequence, state_per_sequence=0.0):
+    """KV cache of `sequences` concurrent sequences of `tokens_per_sequence` tokens each."""
+    seqs = np.asarray(sequences, dtype=float)
+    return np.asarray(kv_per_token, dtype=float) * seqs * tokens_per_sequence + seqs * state_per_sequence
+
+
+def kv_memory_available(total_params, gpu: GPU, num_gpus):
+    """Memory left for KV after the weights' footprint (the seed's FLOP page: weights ×2.4, i.e. ~38 GB for 8B)."""
+    return np.asarray(num_gpus, dtype=float) * gpu.memory_bytes \
+        - weight_bytes(total_params) * number("kv_fit_weight_multiplier")
+
+
+def max_concurrent_sequences(total_params, gpu: GPU, num_gpus, kv_per_token, tokens_per_sequence,
+                             state_per_sequence=0.0):
+    per_seq = np.asarray(kv_per_token, dtype=float) * tokens_per_sequence + state_per_sequence
+    return np.floor(np.maximum(kv_memory_available(total_params, gpu, num_gpus), 0.0) / per_seq)
