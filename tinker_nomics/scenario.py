@@ -239,6 +239,7 @@ class Estimate:
                 "total_usd": s.total_usd, "min_gpus": s.min_gpus, "num_gpus": s.num_gpus,
                 "kv_cache_gb": s.kv_cache_gb, "kv_cache_fits": s.kv_cache_fits, "gpu_hourly_usd": s.gpu_hourly_usd,
                 "decode_hours": s.decode_hours, "prefill_hours": s.prefill_hours,
+                "sandbox_wait_hours": s.sandbox_wait_hours,
                 "decode_tokens_per_second": s.decode_tokens_per_second,
                 "train_tokens_per_second": s.train_tokens_per_second, "replica_gpus": s.replica_gpus,
                 "concurrent_sequences": s.concurrent_sequences, "sample_tokens": self.tokens.self_hosted_sample})
@@ -302,15 +303,18 @@ def estimate(scenario: Scenario) -> Estimate:
         gpu = registry.get_gpu(s.gpu)
         compute_bound = (s.decode_model == "roofline") or (s.decode_model == "auto" and not seed)
         concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
+        # The seed's KV length: the completion for single-turn tasks, the whole conversation when multi-turn.
+        seed_context = np.where(per.turns > 1, per.sequence, per.output)
         hosted = self_hosted_cost(
             arch=arch, gpu=gpu, method=s.method, compute_bound=compute_bound,
             sample_tokens=streams.self_hosted_sample, prefill_tokens=streams.self_hosted_prefill,
             train_tokens=streams.train, concurrency=concurrency,
-            decode_context=per.output if seed else per.decode_context,
-            kv_context=per.output if seed else per.sequence, cache_hit_rate=s.cache_hit_rate,
+            decode_context=seed_context if seed else per.decode_context,
+            kv_context=seed_context if seed else per.sequence, cache_hit_rate=s.cache_hit_rate,
             off_policy=s.off_policy, num_gpus=s.num_gpus, gpu_hourly_usd=s.gpu_hourly_usd,
             rollout_efficiency=s.rollout_efficiency, mfu=s.mfu, prefill_mfu=s.prefill_mfu, fine_tune=s.fine_tune,
-            sandbox_usd=self_sandbox_usd)
+            sandbox_usd=self_sandbox_usd,
+            sandbox_wait_hours=np.asarray(s.steps, dtype=float) * s.sandbox_seconds_per_rollout / 3600.0)
         raised = np.asarray(s.num_gpus) < hosted.min_gpus
         if np.any(raised):
             notes.append(f"{arch.model} needs at least {int(np.max(hosted.min_gpus))} × {gpu.gpu} for colocated RL; "

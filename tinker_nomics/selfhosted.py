@@ -13,11 +13,12 @@ from .registry import GPU, ModelArch, number
 class SelfHosted:
     num_gpus: np.ndarray               # GPUs used: the requested count, raised to min_gpus
     min_gpus: np.ndarray
-    replica_gpus: np.ndarray           # GPUs one rollout-engine copy spans (1 in the seed method)
+    replica_gpus: np.ndarray           # GPUs one rollout-engine copy of the weights spans
     decode_tokens_per_second: np.ndarray
     train_tokens_per_second: np.ndarray
     decode_hours: np.ndarray
     prefill_hours: np.ndarray
+    sandbox_wait_hours: np.ndarray     # GPUs idle while each step's rollouts wait on their sandboxes
     rollout_hours: np.ndarray
     train_hours: np.ndarray
     wallclock_hours: np.ndarray
@@ -36,7 +37,8 @@ class SelfHosted:
 
 def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: bool, sample_tokens, prefill_tokens,
                      train_tokens, concurrency, decode_context, kv_context, cache_hit_rate, off_policy, num_gpus,
-                     gpu_hourly_usd, rollout_efficiency, mfu, prefill_mfu, fine_tune, sandbox_usd) -> SelfHosted:
+                     gpu_hourly_usd, rollout_efficiency, mfu, prefill_mfu, fine_tune, sandbox_usd,
+                     sandbox_wait_hours=0.0) -> SelfHosted:
     total, active = arch.params(method)
     need = memory.min_gpus(total, gpu, fine_tune)
     gpus_used = np.maximum(np.asarray(num_gpus, dtype=float), need)
@@ -45,12 +47,12 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
     state = memory.recurrent_bytes_per_sequence(arch, method)
     forward = number("forward_flops_per_param")
 
+    # One rollout-engine copy spans `replica` GPUs (1 whenever the model fits on one GPU, the seed's case).
+    replica = np.minimum(memory.replica_gpus(total, gpu), gpus_used)
     if method == "seed":
-        replica = np.ones_like(gpus_used)
         attention = 0.0
         in_flight = np.asarray(concurrency, dtype=float)
     else:
-        replica = np.minimum(memory.replica_gpus(total, gpu), gpus_used)
         attention = roofline.attention_flops_per_token(arch, decode_context)
         fit = memory.max_concurrent_sequences(total, gpu, gpus_used, kv_token, kv_context, state)
         in_flight = np.clip(np.asarray(concurrency, dtype=float), 1.0, np.maximum(fit, 1.0))
@@ -65,7 +67,9 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
     # Prompt processing is compute-bound; prefix-cache hits skip it.
     prefill_flops = np.asarray(prefill_tokens, dtype=float) * (1.0 - np.asarray(cache_hit_rate)) * forward * active
     prefill_hours = training.compute_hours(prefill_flops, gpus_used, peak, prefill_mfu)
-    rollout_hours = decode_hours + prefill_hours
+    # A step's rollouts run their sandboxes in parallel, so each step waits about one rollout's sandbox time.
+    sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
+    rollout_hours = decode_hours + prefill_hours + sandbox_wait
 
     train_flops_per_token = training.flops_per_param_per_token(fine_tune) * active \
         + (0.0 if method == "seed" else 3.0 * attention)
@@ -78,5 +82,6 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
     fits = kv_bytes <= memory.kv_memory_available(total, gpu, gpus_used)
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
     return SelfHosted(gpus_used, np.broadcast_to(need, np.shape(gpus_used)), replica, decode_tps, train_tps,
-                      decode_hours, prefill_hours, rollout_hours, train_hours, wallclock, gpu_hours, hourly,
+                      decode_hours, prefill_hours, np.broadcast_to(sandbox_wait, np.shape(decode_hours)),
+                      rollout_hours, train_hours, wallclock, gpu_hours, hourly,
                       gpu_hours * hourly, np.asarray(sandbox_usd, dtype=float), kv_bytes / 1e9, fits, in_flight)
