@@ -1,2 +1,12 @@
-"""tinker-nomics: what RL fine-tuning costs on Tinker versus your own GPUs."""
+"""tinker-nomics: what RL fine-tuning (GRPO/RLVR) costs on Tinker's per-token API versus your own GPUs.
+
+    from tinker_nomics import Scenario, estimate
+    est = estimate(Scenario(model="Qwen3-8B", prompts_per_step=64, group_size=16, completion_tokens=512,
+                            prompt_tokens=200, steps=180))
+    est.to_dict()   # the same nested keys as `tinker-nomics estimate --format json`
+"""
+from .errors import TinkerNomicsError, UnknownNameError
+from .scenario import Estimate, Scenario, estimate
+
 __version__ = "0.1.0"
+__all__ = ["Scenario", "Estimate", "estimate", "TinkerNomicsError", "UnknownNameError", "__version__"]

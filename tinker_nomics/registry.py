@@ -391,12 +391,17 @@ def split_context(name: str) -> tuple[str, int | None]:
     return name, None
 
 
-def model_names() -> list[str]:
-    """Every model the registries know: architectures and Tinker-priced models (canonical ids)."""
+@functools.lru_cache(maxsize=None)
+def _model_names() -> tuple[str, ...]:
     from .prices import priced_models  # local import: prices depends on this module
     names = set(models())
     names.update(split_context(m)[0] for m in priced_models())
-    return sorted(names)
+    return tuple(sorted(names))
+
+
+def model_names() -> list[str]:
+    """Every model the registries know: architectures and Tinker-priced models (canonical ids)."""
+    return list(_model_names())
 
 
 @functools.lru_cache(maxsize=None)
@@ -436,7 +441,8 @@ def has_arch(name: str) -> bool:
 
 def clear_caches() -> None:
     """Forget loaded tables (for tests that point TINKER_NOMICS_DATA elsewhere)."""
-    for fn in (assumptions, gpus, _gpu_index, gpu_prices, sandbox_rates, _seed_sizes, models, _model_index):
+    for fn in (assumptions, gpus, _gpu_index, gpu_prices, sandbox_rates, _seed_sizes, models, _model_index,
+               _model_names):
         fn.cache_clear()
     from . import prices
     prices.clear_caches()

@@ -314,7 +314,8 @@ def estimate(scenario: Scenario) -> Estimate:
             off_policy=s.off_policy, num_gpus=s.num_gpus, gpu_hourly_usd=s.gpu_hourly_usd,
             rollout_efficiency=s.rollout_efficiency, mfu=s.mfu, prefill_mfu=s.prefill_mfu, fine_tune=s.fine_tune,
             sandbox_usd=self_sandbox_usd,
-            sandbox_wait_hours=np.asarray(s.steps, dtype=float) * s.sandbox_seconds_per_rollout / 3600.0)
+            sandbox_wait_hours=np.asarray(s.steps, dtype=float) * s.sandbox_seconds_per_rollout / 3600.0,
+            multi_turn=per.turns > 1)
         raised = np.asarray(s.num_gpus) < hosted.min_gpus
         if np.any(raised):
             notes.append(f"{arch.model} needs at least {int(np.max(hosted.min_gpus))} × {gpu.gpu} for colocated RL; "

@@ -38,7 +38,7 @@ class SelfHosted:
 def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: bool, sample_tokens, prefill_tokens,
                      train_tokens, concurrency, decode_context, kv_context, cache_hit_rate, off_policy, num_gpus,
                      gpu_hourly_usd, rollout_efficiency, mfu, prefill_mfu, fine_tune, sandbox_usd,
-                     sandbox_wait_hours=0.0) -> SelfHosted:
+                     sandbox_wait_hours=0.0, multi_turn=False) -> SelfHosted:
     total, active = arch.params(method)
     need = memory.min_gpus(total, gpu, fine_tune)
     gpus_used = np.maximum(np.asarray(num_gpus, dtype=float), need)
@@ -66,6 +66,8 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
     decode_hours = np.asarray(sample_tokens, dtype=float) / decode_tps / 3600.0
     # Prompt processing is compute-bound; prefix-cache hits skip it.
     prefill_flops = np.asarray(prefill_tokens, dtype=float) * (1.0 - np.asarray(cache_hit_rate)) * forward * active
+    if method == "seed":  # the seed counts prompt processing only in its agentic multi-turn mode
+        prefill_flops = np.where(np.asarray(multi_turn), prefill_flops, 0.0)
     prefill_hours = training.compute_hours(prefill_flops, gpus_used, peak, prefill_mfu)
     # A step's rollouts run their sandboxes in parallel, so each step waits about one rollout's sandbox time.
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)

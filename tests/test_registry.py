@@ -1,0 +1,145 @@
+"""Registries: schema checks, sources on every row, lenient names, and dated price lookups.
+
+Expected prices come from ../shared/reference/tinker_prices.csv (the rows named in each test).
+"""
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tinker_nomics import TinkerNomicsError, UnknownNameError, registry
+from tinker_nomics.prices import get_price, resolve_snapshot, snapshots, storage_usd_per_gb_month
+
+DATA = Path(registry.data_dir())
+SOURCE_COLUMNS = ("source_url", "source")
+
+
+@pytest.mark.parametrize("path", sorted(DATA.rglob("*.csv")), ids=lambda p: str(p.relative_to(DATA)))
+def test_every_row_has_a_source(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    column = next((c for c in SOURCE_COLUMNS if c in rows[0]), None)
+    assert column, f"{path.name} has no source column"
+    empty = [i + 2 for i, r in enumerate(rows) if not (r[column] or "").strip()]
+    assert not empty, f"{path.name}: rows without a source: {empty}"
+
+
+@pytest.fixture
+def data_copy(tmp_path, monkeypatch):
+    copy = tmp_path / "data"
+    shutil.copytree(DATA, copy)
+    monkeypatch.setenv("TINKER_NOMICS_DATA", str(copy))
+    registry.clear_caches()
+    yield copy
+    monkeypatch.delenv("TINKER_NOMICS_DATA")
+    registry.clear_caches()
+
+
+def test_malformed_row_names_file_row_and_column(data_copy):
+    path = data_copy / "hardware" / "gpus.csv"
+    lines = path.read_text().splitlines()
+    lines[3] = lines[3].replace(",80,3.35,", ",eighty,3.35,")   # H100 SXM memory_gb
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TinkerNomicsError, match=r"hardware/gpus.csv row 4 column memory_gb: 'eighty'"):
+        registry.get_gpu("H100 SXM")
+
+
+def test_missing_required_cell_is_an_error(data_copy):
+    path = data_copy / "prices" / "tinker_prices.csv"
+    rows = list(csv.DictReader(open(path)))
+    rows[0]["source_url"] = ""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=rows[0].keys())
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(TinkerNomicsError, match=r"tinker_prices.csv row 2 column source_url: empty but required"):
+        get_price("Qwen3-8B", "2026-01-05")
+
+
+def test_negative_price_is_rejected(data_copy):
+    path = data_copy / "prices" / "tinker_prices.csv"
+    path.write_text(path.read_text().replace(",Qwen3-8B,,0.13,", ",Qwen3-8B,,-0.13,", 1))
+    with pytest.raises(TinkerNomicsError, match="prefill: negative price"):
+        get_price("Qwen3-8B", "2026-01-05")
+
+
+@pytest.mark.parametrize("name", ["Qwen3-8B", "qwen3-8b", "Qwen/Qwen3-8B", "QWEN3_8B", " qwen/qwen3-8b "])
+def test_model_names_resolve_leniently(name):
+    assert registry.resolve_model(name) == "Qwen/Qwen3-8B"
+
+
+def test_unknown_model_lists_closest():
+    with pytest.raises(UnknownNameError) as err:
+        registry.resolve_model("Qwen3-9B")
+    assert "Qwen/Qwen3.5-9B" in err.value.closest and "\n" not in str(err.value)
+
+
+def test_gpu_names():
+    assert registry.get_gpu("h100").gpu == "H100 SXM"
+    assert registry.get_gpu("b200").gpu == "B200"
+    with pytest.raises(UnknownNameError, match="closest: H200 SXM"):
+        registry.get_gpu("H210")
+
+
+def test_long_context_variants_share_the_architecture():
+    assert registry.resolve_model("kimi-k2.6:peft:131072") == "moonshotai/Kimi-K2.6:peft:131072"
+    assert registry.get_arch("Kimi-K2.6:peft:131072").hf_id == "moonshotai/Kimi-K2.6"
+
+
+def test_architecture_rows_all_load():
+    archs = registry.models()
+    assert len(archs) == 36           # every row of model_archs.csv
+    qwen = archs["Qwen/Qwen3-30B-A3B"]
+    assert qwen.is_moe and qwen.total_params == 30_532_122_624 and qwen.active_params == 3_041_867_776
+
+
+def test_january_snapshot():
+    # tinker_prices.csv, 2026-01-05 Qwen3-8B: 0.13 / 0.40 / 0.40, no cached rate
+    p = get_price("Qwen3-8B", "2026-01-05")
+    assert (p.prefill, p.sample, p.train, p.cached_prefill) == (0.13, 0.4, 0.4, None)
+
+
+def test_newest_snapshot_is_default_and_has_cached_rate():
+    # 2026-10-07 Qwen3-8B 0.195 / 0.60 / 0.44; cached prefill at 20% of prefill = 0.039 (2026-09-10 lists 0.039)
+    assert resolve_snapshot(None) == "2026-10-07" == list(snapshots())[-1]
+    p = get_price("Qwen3-8B")
+    assert (p.prefill, p.sample, p.train) == (0.195, 0.6, 0.44)
+    assert p.cached_prefill == pytest.approx(0.039)
+
+
+def test_price_carried_forward_within_epoch():
+    # gpt-oss-20b is not in the 2026-10-07 sources; 2026-09-05 lists 0.18 / 0.45 / 0.396
+    p = get_price("gpt-oss-20b", "2026-10-07")
+    assert (p.prefill, p.sample, p.train) == (0.18, 0.45, 0.396)
+    assert any("carried forward from 2026-09-05" in n for n in p.notes)
+
+
+def test_missing_train_price_filled_from_agreeing_row():
+    # 2026-10-07 pricing.ts lists Qwen3.6-35B-A3B without train; 2026-07-17 has the same prefill/sample and 1.177
+    p = get_price("Qwen3.6-35B-A3B", "2026-10-07")
+    assert p.train == 1.177 and p.provenance["train"].startswith("2026-07-17")
+
+
+def test_no_carry_across_the_repricing():
+    # Qwen3-32B was last priced before 2026-07-17; a January price is never used for October
+    with pytest.raises(TinkerNomicsError, match="no Tinker price for Qwen/Qwen3-32B as of snapshot 2026-10-07"):
+        get_price("Qwen3-32B", "2026-10-07")
+
+
+def test_meter_missing_in_snapshot_is_a_clear_error():
+    # the 2026-09 source lists Nemotron-3-Nano at 2x the July rate, prefill and sample only
+    p = get_price("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "2026-09")
+    with pytest.raises(TinkerNomicsError, match="has no train price"):
+        p.rate("train")
+
+
+def test_storage_and_gpu_price_defaults():
+    # $0.10 per GB-month (seed checkpoint table; 2026-07-17 and 2026-10-07 sources); H100 SXM $2.69 (RunPod)
+    assert storage_usd_per_gb_month("2026-01-05") == storage_usd_per_gb_month("2026-10-07") == 0.10
+    assert registry.default_gpu_price("H100 SXM").usd_per_gpu_hour == 2.69
+
+
+def test_gpu_without_price_asks_for_one():
+    with pytest.raises(TinkerNomicsError, match="no sourced \\$/GPU-hour for 'MI300X'"):
+        registry.default_gpu_price("MI300X")
