@@ -1,0 +1,184 @@
+"""Shared fixtures for the book tests (tests/test_notebooks.py, tests/test_book_site.py).
+
+Executing a notebook is the slow part on a 2-core machine, so each notebook in the table of contents
+runs at most once per test session: `notebook_runs` executes it with papermill (as a reader would, the
+`parameters` cell left untouched) into a temporary folder, and stores the result in the book's
+jupyter-cache, so the book build that follows reuses that execution instead of running it again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SITE = REPO / "_build" / "html"
+BUILT_STAMP = SITE / ".built"  # touched by tools/build_book.sh after a successful build
+JUPYTER_CACHE = REPO / "_build" / ".jupyter_cache"  # execute.cache in _config.yml
+BUILD_SCRIPT = REPO / "tools" / "build_book.sh"  # what `make book` runs
+NOTEBOOK_TIMEOUT_S = 300  # execute.timeout in _config.yml
+# A change to any of these makes the built site stale.
+BOOK_SOURCES = ("_config.yml", "_toc.yml", "book/**/*", "notebooks/*.ipynb", "tinker_nomics/**/*.py", "data/**/*")
+
+
+def toc_documents() -> list[Path]:
+    """Source files of every page listed in _toc.yml, in reading order."""
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    names: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if key in node:
+                    names.append(str(node[key]))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    documents = []
+    for name in names:
+        candidates = [REPO / name] if Path(name).suffix else [REPO / f"{name}{ext}" for ext in (".ipynb", ".md")]
+        found = [path for path in candidates if path.is_file()]
+        if not found:
+            raise FileNotFoundError(f"_toc.yml lists {name!r} but no {name}.ipynb or {name}.md exists")
+        documents.append(found[0])
+    return documents
+
+
+def toc_notebooks() -> list[Path]:
+    return [path for path in toc_documents() if path.suffix == ".ipynb"]
+
+
+def page_name(document: Path) -> str:
+    """'notebooks/hello_calculator' for REPO/notebooks/hello_calculator.ipynb."""
+    return document.relative_to(REPO).with_suffix("").as_posix()
+
+
+@dataclass
+class NotebookRun:
+    source: Path
+    output: Path
+    seconds: float
+    error: str | None  # None when every cell ran
+
+
+class NotebookRuns:
+    """Runs each notebook at most once per session and caches successful runs for the book build."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self._runs: dict[Path, NotebookRun] = {}
+
+    def run(self, source: Path) -> NotebookRun:
+        if source not in self._runs:
+            self._runs[source] = self._execute(source)
+        return self._runs[source]
+
+    def _execute(self, source: Path) -> NotebookRun:
+        import papermill
+
+        output = self.workdir / source.relative_to(REPO)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        start = time.perf_counter()
+        try:
+            papermill.execute_notebook(
+                str(source),
+                str(output),
+                cwd=str(source.parent),  # the book build runs notebooks in their own folder too
+                execution_timeout=NOTEBOOK_TIMEOUT_S,
+                progress_bar=False,
+            )
+        except Exception as exc:  # PapermillExecutionError names the cell and the exception
+            return NotebookRun(source, output, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+        seconds = time.perf_counter() - start
+        _store_in_book_cache(source, output, seconds)
+        return NotebookRun(source, output, seconds, None)
+
+
+def _store_in_book_cache(source: Path, executed: Path, seconds: float) -> None:
+    """Put papermill's outputs into the jupyter-cache the way myst-nb would have stored them.
+
+    The cache matches on code-cell sources plus cell metadata, and papermill adds its own cell
+    metadata, so the outputs are copied back onto the untouched source notebook before caching.
+    """
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    notebook = nbformat.read(source, as_version=4)
+    result = nbformat.read(executed, as_version=4)
+    if len(notebook.cells) != len(result.cells):
+        return  # papermill injected a cell; the executed notebook is not the source's run
+    for cell, ran in zip(notebook.cells, result.cells):
+        if cell.cell_type == "code":
+            cell.outputs = ran.outputs
+            cell.execution_count = ran.execution_count
+    for key in ("language_info", "widgets"):
+        if key in result.metadata:
+            notebook.metadata[key] = result.metadata[key]
+    cache = get_cache(str(JUPYTER_CACHE))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(notebook, str(source), data={"execution_seconds": seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+
+
+def _is_cached(source: Path) -> bool:
+    if not JUPYTER_CACHE.exists():
+        return False
+    import nbformat
+    from jupyter_cache import get_cache
+
+    try:
+        get_cache(str(JUPYTER_CACHE)).match_cache_notebook(nbformat.read(source, as_version=4))
+    except KeyError:
+        return False
+    return True
+
+
+def _site_is_stale() -> bool:
+    if not (SITE / "index.html").is_file() or not BUILT_STAMP.is_file():
+        return True
+    built = BUILT_STAMP.stat().st_mtime
+    return any(
+        path.is_file() and path.stat().st_mtime > built for pattern in BOOK_SOURCES for path in REPO.glob(pattern)
+    )
+
+
+@pytest.fixture(scope="session")
+def notebook_runs():
+    with tempfile.TemporaryDirectory(prefix="tinker-nomics-notebooks-") as workdir:
+        yield NotebookRuns(Path(workdir))
+
+
+@pytest.fixture(scope="session")
+def built_site(notebook_runs) -> Path:
+    """_build/html, rebuilt with tools/build_book.sh (= `make book`) when any source is newer."""
+    if _site_is_stale():
+        for notebook in toc_notebooks():
+            if not _is_cached(notebook):
+                notebook_runs.run(notebook)  # the build then finds this run in its cache
+        jupyter_book = Path(sys.executable).parent / "jupyter-book"
+        proc = subprocess.run(
+            ["bash", str(BUILD_SCRIPT)],
+            cwd=REPO,
+            env={**os.environ, "JUPYTER_BOOK": str(jupyter_book)},
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            log = (proc.stdout + proc.stderr)[-6000:]
+            pytest.fail(f"book build failed (tools/build_book.sh, exit {proc.returncode}):\n{log}", pytrace=False)
+    return SITE
