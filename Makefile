@@ -20,8 +20,9 @@ $(STAMP): requirements.txt pyproject.toml
 
 vendor: $(VENDOR_STAMP)  ## fetch the widget manager, RequireJS and MathJax from npm into book/_vendor (for offline pages)
 
-# The pinned npm versions live in the script; it is a no-op when book/_vendor already matches them.
-$(VENDOR_STAMP): tools/vendor_js.sh
+# The pinned npm versions live in the script. It is a no-op when book/_vendor/VERSIONS (pins plus
+# hashes of both files) already matches, and tools/build_book.sh runs it again before every build.
+$(VENDOR_STAMP): tools/vendor_js.sh tools/widgets-setup.js
 	tools/vendor_js.sh
 
 browser-deps:  ## install headless Chromium and fonts for the browser test (apt-get; needs root)

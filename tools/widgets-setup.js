@@ -13,6 +13,8 @@
   //    (MathJax.Hub.Queue) whenever window.MathJax exists; the book loads MathJax 3, which has no Hub,
   //    so every label raised a TypeError. Forward those calls to MathJax 3 once it is ready.
   //    window.MathJax is only MathJax 3's configuration here (set by Sphinx on pages with math).
+  //    Write math in widget descriptions as r"\(f\)", not "$f$": like the rest of the page, MathJax 3
+  //    runs without $ delimiters, so dollar amounts in labels stay plain text.
   if (!window.MathJax) return;
   var waiting = [];
   window.MathJax.Hub = { Queue: function (command) { waiting.push(command[2]); } };
