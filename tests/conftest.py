@@ -22,9 +22,10 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SITE = REPO / "_build" / "html"
 BUILT_STAMP = SITE / ".built"  # touched by tools/build_book.sh after a successful build
-JUPYTER_CACHE = REPO / "_build" / ".jupyter_cache"  # execute.cache in _config.yml
 BUILD_SCRIPT = REPO / "tools" / "build_book.sh"  # what `make book` runs
-NOTEBOOK_TIMEOUT_S = 300  # execute.timeout in _config.yml
+_EXECUTE = yaml.safe_load((REPO / "_config.yml").read_text())["execute"]
+JUPYTER_CACHE = REPO / _EXECUTE["cache"]
+NOTEBOOK_TIMEOUT_S = _EXECUTE["timeout"]
 # A change to any of these makes the built site stale.
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book/**/*", "notebooks/*.ipynb", "tinker_nomics/**/*.py", "data/**/*")
 
@@ -157,8 +158,24 @@ def _site_is_stale() -> bool:
     )
 
 
+def _run_build_script(*args: str) -> None:
+    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    proc = subprocess.run(
+        ["bash", str(BUILD_SCRIPT), *args],
+        cwd=REPO,
+        env={**os.environ, "JUPYTER_BOOK": str(jupyter_book)},
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        log = (proc.stdout + proc.stderr)[-6000:]
+        command = " ".join(["tools/build_book.sh", *args])
+        pytest.fail(f"{command} failed (exit {proc.returncode}):\n{log}", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def notebook_runs():
+    _run_build_script("--refresh-cache")  # drop cached outputs made with an older package before seeding
     with tempfile.TemporaryDirectory(prefix="tinker-nomics-notebooks-") as workdir:
         yield NotebookRuns(Path(workdir))
 
@@ -170,15 +187,5 @@ def built_site(notebook_runs) -> Path:
         for notebook in toc_notebooks():
             if not _is_cached(notebook):
                 notebook_runs.run(notebook)  # the build then finds this run in its cache
-        jupyter_book = Path(sys.executable).parent / "jupyter-book"
-        proc = subprocess.run(
-            ["bash", str(BUILD_SCRIPT)],
-            cwd=REPO,
-            env={**os.environ, "JUPYTER_BOOK": str(jupyter_book)},
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            log = (proc.stdout + proc.stderr)[-6000:]
-            pytest.fail(f"book build failed (tools/build_book.sh, exit {proc.returncode}):\n{log}", pytrace=False)
+        _run_build_script()
     return SITE
