@@ -1,0 +1,142 @@
+"""Figures for the book and the widgets. Functions take package results and return a matplotlib Figure;
+they compute nothing themselves beyond arranging what the package computed."""
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import matplotlib.ticker
+import numpy as np
+
+from . import fmt
+
+# One colour per meter, used everywhere in the book.
+COLORS = {
+    "sample": "#4C72B0", "train": "#DD8452", "prefill": "#55A868", "cached prefill": "#8DCB9B",
+    "sandbox": "#8172B3", "storage": "#937860", "GPU time": "#C44E52", "rollout": "#4C72B0",
+    "training": "#DD8452", "tinker": "#4C72B0", "self-hosted": "#C44E52",
+}
+
+
+def _axes(ax, size=(7.5, 3.2)):
+    if ax is not None:
+        return ax.figure, ax
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
+    return fig, ax
+
+
+def _dollar_axis(ax, axis="x"):
+    formatter = matplotlib.ticker.FuncFormatter(lambda v, _: fmt.usd_short(v))
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(formatter)
+
+
+def cost_breakdown(est, ax=None, title=None):
+    """Two stacked bars: Tinker's meters, and self-hosted GPU time plus sandbox."""
+    fig, ax = _axes(ax)
+    t = est.tinker
+    tinker_parts = [("sample", t.sample_usd), ("train", t.train_usd), ("prefill", t.prefill_usd),
+                    ("sandbox", t.sandbox_usd), ("storage", t.storage_usd)]
+    rows = [("Tinker", tinker_parts)]
+    if est.self_hosted is not None:
+        s = est.self_hosted
+        rows.append(("Self-hosted", [("GPU time", s.compute_usd), ("sandbox", s.sandbox_usd)]))
+    used = set()
+    for y, (label, parts) in enumerate(reversed(rows)):
+        left = 0.0
+        for name, value in parts:
+            value = float(value)
+            if value <= 0:
+                continue
+            ax.barh(y, value, left=left, color=COLORS[name], label=None if name in used else name, height=0.55)
+            used.add(name)
+            left += value
+        ax.text(left, y, "  " + fmt.usd(left), va="center", fontsize=9)
+    ax.set_yticks(range(len(rows)), [label for label, _ in reversed(rows)])
+    _dollar_axis(ax)
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.18)
+    ax.legend(loc="lower right", fontsize=8, ncols=3, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Where the money goes", fontsize=10, loc="left")
+    return fig
+
+
+def workload_comparison(names, tinker_usd, hosted_usd, tinker_cached_usd=None, ax=None, title=None):
+    """Grouped bars per workload on a log scale: Tinker, Tinker with cached prefill, self-hosted."""
+    fig, ax = _axes(ax, size=(7.5, 3.6))
+    x = np.arange(len(names))
+    series = [("Tinker", tinker_usd, COLORS["tinker"])]
+    if tinker_cached_usd is not None:
+        series.append(("Tinker, cached prefill", tinker_cached_usd, COLORS["cached prefill"]))
+    series.append(("Self-hosted", hosted_usd, COLORS["self-hosted"]))
+    width = 0.8 / len(series)
+    for i, (label, values, color) in enumerate(series):
+        values = np.asarray(values, dtype=float)
+        bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, values, width, label=label, color=color)
+        for bar, v in zip(bars, values):
+            if np.isfinite(v):
+                ax.text(bar.get_x() + bar.get_width() / 2, v, fmt.usd_short(v), ha="center", va="bottom",
+                        fontsize=7, rotation=90)
+    ax.set_yscale("log")
+    _dollar_axis(ax, "y")
+    ax.set_xticks(x, names)
+    ax.legend(fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Tinker versus self-hosted, by workload", fontsize=10, loc="left")
+    return fig
+
+
+def rollout_share(lengths, rollout_seconds, train_seconds, ax=None, title=None):
+    """Stacked step time (rollout, training) against completion length, with the rollout share labelled."""
+    fig, ax = _axes(ax)
+    lengths = np.asarray(lengths, dtype=float)
+    rollout, train = np.asarray(rollout_seconds, dtype=float), np.asarray(train_seconds, dtype=float)
+    x = np.arange(len(lengths))
+    ax.bar(x, rollout, color=COLORS["rollout"], label="rollout (decode)")
+    ax.bar(x, train, bottom=rollout, color=COLORS["training"], label="training")
+    for xi, r, t in zip(x, rollout, train):
+        ax.text(xi, r + t, f"{100 * r / (r + t):.0f}%", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, [f"{int(v):,}" for v in lengths])
+    ax.set_xlabel("completion length (tokens)")
+    ax.set_ylabel("seconds per step")
+    ax.set_yscale("log")
+    ax.legend(fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Step time by completion length (rollout share labelled)", fontsize=10, loc="left")
+    return fig
+
+
+def prefill_vs_turns(turns, raw_prefill, cached_prefill=None, output=None, ax=None, title=None):
+    """Prompt tokens per rollout as turns grow: the quadratic resend, and what a prefix cache leaves."""
+    fig, ax = _axes(ax)
+    ax.plot(turns, raw_prefill, color=COLORS["prefill"], label="prefill billed (history resent every turn)")
+    if cached_prefill is not None:
+        ax.plot(turns, cached_prefill, color=COLORS["cached prefill"], ls="--", label="prefill not served by cache")
+    if output is not None:
+        ax.plot(turns, output, color=COLORS["sample"], label="sampled tokens")
+    ax.set_xlabel("turns per rollout")
+    ax.set_ylabel("tokens per rollout")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.tokens(v)))
+    ax.legend(fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Prompt tokens grow with the square of the turns", fontsize=10, loc="left")
+    return fig
+
+
+def sweep(x, series: dict, xlabel: str, ylabel: str = "USD", ax=None, title=None, logx=False, logy=False,
+          money=True):
+    """Lines of one or more results against one swept input (e.g. cost against completion length)."""
+    fig, ax = _axes(ax)
+    for label, values in series.items():
+        ax.plot(x, values, label=label, color=COLORS.get(label.lower()))
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    if money:
+        _dollar_axis(ax, "y")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    return fig
