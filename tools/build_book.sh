@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 JUPYTER_BOOK=${JUPYTER_BOOK:-.venv/bin/jupyter-book}
+# One build at a time per checkout: concurrent builds (two terminals, a test run) would share _build.
+mkdir -p _build
+exec 9>_build/.build.lock
+flock 9
 CACHE=_build/.jupyter_cache               # execute.cache in _config.yml
 CACHE_STAMP=_build/.jupyter_cache.package-sha256
 
