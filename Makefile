@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast book clean
+.PHONY: help install vendor browser-deps test test-fast book validate clean
 
 help:  ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -35,6 +35,9 @@ browser-deps:  ## install headless Chromium and fonts for the browser test (apt-
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver fonts-dejavu-core; \
 	fi
 
+test-deep: install  ## the fast tests with the thorough hypothesis profile and a long fuzz run (minutes)
+	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow"
+
 test-fast: install  ## unit, property and CLI tests only (no notebooks, no browser)
 	$(PY) -m pytest -q -m "not slow"
 
@@ -43,6 +46,14 @@ test: install browser-deps  ## every test: unit, property, CLI, notebooks, and t
 
 book: install  ## execute the chapters and build the static site into _build/html
 	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh
+
+# RUN is a tinker-cookbook log folder, a metrics.jsonl or a W&B export; the report lands in OUT (default
+# reports/<name of RUN>), never inside RUN. FORCE=1 overwrites an existing report; the run's folder is never written.
+validate: $(STAMP)  ## bill a finished run from its logs and render its report: make validate RUN=<path> [MODEL=...] [PRICES=...] [PRICE_AS=...] [OUT=reports/<name>] [FORCE=1]
+	@if [ -z "$(RUN)" ]; then echo "make validate: set RUN=<log folder, metrics.jsonl or W&B export>" >&2; exit 2; fi
+	$(PY) -m tinker_nomics validate "$(RUN)" $(if $(MODEL),--model "$(MODEL)") $(if $(PRICES),--prices "$(PRICES)") \
+	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" \
+	  $(if $(FORCE),--force)
 
 clean:  ## remove build output (keeps .venv and book/_vendor)
 	rm -rf _build reports .pytest_cache .hypothesis

@@ -258,7 +258,13 @@ def sandbox_rates() -> dict[str, dict[str, float]]:
         Column("source_url")])
     out: dict[str, dict[str, float]] = {}
     for r in rows:
+        if r["usd_per_unit_hour"] < 0:
+            raise TinkerNomicsError(f"hardware/sandbox_rates.csv row {r['_row']} column usd_per_unit_hour: negative")
         out.setdefault(r["sandbox"], {})[r["resource"]] = r["usd_per_unit_hour"]
+    for name, rates in out.items():
+        missing = {"cpu_core_hour", "memory_gib_hour"} - set(rates)
+        if missing:
+            raise TinkerNomicsError(f"hardware/sandbox_rates.csv: sandbox {name!r} lacks a {sorted(missing)[0]} rate")
     return out
 
 
