@@ -55,5 +55,8 @@ validate: $(STAMP)  ## bill a finished run from its logs and render its report: 
 	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" \
 	  $(if $(FORCE),--force)
 
+bench: install  ## measure speed and memory on this machine (prints JSON and a table; includes two book builds)
+	$(PY) tools/bench.py
+
 clean:  ## remove build output (keeps .venv and book/_vendor)
 	rm -rf _build reports .pytest_cache .hypothesis
