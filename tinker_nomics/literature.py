@@ -54,3 +54,24 @@ def experiment(name: str, quantity: str) -> float:
     if quantity not in table[name]:
         raise TinkerNomicsError(f"experiment {name} has no recorded {quantity!r}")
     return table[name][quantity]
+
+
+@dataclass(frozen=True)
+class Olmo3Compute:
+    """GPU-hours of AllenAI's OLMo 3 32B post-training, from the figures the RLHF Book quotes."""
+    sft_sweep_per_rate: float      # hours × GPUs of one SFT learning-rate run
+    sft_sweep: float               # all learning rates tried
+    dpo_sweep_per_rate: float
+    continued_rl: float            # OLMo 3.1's continued RL: days × 24 × GPUs
+    initial_rl_days: float         # no GPU count is quoted for it
+    recipe_low: float              # recipe development costs this many times the final run
+    recipe_high: float
+
+
+def olmo3_gpu_hours() -> Olmo3Compute:
+    sft = claim("olmo3_sft_sweep_hours") * claim("olmo3_sft_sweep_gpus")
+    return Olmo3Compute(sft, sft * claim("olmo3_sft_learning_rates"),
+                        claim("olmo3_dpo_sweep_hours") * claim("olmo3_dpo_sweep_gpus"),
+                        claim("olmo3_continued_rl_days") * 24.0 * claim("olmo3_continued_rl_gpus"),
+                        claim("olmo3_initial_rl_days"), claim("recipe_development_low"),
+                        claim("recipe_development_high"))

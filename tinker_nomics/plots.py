@@ -140,3 +140,68 @@ def sweep(x, series: dict, xlabel: str, ylabel: str = "USD", ax=None, title=None
     if title:
         ax.set_title(title, fontsize=10, loc="left")
     return fig
+
+
+def cost_breakdowns(estimates: dict, title=None):
+    """One `cost_breakdown` panel per named estimate, stacked, each on its own dollar scale."""
+    n = len(estimates)
+    fig, axes = plt.subplots(n, 1, figsize=(7.5, 1.9 * n + 0.4), layout="constrained", squeeze=False)
+    for ax, (label, est) in zip(axes[:, 0], estimates.items()):
+        cost_breakdown(est, ax=ax, title=label)
+    if title:
+        fig.suptitle(title, fontsize=10, x=0.02, ha="left")
+    return fig
+
+
+def decode_throughput(batch, series: dict, critical_batch=None, ax=None, title=None):
+    """Decode tokens/s per GPU against sequences decoded at once (log-log), with the critical batch marked."""
+    fig, ax = _axes(ax, size=(7.5, 3.4))
+    styles = ["-", "--", ":", "-."]
+    for i, (label, values) in enumerate(series.items()):
+        ax.plot(batch, values, label=label, ls=styles[i % len(styles)], color=f"C{i}")
+    if critical_batch is not None:
+        ax.axvline(float(critical_batch), color="0.5", lw=0.8)
+        ax.text(float(critical_batch), ax.get_ylim()[1], f" critical batch ≈ {float(critical_batch):.0f}",
+                va="top", fontsize=8, color="0.3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.tokens(v)))
+    ax.set_xlabel("sequences decoded at once, per GPU")
+    ax.set_ylabel("tokens/s per GPU")
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(0.0, 0.9))
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Batched decode: weights are read once per step, KV once per sequence", fontsize=10,
+                 loc="left")
+    return fig
+
+
+def async_speedups(names, off_policy, speedups, literature=None, ax=None, title=None):
+    """Grouped bars: the model's wall-clock speed-up over synchronous RL for each k, per workload;
+    `literature` = {label: (low, high)} draws the quoted ranges as shaded bands."""
+    fig, ax = _axes(ax, size=(7.5, 3.2))
+    x = np.arange(len(names))
+    ks = list(off_policy)
+    width = 0.8 / len(ks)
+    if literature:
+        for i, (label, (low, high)) in enumerate(literature.items()):
+            if high > low:
+                ax.axhspan(low, high, color=f"C{i + 3}", alpha=0.15, lw=0)
+            else:
+                ax.axhline(low, color=f"C{i + 3}", lw=1, ls="--")
+            ax.text(len(names) - 0.45, high, " " + label, fontsize=7, va="bottom", color=f"C{i + 3}")
+    speedups = np.asarray(speedups, dtype=float)   # rows: workloads, columns: k
+    for j, k in enumerate(ks):
+        ax.bar(x + (j - (len(ks) - 1) / 2) * width, speedups[:, j], width, label=f"k = {k:g}", color=f"C{j}")
+    ax.axhline(1.0, color="0.3", lw=0.8)
+    ax.set_xticks(x, names)
+    ax.set_ylabel("× faster than synchronous")
+    ax.legend(fontsize=8, frameon=False, ncols=len(ks), loc="upper left")
+    ax.set_xlim(-0.6, len(names) + 0.6)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Async RL speed-up: the model versus the literature", fontsize=10, loc="left")
+    return fig
+
+
+# ------------------------------------------------------------------------------------------------------
+# Figures added for other chapters go below this line (append only; keep the functions above stable).
+# ------------------------------------------------------------------------------------------------------

@@ -105,3 +105,8 @@ def token_streams(prompts_per_step, group_size, steps, per_rollout: Rollout, sub
     extra = abort_multiplier(off_policy)
     return TokenStreams(sample + eval_sample, train, prefill + eval_prefill, eval_sample, eval_prefill, rollouts,
                         sample * extra + eval_sample, prefill * (extra if abort_prefill else 1.0) + eval_prefill)
+
+
+def prefill_after_cache(prefill_tokens, cache_hit_rate):
+    """Prompt tokens a prefix cache does not serve, which your GPUs still process: prefill · (1 − hit rate)."""
+    return np.asarray(prefill_tokens, dtype=float) * (1.0 - np.asarray(cache_hit_rate, dtype=float))

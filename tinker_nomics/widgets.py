@@ -23,18 +23,18 @@ LAYOUT = W.Layout(width="420px")
 
 # Scenario field -> (label, widget factory). Ranges cover the presets and sensible sweeps.
 SLIDERS = {
-    "prompts_per_step": ("prompts per step B", lambda: W.IntSlider(min=1, max=512, step=1)),
-    "group_size": ("group size G", lambda: W.IntSlider(min=1, max=64, step=1)),
-    "steps": ("steps S", lambda: W.IntSlider(min=1, max=1000, step=1)),
-    "completion_tokens": ("completion tokens L", lambda: W.IntSlider(min=0, max=32768, step=64)),
-    "prompt_tokens": ("prompt tokens P", lambda: W.IntSlider(min=0, max=32768, step=50)),
+    "prompts_per_step": (r"prompts per step \(B\)", lambda: W.IntSlider(min=1, max=512, step=1)),
+    "group_size": (r"group size \(G\)", lambda: W.IntSlider(min=1, max=64, step=1)),
+    "steps": (r"steps \(S\)", lambda: W.IntSlider(min=1, max=1000, step=1)),
+    "completion_tokens": (r"completion \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64)),
+    "prompt_tokens": (r"prompt \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
     "length_growth": ("length growth (end/start)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
-    "substeps": ("substeps K", lambda: W.IntSlider(min=1, max=8, step=1)),
-    "turns": ("turns N (agentic if > 1)", lambda: W.IntSlider(min=1, max=60, step=1)),
-    "output_per_turn": ("output per turn O", lambda: W.IntSlider(min=0, max=8192, step=50)),
-    "observation_per_turn": ("observation per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
+    "substeps": (r"substeps \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
+    "turns": (r"turns \(N\) (agentic if > 1)", lambda: W.IntSlider(min=1, max=60, step=1)),
+    "output_per_turn": (r"output per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
+    "observation_per_turn": (r"observation per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
     "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01)),
-    "off_policy": ("off-policy k", lambda: W.IntSlider(min=0, max=8, step=1)),
+    "off_policy": (r"off-policy \(k\)", lambda: W.IntSlider(min=0, max=8, step=1)),
     "num_gpus": ("GPUs", lambda: W.IntSlider(min=1, max=256, step=1)),
     "gpu_hourly_usd": ("$ per GPU-hour", lambda: W.FloatSlider(min=0.2, max=15.0, step=0.01)),
     "rollout_efficiency": ("rollout efficiency", lambda: W.FloatSlider(min=0.05, max=1.0, step=0.01)),
@@ -61,9 +61,12 @@ def priced_gpus() -> list[str]:
 
 
 class Calculator:
-    """A workload picker, registry pickers and sliders; a summary table and a cost-breakdown figure."""
+    """A workload picker, registry pickers and sliders; a summary table and a cost-breakdown figure.
 
-    def __init__(self, workload: str = "math_rl", **overrides):
+    `compact=True` keeps the summary and figure but folds the controls into one short tab (workload, model,
+    prices, the run's size and the agentic knobs), for pages that explore one workload."""
+
+    def __init__(self, workload: str = "math_rl", compact: bool = False, **overrides):
         self.out = W.Output()
         self.summary = W.HTML()
         self.controls: dict[str, W.Widget] = {}
@@ -91,10 +94,16 @@ class Calculator:
                           self.cached])
         hosted = W.VBox([self.gpu, c["num_gpus"], c["gpu_hourly_usd"], c["rollout_efficiency"], c["mfu"],
                          c["off_policy"], self.method])
-        tabs = W.Tab(children=[run, agentic, hosted])
-        for i, title in enumerate(["Run", "Agentic & caching", "Self-hosted"]):
-            tabs.set_title(i, title)
-        self.widget = W.VBox([tabs, self.summary, self.out])
+        if compact:
+            left = W.VBox([self.workload, self.model, self.prices, c["steps"], c["group_size"],
+                           c["completion_tokens"]])
+            right = W.VBox([c["turns"], c["prompt_tokens"], c["cache_hit_rate"], self.cached, self.method])
+            controls = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap"))
+        else:
+            controls = W.Tab(children=[run, agentic, hosted])
+            for i, title in enumerate(["Run", "Agentic & caching", "Self-hosted"]):
+                controls.set_title(i, title)
+        self.widget = W.VBox([controls, self.summary, self.out])
         self.redraw()
 
     # ---------------------------------------------------------------- state
@@ -146,7 +155,8 @@ class Calculator:
             self.out.clear_output()
             return
         self.summary.value = summary_html(est)
-        fig = plots.cost_breakdown(est)
+        fig = plots.cost_breakdown(est, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
+                                               f"{est.scenario.method} method")
         self.out.clear_output(wait=True)
         with self.out:
             display(fig)
@@ -155,8 +165,13 @@ class Calculator:
 
 def summary_html(est) -> str:
     """A small table: tokens, Tinker's bill, self-hosted hours and dollars, the cheaper side."""
+    from .compare import cheaper_factor
     t, s, k = est.tinker, est.self_hosted, est.tokens
-    rows = [("Tokens", f"sample {fmt.tokens(k.sample)} · train {fmt.tokens(k.train)} · "
+    side, factor = cheaper_factor(est)
+    rows = [("Prices", f"Tinker as of {est.scenario.prices}"
+                       + (f"; {float(s.num_gpus):g} × {est.scenario.gpu} at {fmt.usd(s.gpu_hourly_usd)}/GPU-hour"
+                          if s is not None else "")),
+            ("Tokens", f"sample {fmt.tokens(k.sample)} · train {fmt.tokens(k.train)} · "
                        f"prefill {fmt.tokens(k.prefill)}"),
             ("Tinker", f"<b>{fmt.usd(t.total_usd)}</b> (sample {fmt.usd(t.sample_usd)}, train "
                        f"{fmt.usd(t.train_usd)}, prefill {fmt.usd(t.prefill_usd)}, sandbox {fmt.usd(t.sandbox_usd)})")]
@@ -165,7 +180,7 @@ def summary_html(est) -> str:
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
                  ("Time", f"rollout {fmt.hours(s.rollout_hours)}, training {fmt.hours(s.train_hours)}, "
                           f"wall-clock {fmt.hours(s.wallclock_hours)}"),
-                 ("Cheaper", str(est.cheaper).replace("_", "-"))]
+                 ("Cheaper", f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes]
     body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{a}</th><td>{b}</td></tr>" for a, b in rows)
     return f"<table>{body}</table>"

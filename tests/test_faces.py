@@ -1,0 +1,152 @@
+"""The book's faces: the comparison helpers the chapters call, the figures, and the Calculator widget."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from tinker_nomics import Scenario, compare, estimate, plots, tokens  # noqa: E402
+from tinker_nomics.literature import claim, olmo3_gpu_hours  # noqa: E402
+from tinker_nomics.registry import get_gpu  # noqa: E402
+from tinker_nomics.widgets import Calculator, summary_html  # noqa: E402
+from tinker_nomics.workloads import workloads  # noqa: E402
+
+PRESETS = ["math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl"]
+H100 = get_gpu("H100 SXM")
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------------------- compare.py
+
+def test_cheaper_factor_is_dearer_over_cheaper():
+    est = estimate(Scenario.from_workload("math_rl"))
+    side, factor = compare.cheaper_factor(est)
+    assert str(side) == "self_hosted"
+    assert float(factor) == pytest.approx(float(est.tinker.total_usd / est.self_hosted.total_usd))
+    assert float(factor) >= 1
+
+
+def test_meter_shares_sum_to_one():
+    shares = compare.meter_shares(estimate(Scenario.from_workload("swe_rl")))
+    assert sum(float(v) for v in shares.values()) == pytest.approx(1.0)
+    assert float(shares["prefill"]) > 0.5
+
+
+def test_workload_table_matches_estimate_and_shows_cached_only_where_the_preset_caches():
+    rows = {r.workload: r for r in compare.workload_table(PRESETS, prices="2026-01-05")}
+    assert list(rows) == PRESETS
+    for name, row in rows.items():
+        est = estimate(Scenario.from_workload(name, prices="2026-01-05"))
+        assert row.tinker_usd == pytest.approx(float(est.tinker.total_usd))
+        assert row.self_hosted_usd == pytest.approx(float(est.self_hosted.total_usd))
+        assert row.factor >= 1
+        assert (row.tinker_free_cache_usd is not None) == (name in ("swe_rl", "osworld_rl"))
+    assert rows["swe_rl"].tinker_free_cache_usd < rows["swe_rl"].tinker_usd
+    exact = compare.workload_table(["math_rl"], method="exact")[0]
+    assert exact.tinker_usd != rows["math_rl"].tinker_usd
+
+
+def test_off_policy_speedups_sync_is_baseline():
+    result = compare.off_policy_speedups(Scenario.from_workload("math_rl"), (0, 1, 2))
+    assert result.speedup[0] == 1.0
+    assert result.speedup[1] > 1.0                     # overlap: max instead of sum
+    assert result.abort_rate[2] == pytest.approx(0.10)
+    assert np.all(result.tinker_usd == result.tinker_usd[0])   # Tinker's bill ignores k
+    with pytest.raises(ValueError):
+        compare.off_policy_speedups(Scenario.from_workload("math_rl"), (1, 2))
+
+
+def test_method_comparison_rows():
+    rows = {r.quantity: r for r in compare.method_comparison(Scenario.from_workload("math_rl"))}
+    assert rows["sampled tokens"].seed == rows["sampled tokens"].exact
+    assert rows["trained tokens"].exact > rows["trained tokens"].seed   # exact trains on prompt + completion
+    assert rows["Tinker bill"].seed == pytest.approx(float(estimate(Scenario.from_workload("math_rl")).tinker.total_usd))
+
+
+def test_memory_and_checkpoint_tables():
+    mem = {r.model: r for r in compare.memory_table(["Qwen3-8B", "Kimi-K2-Thinking"], H100)}
+    assert mem["Qwen3-8B"].min_gpus == 2 and mem["Qwen3-8B"].kv_bytes_per_token_seed == 128_000
+    assert mem["Kimi-K2-Thinking"].min_gpus > 8
+    ckpt = {r.model: r for r in compare.checkpoint_table(["Qwen3-8B", "Qwen3-32B"], 32, "2026-01-05")}
+    assert round(ckpt["Qwen3-32B"].seed_bytes / 1e6) == 512           # the seed's table
+    assert ckpt["Qwen3-8B"].cookbook_bytes == pytest.approx(ckpt["Qwen3-8B"].exact_bytes)
+    assert ckpt["Qwen3-32B"].cookbook_bytes is None
+    assert ckpt["Qwen3-32B"].seed_usd_per_month == pytest.approx(0.0512, abs=1e-4)
+
+
+def test_decode_curve_and_kv_share():
+    batch = np.array([1.0, 64.0, 1024.0])
+    weights_only = compare.decode_curve("Qwen3-8B", H100, batch, 640, kv=False)
+    assert weights_only[0] == pytest.approx(209.375)                   # 3.35e12 / 16e9
+    with_kv = compare.decode_curve("Qwen3-8B", H100, batch, 640)
+    assert np.all(with_kv <= weights_only) and with_kv[-1] < weights_only[-1]
+    share = compare.kv_share_of_step("Qwen3-8B", batch, 640)
+    assert 0 < share[0] < share[1] < share[2] < 1
+
+
+def test_prefill_after_cache_and_olmo():
+    assert float(tokens.prefill_after_cache(1000, 0.92)) == pytest.approx(80)
+    olmo = olmo3_gpu_hours()
+    assert round(olmo.continued_rl, -3) == 113_000
+    assert olmo.sft_sweep == olmo.sft_sweep_per_rate * claim("olmo3_sft_learning_rates")
+
+
+# ----------------------------------------------------------------------------------------- plots.py
+
+def test_plots_return_figures():
+    est = estimate(Scenario.from_workload("swe_rl"))
+    figs = [
+        plots.cost_breakdown(est),
+        plots.cost_breakdowns({"math_rl": estimate(Scenario.from_workload("math_rl")), "swe_rl": est}),
+        plots.workload_comparison(["a", "b"], [1.0, 2.0], [2.0, 1.0], [0.5, np.nan]),
+        plots.prefill_vs_turns(np.arange(1, 5), np.arange(4) * 10.0, np.arange(4) * 1.0),
+        plots.sweep(np.arange(3), {"Tinker": np.arange(3) + 1.0, "Self-hosted": np.arange(3) + 2.0}, "L"),
+        plots.decode_throughput(np.array([1, 10, 100]), {"a": np.array([1.0, 10, 100])}, critical_batch=50),
+        plots.async_speedups(["a", "b"], [1, 2], [[1.2, 1.3], [1.0, 1.1]], {"k = 1": (1.7, 1.7), "k ≥ 2": (2, 2.7)}),
+    ]
+    for fig in figs:
+        assert isinstance(fig, matplotlib.figure.Figure) and fig.axes
+
+
+# ----------------------------------------------------------------------------------------- widgets.py
+
+@pytest.mark.parametrize("workload", sorted(workloads()))
+def test_calculator_builds_for_every_preset(workload):
+    calc = Calculator(workload)
+    assert "Tinker" in calc.summary.value and "color:#b00" not in calc.summary.value
+    assert calc.workload.value == workload
+
+
+def test_calculator_redraws_when_a_slider_moves():
+    calc = Calculator("math_rl")
+    before = calc.summary.value
+    calc.controls["completion_tokens"].value = 4096
+    assert calc.summary.value != before
+    assert calc.scenario().completion_tokens == 4096
+
+
+def test_calculator_compact_and_workload_switch():
+    calc = Calculator("swe_rl", compact=True)
+    assert "swe_rl" == calc.workload.value
+    calc.workload.value = "math_rl"
+    assert calc.model.value == "Qwen/Qwen3-8B"
+    assert "Qwen3-8B" in calc.summary.value or "self-hosted" in calc.summary.value
+
+
+def test_slider_labels_use_mathjax_inline_delimiters():
+    calc = Calculator("math_rl")
+    labels = [w.description for w in calc.controls.values()]
+    assert not any("$" in label and "GPU-hour" not in label for label in labels)
+    assert any(r"\(" in label for label in labels)
+
+
+def test_summary_names_the_price_snapshot_and_factor():
+    text = summary_html(estimate(Scenario.from_workload("math_rl", prices="2026-01-05")))
+    assert "2026-01-05" in text and "×" in text
