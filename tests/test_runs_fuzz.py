@@ -1,0 +1,136 @@
+"""Fuzzing the run readers: whatever bytes a reader is given, the only outcomes are a result or one
+TinkerNomicsError line. Any other exception (a traceback for the user) fails.
+
+Inputs start from valid logs of every shape (tests/run_shapes.py) and are damaged the ways real files get
+damaged: truncated, bytes flipped or inserted, lines shuffled or duplicated, values replaced with wrong
+types, huge or negative numbers; plus logs built from random JSON records.
+"""
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import run_shapes as shapes
+from tinker_nomics import TinkerNomicsError
+from tinker_nomics.runs import read_run
+from tinker_nomics.validate import validate_run
+
+
+def _bytes_of(writer, suffix: str) -> bytes:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = writer(Path(tmp) / f"f{suffix}")
+        return path.read_bytes()
+
+
+SOURCES = {  # name -> (suffix, valid bytes)
+    "sync.jsonl": (".jsonl", _bytes_of(lambda p: shapes.write_jsonl(p, shapes.sync_records()), ".jsonl")),
+    "async.jsonl": (".jsonl", _bytes_of(lambda p: shapes.write_jsonl(p, shapes.async_records()), ".jsonl")),
+    "v061.jsonl": (".jsonl", _bytes_of(lambda p: shapes.write_jsonl(p, shapes.v061_records()), ".jsonl")),
+    "history.csv": (".csv", _bytes_of(lambda p: shapes.write_wandb_csv(p, shapes.wandb_rows(shapes.async_records())),
+                                      ".csv")),
+    "history.json": (".json", _bytes_of(lambda p: shapes.write_wandb_json(p, shapes.wandb_rows(shapes.sync_records())),
+                                        ".json")),
+    "history-columns.json": (".json", _bytes_of(lambda p: shapes.write_wandb_json(
+        p, shapes.wandb_rows(shapes.sync_records()), "columns"), ".json")),
+    "history.parquet": (".parquet", _bytes_of(lambda p: shapes.write_parquet(
+        p, shapes.wandb_rows(shapes.sync_records())), ".parquet")),
+    "chart.csv": (".csv", _bytes_of(lambda p: shapes.write_chart_csv(
+        p, {"a": shapes.wandb_rows(shapes.sync_records())}), ".csv")),
+}
+
+ODD_VALUES = st.one_of(
+    st.none(), st.booleans(), st.text(max_size=5), st.integers(min_value=-10**30, max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True), st.just(10**400), st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+
+
+def _outcome(data: bytes, suffix: str) -> None:
+    """Read (and bill) the bytes; only a result or a TinkerNomicsError is acceptable."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"log{suffix}"
+        path.write_bytes(data)
+        try:
+            run = read_run(path)
+        except TinkerNomicsError as exc:
+            assert "\n" not in str(exc)
+            return
+        assert run.n_steps >= 1
+        try:
+            validate_run(run, model=shapes.MODEL, prices="2026-01-05")
+        except TinkerNomicsError as exc:
+            assert "\n" not in str(exc)
+
+
+@st.composite
+def damaged(draw):
+    name = draw(st.sampled_from(sorted(SOURCES)))
+    suffix, data = SOURCES[name]
+    how = draw(st.sampled_from(["truncate", "flip", "insert", "delete", "shuffle", "duplicate", "replace"]))
+    if how == "truncate":
+        data = data[: draw(st.integers(0, len(data)))]
+    elif how == "flip":
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.integers(0, len(data) - 1))
+            data = data[:i] + bytes([draw(st.integers(0, 255))]) + data[i + 1:]
+    elif how == "insert":
+        i = draw(st.integers(0, len(data)))
+        data = data[:i] + draw(st.binary(min_size=1, max_size=8)) + data[i:]
+    elif how == "delete":
+        i = draw(st.integers(0, len(data) - 1))
+        data = data[:i] + data[i + draw(st.integers(1, 40)):]
+    elif how in ("shuffle", "duplicate"):
+        lines = data.split(b"\n")
+        if how == "shuffle":
+            lines = draw(st.permutations(lines))
+        else:
+            i = draw(st.integers(0, len(lines) - 1))
+            lines = lines[:i] + [lines[i]] + lines[i:]
+        data = b"\n".join(lines)
+    else:  # a number replaced with a value of another type or size
+        text = data.decode("latin-1")
+        spots = [i for i, ch in enumerate(text) if ch.isdigit() and (i == 0 or not text[i - 1].isdigit())]
+        if spots:
+            i = draw(st.sampled_from(spots))
+            j = i
+            while j < len(text) and (text[j].isdigit() or text[j] in ".e-"):
+                j += 1
+            value = draw(ODD_VALUES)
+            literal = json.dumps(value) if suffix != ".csv" else str(value)
+            data = (text[:i] + literal + text[j:]).encode("latin-1", errors="replace")
+    return suffix, data
+
+
+@settings(max_examples=180, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged())
+def test_damaged_logs_give_a_result_or_one_error_line(case):
+    suffix, data = case
+    _outcome(data, suffix)
+
+
+KEYS = ["step", "_step", "env/all/total_ac_tokens", "env/all/total_ob_tokens", "env/all/total_episodes",
+        "env/all/turns_per_episode", "env/all/reward/total", "env/all/total_cached_ob_tokens",
+        "test/env/all/total_ac_tokens", "test/env/all/total_ob_tokens", "test/test/env/all/total_ac_tokens",
+        "test/test/env/all/total_ob_tokens", "time/total", "cost/step_usd", "tokens/trained",
+        "tokens/cumulative/sampled", "training_client/step", "run"]
+VALUES = st.one_of(st.integers(min_value=-5, max_value=10**6), ODD_VALUES)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=8), min_size=1, max_size=6),
+       st.sampled_from([".jsonl", ".json", ".csv"]))
+def test_random_records_give_a_result_or_one_error_line(records, suffix):
+    if suffix == ".json":
+        data = json.dumps(records).encode()
+    elif suffix == ".csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=sorted({k for r in records for k in r}) or ["x"])
+        writer.writeheader()
+        writer.writerows(records)
+        data = buffer.getvalue().encode()
+    else:
+        data = "".join(json.dumps(r) + "\n" for r in records).encode()
+    _outcome(data, suffix)
