@@ -126,3 +126,165 @@ def mla_kv_compression(arch: ModelArch) -> float:
     per_head = arch.num_layers * arch.num_heads * (arch.qk_nope_head_dim + arch.qk_rope_head_dim + arch.v_head_dim) \
         * number("bytes_per_param")
     return 1.0 - arch.kv_bytes_per_token / per_head
+
+
+# ------------------------------------------------------------------------------------------------------
+# The FLOP accounting chapter: components of a step, throughput and the hardware check per GPU, decode
+# utilization. Added for notebooks/flop_accounting.ipynb; tested in tests/test_flops_chapter.py.
+# ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    formula: str                # the seed's formula, in words a table can show
+    flops: float                # FLOPs per step (NaN for the optimizer, which scales with parameters)
+    per_token_flops_per_param: float
+    bottleneck: str
+
+
+def step_components(arch: ModelArch, prompts_per_step, group_size, completion_tokens, substeps=1,
+                    method="seed", lora_rank=None) -> list[Component]:
+    """The seed's component table for one step, with training at 6N (full) and 4N (LoRA) and the optimizer's
+    parameter counts (every weight for full fine-tuning, the adapter for LoRA)."""
+    from . import lora
+    total, active = arch.params(method)
+    full = step_flops(prompts_per_step, group_size, completion_tokens, active, substeps, "full")
+    with_lora = step_flops(prompts_per_step, group_size, completion_tokens, active, substeps, "lora")
+    forward = number("forward_flops_per_param")
+    adapter = float(lora.lora_params(arch, lora_rank, "seed" if method == "seed" else "exact"))
+    return [
+        Component("rollout (sampling)", "B·G·L·2N", float(full.rollout), forward,
+                  "memory bandwidth: every token rereads the weights and its KV cache"),
+        Component("reference log-probs", "B·G·L·2N", float(full.reference), forward,
+                  "compute: one parallel forward pass over finished sequences"),
+        Component("training, full fine-tune", "K·B·G·L·6N", float(full.train),
+                  training.flops_per_param_per_token("full"), "compute: large matrix-matrix products"),
+        Component("training, LoRA", "K·B·G·L·4N", float(with_lora.train),
+                  training.flops_per_param_per_token("lora"), "compute: no weight gradients for frozen layers"),
+        Component("optimizer step, full fine-tune", "O(trainable parameters)", float("nan"), float(total),
+                  "memory bandwidth: reads and writes Adam moments"),
+        Component("optimizer step, LoRA", "O(adapter parameters)", float("nan"), adapter,
+                  "negligible: the adapter is a fraction of a percent of the weights"),
+    ]
+
+
+def achieved_mfu(flops, seconds, num_gpus, peak_flops):
+    """Model FLOPs utilization actually reached: useful FLOPs over (time × GPUs × peak)."""
+    return np.asarray(flops, dtype=float) / (np.asarray(seconds, dtype=float) * np.asarray(num_gpus, dtype=float)
+                                             * peak_flops)
+
+
+def step_table_mfu(table: StepTable, gpu: GPU, num_gpus, method="seed"):
+    """(rollout MFU, training MFU) that a per-step table implies, length by length. Training FLOPs are the
+    table's 6N column over its train time (computed at 4N), as the seed's page pairs them."""
+    peak = gpu.peak_flops(method)
+    return (achieved_mfu(table.rollout_flops, table.rollout_seconds, num_gpus, peak),
+            achieved_mfu(table.train_flops, table.train_seconds, num_gpus, peak))
+
+
+def gpu_time_per_token(mfu_rollout, mfu_train, fine_tune="full"):
+    """GPU-time per token in units of N FLOPs: 2N / rollout MFU and (6N or 4N) / training MFU, and their ratio."""
+    rollout = number("forward_flops_per_param") / np.asarray(mfu_rollout, dtype=float)
+    train = training.flops_per_param_per_token(fine_tune) / np.asarray(mfu_train, dtype=float)
+    return rollout, train, rollout / train
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Rollout and training throughput of one configuration, and whether the hardware can carry the batch."""
+    method: str
+    num_gpus: float
+    min_gpus: float                 # colocated RL minimum (weights × copies × 1.8)
+    replica_gpus: float             # GPUs one rollout-engine copy of the weights spans
+    replicas: float
+    concurrent_sequences: float     # B·G
+    sequences_per_replica: float    # what one replica decodes at once
+    tokens_per_sequence: float      # KV length: completion × the average growth multiplier
+    single_stream_tps: float        # one sequence on one replica: bandwidth over the weight bytes
+    seed_effective_tps: float       # the seed's "effective": single stream × replicas × efficiency
+    batched_tps: float              # all B·G sequences decoding together (the roofline with KV reads)
+    train_tps: float
+    critical_batch: float           # peak FLOP/s over bytes/s, sequences per replica
+    arithmetic_intensity: float     # FLOPs per byte of one decode step of a replica
+    compute_bound: bool             # intensity above the critical batch
+    kv_cache_bytes: float
+    kv_available_bytes: float
+    kv_fits: bool
+    max_sequences: float
+    weights_bytes: float            # footprint the KV cache cannot use (the seed's weights × 2.4)
+    total_memory_bytes: float
+    memory_utilization: float
+    decode_mfu: float               # batched decode FLOPs over the cluster's peak
+
+
+def throughput(arch: ModelArch, gpu: GPU, num_gpus, prompts_per_step, group_size, completion_tokens,
+               length_growth=None, efficiency=None, mfu=None, method="seed", fine_tune="lora") -> Throughput:
+    """Decode and training tokens/s for a cluster, and the hardware check done per rollout replica.
+
+    The seed checked 1,024 concurrent sequences against the critical batch as if one GPU decoded them all;
+    here the B·G sequences are spread over the replicas (one GPU each when the model fits on one), and the
+    regime is decided per replica. The seed method keeps the seed's weights-only arithmetic intensity
+    (intensity = sequences per replica); the exact method adds the KV-cache bytes each step reads, counts the
+    MoE experts a batch touches, and lets decode become compute-bound above the critical batch."""
+    from . import tokens
+    efficiency = number("flop_page_mbu") if efficiency is None else efficiency
+    mfu = number("flop_page_train_mfu") if mfu is None else mfu
+    length_growth = number("length_growth") if length_growth is None else length_growth
+    total, active = arch.params(method)
+    n = float(num_gpus)
+    per_token_kv = float(memory.kv_bytes_per_token(arch, method))
+    state = float(memory.recurrent_bytes_per_sequence(arch, method))
+    length = float(tokens.growth_multiplier(length_growth) * completion_tokens)
+    concurrent = float(prompts_per_step * group_size)
+    replica = float(min(memory.replica_gpus(total, gpu), max(n, 1.0)))
+    replicas = max(np.floor(n / replica), 1.0)
+    forward = number("forward_flops_per_param") * active
+    peak = gpu.peak_flops(method)
+
+    kv = float(memory.kv_cache_bytes(per_token_kv, concurrent, length, state))
+    available = float(memory.kv_memory_available(total, gpu, n))
+    max_seqs = float(memory.max_concurrent_sequences(total, gpu, n, per_token_kv, length, state))
+    in_flight = concurrent if method == "seed" else float(np.clip(concurrent, 1.0, max(max_seqs, 1.0)))
+    batch = in_flight / replicas
+    weights_read = float(roofline.weight_bytes_read(arch, batch, method))
+    if method == "seed":
+        intensity = float(roofline.arithmetic_intensity(batch))
+    else:
+        intensity = float(roofline.arithmetic_intensity(batch, weights_read, batch * (per_token_kv * length + state),
+                                                        forward))
+    single = float(roofline.single_stream_tokens_per_second(
+        replica * gpu.bandwidth_bytes_per_s, roofline.weight_bytes_read(arch, 1.0, method)))
+    batched = float(roofline.decode_tokens_per_second(
+        concurrency=in_flight, num_gpus=n, replica_gpus=replica,
+        weight_bytes_per_step=lambda b: roofline.weight_bytes_read(arch, b, method),
+        kv_bytes_per_token=per_token_kv, context=length, state_bytes_per_sequence=state,
+        bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s, peak_flops=peak, flops_per_token=forward,
+        efficiency=efficiency, compute_bound=method != "seed"))
+    train_tps = float(training.train_tokens_per_second(n, peak, mfu,
+                                                       training.flops_per_param_per_token(fine_tune) * active))
+    b_crit = float(roofline.critical_batch(peak, gpu.bandwidth_bytes_per_s))
+    weights = float(memory.weight_bytes(total) * number("kv_fit_weight_multiplier"))
+    total_memory = n * gpu.memory_bytes
+    return Throughput(method, n, float(memory.min_gpus(total, gpu, fine_tune)), replica, float(replicas),
+                      concurrent, batch, length, single, single * replicas * efficiency, batched, train_tps, b_crit,
+                      intensity, intensity > b_crit, kv, available, kv <= available, max_seqs, weights, total_memory,
+                      (weights + kv) / total_memory,
+                      float(achieved_mfu(batched * forward, 1.0, n, peak)))
+
+
+def registry_dates() -> dict[str, list[str]]:
+    """The dates the GPU and architecture tables were recorded (each row carries its own)."""
+    from .registry import Column, load_table
+    out = {}
+    for label, path, key in (("GPUs", "hardware/gpus.csv", "gpu"), ("model architectures", "models/model_archs.csv",
+                                                                    "hf_id")):
+        rows = load_table(path, [Column(key), Column("recorded")])
+        out[label] = sorted({r["recorded"] for r in rows})
+    return out
+
+
+def flop_page_lengths() -> list[int]:
+    """Completion lengths of the seed's per-step table (data/assumptions/defaults.csv: flop_page_lengths)."""
+    from .registry import assumption
+    return [int(x) for x in str(assumption("flop_page_lengths")).split()]

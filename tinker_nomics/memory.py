@@ -9,6 +9,8 @@ plus the constant per-sequence state of linear-attention and Mamba layers.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .registry import GPU, ModelArch, number
@@ -74,3 +76,70 @@ def max_concurrent_sequences(total_params, gpu: GPU, num_gpus, kv_per_token, tok
                              state_per_sequence=0.0):
     per_seq = np.asarray(kv_per_token, dtype=float) * tokens_per_sequence + state_per_sequence
     return np.floor(np.maximum(kv_memory_available(total_params, gpu, num_gpus), 0.0) / per_seq)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Architecture effects on the rollout KV cache (the FLOP accounting chapter; tests/test_flops_chapter.py).
+# ------------------------------------------------------------------------------------------------------
+
+ATTENTION_KINDS = {
+    "qwen3_dense": "GQA", "llama": "GQA", "qwen3_moe": "GQA",
+    "gpt_oss": "GQA, alternating sliding window",
+    "mla_moe": "MLA (latent KV)",
+    "qwen35_dense": "hybrid: Gated DeltaNet + GQA", "qwen35_moe": "hybrid: Gated DeltaNet + GQA",
+    "nemotron_h": "hybrid: Mamba-2 + GQA",
+}
+
+
+def attention_kind(arch: ModelArch) -> str:
+    """How a model's attention keeps its history: full GQA, MLA latent, hybrid linear/Mamba, sliding window."""
+    return ATTENTION_KINDS.get(arch.arch_type, arch.arch_type)
+
+
+def kv_bytes_per_sequence(arch: ModelArch, tokens_per_sequence, method: str = "exact"):
+    """Cache bytes one sequence of `tokens_per_sequence` tokens holds: the token-linear KV plus any constant
+    state (linear-attention/Mamba states, sliding windows)."""
+    return kv_cache_bytes(kv_bytes_per_token(arch, method), 1.0, tokens_per_sequence,
+                          recurrent_bytes_per_sequence(arch, method))
+
+
+def sequences_in_budget(arch: ModelArch, tokens_per_sequence, budget_bytes, method: str = "exact"):
+    """How many sequences of `tokens_per_sequence` tokens fit in `budget_bytes` of cache memory."""
+    return np.floor(np.asarray(budget_bytes, dtype=float) / kv_bytes_per_sequence(arch, tokens_per_sequence, method))
+
+
+@dataclass(frozen=True)
+class KvRow:
+    model: str
+    attention: str
+    active_params: float               # architecture-exact N
+    kv_per_token_seed: float           # 16 KB per billion active parameters
+    kv_per_token_exact: float          # token-linear part, from the architecture
+    state_per_sequence: float          # constant part (0 for pure GQA and MLA)
+    per_sequence_seed: float           # at the row's context length
+    per_sequence_exact: float
+    sequences_seed: float              # in the budget
+    sequences_exact: float
+
+    @property
+    def heuristic_over_exact(self) -> float:
+        """The seed heuristic's per-sequence cache over the architecture's (> 1: the heuristic overstates)."""
+        return self.per_sequence_seed / self.per_sequence_exact
+
+
+def kv_table(models, tokens_per_sequence, budget_bytes) -> list[KvRow]:
+    """KV cache per token and per sequence, and sequences per memory budget, by the seed's heuristic and by
+    each architecture. The budget isolates attention design from model size: weights are left out."""
+    from .registry import get_arch
+    rows = []
+    for name in models:
+        arch = get_arch(name)
+        rows.append(KvRow(
+            arch.model, attention_kind(arch), float(arch.active_params),
+            float(kv_bytes_per_token(arch, "seed")), float(kv_bytes_per_token(arch, "exact")),
+            float(recurrent_bytes_per_sequence(arch, "exact")),
+            float(kv_bytes_per_sequence(arch, tokens_per_sequence, "seed")),
+            float(kv_bytes_per_sequence(arch, tokens_per_sequence, "exact")),
+            float(sequences_in_budget(arch, tokens_per_sequence, budget_bytes, "seed")),
+            float(sequences_in_budget(arch, tokens_per_sequence, budget_bytes, "exact"))))
+    return rows
