@@ -150,3 +150,19 @@ def test_slider_labels_use_mathjax_inline_delimiters():
 def test_summary_names_the_price_snapshot_and_factor():
     text = summary_html(estimate(Scenario.from_workload("math_rl", prices="2026-01-05")))
     assert "2026-01-05" in text and "×" in text
+
+
+def test_crossover():
+    assert compare.crossover([1, 2, 3], [5, 5, 5], [1, 4, 6]) == (3.0, "tinker")
+    assert compare.crossover([1, 2], [1, 1], [2, 2]) == (None, None)
+
+
+def test_priced_workloads():
+    assert compare.priced_workloads(PRESETS, "2026-01-05") == PRESETS
+    later = compare.priced_workloads(PRESETS, "2026-10-07")
+    assert "math_rl" in later and "swe_rl" not in later   # Qwen3-32B is not listed after the repricing
+
+
+def test_first_crossing():
+    assert compare.first_crossing([1, 2, 3, 4], [0, 1, 5, 6], [2, 2, 2, 2]) == 3.0
+    assert compare.first_crossing([1, 2], [0, 0], [1, 1]) is None

@@ -233,3 +233,45 @@ def kv_share_of_step(model: str, batch, context, method: str = "seed"):
     weights = roofline.weight_bytes_read(arch, batch, method)
     kv = np.asarray(batch, dtype=float) * memory.kv_bytes_per_token(arch, method) * np.asarray(context, dtype=float)
     return kv / (weights + kv)
+
+
+def crossover(x, tinker_usd, self_hosted_usd):
+    """The first swept value at which the cheaper side changes (None if it never does), and the side that
+    is cheaper from there on."""
+    x = np.asarray(x, dtype=float)
+    tinker_cheaper = np.asarray(tinker_usd, dtype=float) <= np.asarray(self_hosted_usd, dtype=float)
+    changes = np.flatnonzero(tinker_cheaper[1:] != tinker_cheaper[:-1])
+    if changes.size == 0:
+        return None, None
+    i = changes[0] + 1
+    return float(x[i]), ("tinker" if tinker_cheaper[i] else "self_hosted")
+
+
+def decode_batch_per_replica(est: Estimate):
+    """Sequences each rollout-engine replica decodes at once (per GPU when the model fits on one GPU)."""
+    s = est.self_hosted
+    replicas = np.maximum(np.floor(np.asarray(s.num_gpus, dtype=float) / s.replica_gpus), 1.0)
+    return np.asarray(s.concurrent_sequences, dtype=float) / replicas
+
+
+def priced_workloads(names, snapshot: str | None = None) -> list[str]:
+    """The presets whose model Tinker prices as of `snapshot` (later snapshots drop some models)."""
+    from .errors import TinkerNomicsError
+    from .prices import get_price
+    out = []
+    for name in names:
+        try:
+            get_price(Scenario.from_workload(name).resolved().model, snapshot)
+        except TinkerNomicsError:
+            continue
+        out.append(name)
+    return out
+
+
+def first_crossing(x, a, b):
+    """The first swept value at which `a` overtakes `b` or falls below it (None if the order never changes),
+    e.g. the completion length where rollout time overtakes training time."""
+    x = np.asarray(x, dtype=float)
+    above = np.asarray(a, dtype=float) > np.asarray(b, dtype=float)
+    changes = np.flatnonzero(above[1:] != above[:-1])
+    return None if changes.size == 0 else float(x[changes[0] + 1])

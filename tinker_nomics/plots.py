@@ -59,13 +59,14 @@ def cost_breakdown(est, ax=None, title=None):
     return fig
 
 
-def workload_comparison(names, tinker_usd, hosted_usd, tinker_cached_usd=None, ax=None, title=None):
+def workload_comparison(names, tinker_usd, hosted_usd, tinker_cached_usd=None, ax=None, title=None,
+                        cached_label="Tinker, cached prefill"):
     """Grouped bars per workload on a log scale: Tinker, Tinker with cached prefill, self-hosted."""
     fig, ax = _axes(ax, size=(7.5, 3.6))
     x = np.arange(len(names))
     series = [("Tinker", tinker_usd, COLORS["tinker"])]
     if tinker_cached_usd is not None:
-        series.append(("Tinker, cached prefill", tinker_cached_usd, COLORS["cached prefill"]))
+        series.append((cached_label, tinker_cached_usd, COLORS["cached prefill"]))
     series.append(("Self-hosted", hosted_usd, COLORS["self-hosted"]))
     width = 0.8 / len(series)
     for i, (label, values, color) in enumerate(series):
@@ -104,14 +105,20 @@ def rollout_share(lengths, rollout_seconds, train_seconds, ax=None, title=None):
     return fig
 
 
-def prefill_vs_turns(turns, raw_prefill, cached_prefill=None, output=None, ax=None, title=None):
-    """Prompt tokens per rollout as turns grow: the quadratic resend, and what a prefix cache leaves."""
+def prefill_vs_turns(turns, raw_prefill, cached_prefill=None, output=None, ax=None, title=None, mark_turns=None,
+                     cache_label="prefill not served by cache"):
+    """Prompt tokens per rollout as turns grow: the quadratic resend, and what a prefix cache leaves;
+    `mark_turns` draws a vertical line (e.g. at a preset's turn count)."""
     fig, ax = _axes(ax)
     ax.plot(turns, raw_prefill, color=COLORS["prefill"], label="prefill billed (history resent every turn)")
     if cached_prefill is not None:
-        ax.plot(turns, cached_prefill, color=COLORS["cached prefill"], ls="--", label="prefill not served by cache")
+        ax.plot(turns, cached_prefill, color=COLORS["cached prefill"], ls="--", label=cache_label)
     if output is not None:
         ax.plot(turns, output, color=COLORS["sample"], label="sampled tokens")
+    if mark_turns is not None:
+        ax.axvline(float(mark_turns), color="0.6", lw=0.8)
+        ax.text(float(mark_turns), ax.get_ylim()[1], f" {float(mark_turns):g} turns", va="top", fontsize=8,
+                color="0.3")
     ax.set_xlabel("turns per rollout")
     ax.set_ylabel("tokens per rollout")
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.tokens(v)))
@@ -197,6 +204,8 @@ def async_speedups(names, off_policy, speedups, literature=None, ax=None, title=
     ax.set_ylabel("× faster than synchronous")
     ax.legend(fontsize=8, frameon=False, ncols=len(ks), loc="upper left")
     ax.set_xlim(-0.6, len(names) + 0.6)
+    top = max([float(np.nanmax(speedups))] + [high for _, high in (literature or {}).values()])
+    ax.set_ylim(0, top * 1.15)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Async RL speed-up: the model versus the literature", fontsize=10, loc="left")
     return fig

@@ -28,7 +28,7 @@ SLIDERS = {
     "steps": (r"steps \(S\)", lambda: W.IntSlider(min=1, max=1000, step=1)),
     "completion_tokens": (r"completion \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64)),
     "prompt_tokens": (r"prompt \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
-    "length_growth": ("length growth (end/start)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
+    "length_growth": (r"length growth \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
     "substeps": (r"substeps \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
     "turns": (r"turns \(N\) (agentic if > 1)", lambda: W.IntSlider(min=1, max=60, step=1)),
     "output_per_turn": (r"output per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
