@@ -82,6 +82,12 @@ def _wandb_parquet(tmp):
     return shapes.write_parquet(tmp / "0000.parquet", shapes.wandb_rows(shapes.async_records())), shapes.EXPECTED_FINAL
 
 
+def _wandb_parquet_nullable(tmp):  # pandas nullable dtypes: a missing cell is pd.NA, not NaN
+    path = tmp / "h.parquet"
+    pd.DataFrame(shapes.wandb_rows(shapes.async_records())).convert_dtypes().to_parquet(path)
+    return path, shapes.EXPECTED_FINAL
+
+
 def _wandb_parquet_folder(tmp):
     rows = shapes.wandb_rows(shapes.sync_records())
     folder = tmp / "run-abc-history"
@@ -103,7 +109,7 @@ def _wandb_underscored(tmp):
 
 SHAPES = [_cookbook_sync, _cookbook_stream, _cookbook_async, _cookbook_061, _bare_jsonl, _bare_jsonl_other_name,
           _wandb_csv, _wandb_json_records, _wandb_json_lines, _wandb_json_lines_named_json, _wandb_json_columns,
-          _wandb_json_split, _wandb_parquet, _wandb_parquet_folder, _chart_csv, _wandb_underscored]
+          _wandb_json_split, _wandb_parquet, _wandb_parquet_nullable, _wandb_parquet_folder, _chart_csv, _wandb_underscored]
 
 
 @pytest.mark.parametrize("make", SHAPES, ids=[f.__name__.lstrip("_") for f in SHAPES])

@@ -439,7 +439,7 @@ def _plain(value):
 
 
 def _is_null(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
 def _drop_nulls(records):
