@@ -16,8 +16,10 @@ import numpy as np
 from .registry import GPU, ModelArch, number
 
 
-def weight_bytes(total_params):
-    return np.asarray(total_params, dtype=float) * number("bytes_per_param")
+def weight_bytes(total_params, bytes_per_param=None):
+    """Bytes of the weights: BF16 (the `bytes_per_param` assumption, 2) unless a precision is given."""
+    per_param = number("bytes_per_param") if bytes_per_param is None else np.asarray(bytes_per_param, dtype=float)
+    return np.asarray(total_params, dtype=float) * per_param
 
 
 def model_copies(fine_tune: str = "lora") -> float:
@@ -72,10 +74,21 @@ def kv_memory_available(total_params, gpu: GPU, num_gpus):
         - weight_bytes(total_params) * number("kv_fit_weight_multiplier")
 
 
+def engine_kv_memory_available(total_params, gpu: GPU, num_gpus, free_fraction, bytes_per_param=None):
+    """KV budget of a dedicated inference engine: a fraction of the memory the weights leave free
+    (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), weights at the checkpoint's precision."""
+    free = np.asarray(num_gpus, dtype=float) * gpu.memory_bytes - weight_bytes(total_params, bytes_per_param)
+    return np.asarray(free_fraction, dtype=float) * np.maximum(free, 0.0)
+
+
 def max_concurrent_sequences(total_params, gpu: GPU, num_gpus, kv_per_token, tokens_per_sequence,
-                             state_per_sequence=0.0):
+                             state_per_sequence=0.0, available_bytes=None):
+    """Sequences whose KV fits: `available_bytes` (default: the colocated-RL rule, kv_memory_available)
+    over the bytes of one full sequence."""
     per_seq = np.asarray(kv_per_token, dtype=float) * tokens_per_sequence + state_per_sequence
-    return np.floor(np.maximum(kv_memory_available(total_params, gpu, num_gpus), 0.0) / per_seq)
+    if available_bytes is None:
+        available_bytes = kv_memory_available(total_params, gpu, num_gpus)
+    return np.floor(np.maximum(available_bytes, 0.0) / per_seq)
 
 
 # ------------------------------------------------------------------------------------------------------

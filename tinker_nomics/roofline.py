@@ -44,14 +44,17 @@ def routed_expert_params(arch: ModelArch) -> float:
     return (arch.total_params - arch.active_params_incl_embed) * e / (e - k)
 
 
-def weight_bytes_read(arch: ModelArch, batch, method: str = "exact"):
+def weight_bytes_read(arch: ModelArch, batch, method: str = "exact", bytes_per_param=None):
     """Bytes of weights one decode step reads for `batch` concurrent sequences of one replica.
     Seed: the active parameters. Exact: dense weights plus the expected share of routed experts that
-    `batch` tokens choosing k of E experts touch, 1 − (1 − k/E)^batch (input embeddings are a lookup)."""
-    per_param = number("bytes_per_param")
+    `batch` tokens choosing k of E experts touch, 1 − (1 − k/E)^batch (input embeddings are a lookup).
+    `bytes_per_param` (default: the BF16 assumption, 2) prices every weight at one precision, e.g. 1 for
+    an FP8 checkpoint; mixed-precision checkpoints (BF16 embeddings, FP8 experts) are not split."""
+    per_param = number("bytes_per_param") if bytes_per_param is None else np.asarray(bytes_per_param, dtype=float)
     total, active = arch.params(method)
     if method == "seed" or not arch.is_moe:
-        return np.broadcast_to(active * per_param, np.shape(batch)).astype(float)
+        return np.broadcast_to(active * per_param, np.broadcast_shapes(np.shape(batch), np.shape(per_param))) \
+            .astype(float)
     e, k = arch.num_experts, arch.experts_per_token
     routed = routed_expert_params(arch)
     touched = 1.0 - np.power(1.0 - k / e, np.maximum(np.asarray(batch, dtype=float), 1.0))

@@ -1,0 +1,410 @@
+"""Turn the raw published measurements in data/measurements/ into structured cases the model can predict.
+
+    .venv/bin/python tools/build_measurement_cases.py          # rewrite the three *_cases.csv files
+    .venv/bin/python tools/build_measurement_cases.py --check  # exit 1 if they differ from what is committed
+
+Inputs (copies of ../shared/reference, one row per published number):
+    decode_throughput.csv, rl_mfu.csv, published_runs.csv
+Outputs (read by tinker_nomics.accuracy; committed):
+    decode_cases.csv, rl_step_cases.csv, run_cases.csv
+
+Every output row names the raw row it came from (`raw_file`, `raw_row`: the CSV line, header = row 1, the
+convention of the registry's error messages) and carries `notes` for every interpretation made on the way:
+a registry model or GPU chosen for a raw name, a precision assumed, a range replaced by its midpoint, a
+concurrency read as "the KV-memory-limited maximum". A raw row the model cannot predict still gets a case,
+with usable=no and the reason, so the accuracy chapter can count what it left out. The rules are the
+tables below; nothing here computes a prediction.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tinker_nomics import registry  # noqa: E402
+
+MEASUREMENTS = REPO / "data" / "measurements"
+
+# ----------------------------------------------------------------------------------------- shared rules
+
+# Raw model names -> (registry architecture id, why that architecture).
+MODELS = {
+    "nvidia/Llama-3.1-8B-Instruct-FP8": (
+        "meta-llama/Llama-3.1-8B", "NVIDIA ModelOpt FP8 checkpoint of Llama-3.1-8B-Instruct; instruct and base "
+        "share one architecture (registry row meta-llama/Llama-3.1-8B)"),
+    "meta-llama/Llama-3.1-8B-Instruct": (
+        "meta-llama/Llama-3.1-8B", "instruct and base share one architecture (registry row meta-llama/Llama-3.1-8B)"),
+    "nvidia/Llama-3.3-70B-Instruct-FP8": (
+        "meta-llama/Llama-3.3-70B-Instruct", "NVIDIA ModelOpt FP8 checkpoint of Llama-3.3-70B-Instruct"),
+    "nvidia/Llama-3.3-70B-Instruct-FP4": (
+        "meta-llama/Llama-3.3-70B-Instruct", "NVIDIA ModelOpt FP4 (NVFP4) checkpoint of Llama-3.3-70B-Instruct"),
+    "meta-llama/Llama-3.3-70B-Instruct": ("meta-llama/Llama-3.3-70B-Instruct", ""),
+    "nvidia/Qwen3-30B-A3B-FP4": ("Qwen/Qwen3-30B-A3B", "NVIDIA ModelOpt FP4 (NVFP4) checkpoint of Qwen3-30B-A3B"),
+    "nvidia/Qwen3-235B-A22B-FP8": ("Qwen/Qwen3-235B-A22B", "NVIDIA ModelOpt FP8 checkpoint of Qwen3-235B-A22B"),
+    "nvidia/Qwen3-235B-A22B-FP4": ("Qwen/Qwen3-235B-A22B", "NVIDIA ModelOpt FP4 (NVFP4) checkpoint of Qwen3-235B-A22B"),
+    "Nemotron Nano 30B (as named on page; MoE)": (
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "the page names 'Nemotron Nano 30B' (MoE) without a version; "
+        "the 30B MoE Nemotron Nano is NVIDIA-Nemotron-3-Nano-30B-A3B (hybrid Mamba-2 + attention), identified by "
+        "name only"),
+    # NeMo RL names.
+    "Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", ""),
+    "DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", ""),
+    "Qwen3-235B-A22B": ("Qwen/Qwen3-235B-A22B", ""),
+    "Qwen3-30B-A3B": ("Qwen/Qwen3-30B-A3B", ""),
+    "Qwen3-32B": ("Qwen/Qwen3-32B", ""),
+}
+
+# Raw GPU names -> (registry GPU id, why).
+GPUS = {
+    "H200 SXM 141GB": ("H200 SXM", ""),
+    "H100 SXM 80GB": ("H100 SXM", ""),
+    "H100 SXM5 80GB": ("H100 SXM", ""),
+    "B200 180GB": ("B200", "DGX B200 per the perf-overview hardware list"),
+    "NVIDIA HGX B200": ("B200", ""),
+    "H100 80GB": ("H100 SXM", "'H100 80GB' does not say SXM or PCIe; SXM assumed (3.35 TB/s; the PCIe part has "
+                  "2.0 TB/s)"),
+    "DGX-H100": ("H100 SXM", "a DGX H100 holds 8 H100 SXM GPUs"),
+    "GB200-NVL72": ("GB200", "a GPU of a GB200 NVL72 rack"),
+}
+
+PRECISION_BYTES = {"BF16": 2.0, "FP8": 1.0, "FP4": 0.5}
+PRECISION_NOTES = {
+    "FP8": "FP8 weights priced at 1 byte per parameter (any layers the checkpoint leaves in BF16, such as the "
+           "LM head, are not split out); KV cache priced at BF16 (the row does not say whether it was FP8)",
+    "FP4": "NVFP4 weights priced at 0.5 byte per parameter (the per-16-value FP8 scales, about 0.06 byte, and "
+           "layers left in higher precision are ignored); KV cache priced at BF16 (the row does not say)",
+}
+
+# TensorRT-LLM perf-overview (the decode rows' source @ 00f37686): "the default setting of 0.90" for
+# --kv_cache_free_gpu_mem_fraction ("in many cases" 0.95). Used to size the offline KV-limited batch.
+TRTLLM_KV_FRACTION = 0.90
+TRTLLM_KV_NOTE = ("offline maximum load ('max'): concurrency = the KV-memory-limited maximum, computed by "
+                  "tinker_nomics.accuracy from the architecture's BF16 KV bytes for a full input+output sequence "
+                  "and kv_memory_fraction of the memory the weights leave free (perf-overview: 'the default "
+                  "setting of 0.90'; 'in many cases' 0.95); trtllm-bench's own max_batch_size heuristic is not "
+                  "modelled")
+# For engines whose KV budget the row does not state (vLLM, SGLang, NIM), the same fraction stands in; it
+# only caps a stated concurrency that would not fit.
+SERVING_KV_NOTE = ("stated concurrency; capped by the exact methods at the KV-memory-limited maximum with "
+                   "kv_memory_fraction 0.90 of the memory the weights leave free (TensorRT-LLM's documented "
+                   "default, standing in for this engine's unstated memory setting)")
+
+
+def _source_label(url: str) -> str:
+    for key, label in (("TensorRT-LLM", "TensorRT-LLM perf-overview"), ("docs.nvidia.com/nim", "NVIDIA NIM"),
+                       ("vultr", "Vultr B200 cookbook"), ("tim-wang", "tim-wang blog"),
+                       ("aimultiple", "aimultiple blog"), ("spheron", "Spheron blog"),
+                       ("NeMo/RL/blob/9dbd9adc", "NeMo RL v0.5"), ("NeMo/RL/blob/7ea279ab", "NeMo RL v0.6"),
+                       ("docs/perf/dpsk.md", "verl perf docs"), ("fully_async_policy", "verl fully_async README"),
+                       ("py-inference-scheduler", "verl step log (llm-d)"), ("lm-sys", "Miles (LMSYS/AMD)"),
+                       ("vllm-colocate", "TRL colocate blog"), ("2405.11143", "OpenRLHF report")):
+        if key in url:
+            return label
+    return url
+
+
+def _read(name: str) -> list[tuple[int, dict]]:
+    with open(MEASUREMENTS / name, newline="", encoding="utf-8") as fh:
+        return list(enumerate(csv.DictReader(fh), start=2))
+
+
+def _number(text: str) -> float:
+    return float(re.sub(r"[~,\s]", "", text))
+
+
+def _check_ids(model: str | None, gpu: str | None) -> None:
+    """Fail loudly if a rule above names an id the registries do not hold."""
+    if model:
+        registry.get_arch(model)
+    if gpu:
+        registry.get_gpu(gpu)
+
+
+# ----------------------------------------------------------------------------------------- decode
+
+DECODE_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "engine", "model", "gpu",
+                  "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "concurrency",
+                  "concurrency_basis", "kv_memory_fraction", "input_tokens", "output_tokens",
+                  "measured_output_tok_s", "notes"]
+
+
+def _length(text: str, what: str, notes: list[str]) -> float | None:
+    text = text.strip()
+    if re.fullmatch(r"\d+", text):
+        return float(text)
+    m = re.fullmatch(r"(\d+)-(\d+)", text)
+    if m:
+        low, high = float(m.group(1)), float(m.group(2))
+        notes.append(f"{what} given as the range {text}: its midpoint {(low + high) / 2:g} is used")
+        return (low + high) / 2
+    m = re.fullmatch(r"~(\d+) avg", text)
+    if m:
+        notes.append(f"{what} '{text}' (an approximate average) taken as {m.group(1)}")
+        return float(m.group(1))
+    return None
+
+
+def _tensor_parallel(row: dict) -> float | None:
+    m = re.search(r"TP=?(\d+)", row["notes"])
+    if m:
+        return float(m.group(1))
+    return float(row["num_gpus"]) if row["num_gpus"] == "1" else None
+
+
+def decode_cases() -> list[dict]:
+    out = []
+    for line, row in _read("decode_throughput.csv"):
+        source = _source_label(row["source_url"])
+        case = {c: "" for c in DECODE_COLUMNS}
+        case.update(case_id=f"decode-{line:02d}", source=source, raw_file="decode_throughput.csv", raw_row=line,
+                    engine=row["engine"], num_gpus=row["num_gpus"], measured_output_tok_s=row["output_tok_s"])
+        notes: list[str] = []
+        reasons: list[str] = []
+
+        model = MODELS.get(row["model"])
+        if model is None:
+            reasons.append(f"model {row['model']!r} has no architecture in data/models/model_archs.csv "
+                           f"(Llama-3.3-Nemotron-Super-49B; the registry's Nemotron Super is the 120B-A12B)")
+        else:
+            case["model"] = model[0]
+            if model[1]:
+                notes.append(model[1])
+        gpu = GPUS.get(row["gpu"])
+        if gpu is None:
+            reasons.append(f"GPU {row['gpu']!r} is not in data/hardware/gpus.csv")
+        else:
+            case["gpu"] = gpu[0]
+            if gpu[1]:
+                notes.append(gpu[1])
+        _check_ids(case["model"] or None, case["gpu"] or None)
+
+        precision = row["precision"].strip()
+        if precision == "not stated":
+            precision = "BF16"
+            notes.append("precision not stated: BF16 assumed (vLLM and SGLang load meta-llama/Llama-3.1-8B-Instruct "
+                         "in its checkpoint dtype, bfloat16, unless asked to quantize)")
+        case["precision"] = precision
+        case["bytes_per_param"] = PRECISION_BYTES[precision]
+        if precision in PRECISION_NOTES:
+            notes.append(PRECISION_NOTES[precision])
+
+        tp = _tensor_parallel(row)
+        case["tensor_parallel"] = tp if tp is not None else ""
+        if tp is not None and tp > 1:
+            notes.append(f"TP{int(tp)}: one replica spans {int(tp)} GPUs (tensor-parallel communication not modelled)")
+
+        input_tokens = _length(row["input_len"], "input length", notes)
+        output_tokens = _length(row["output_len"], "output length", notes)
+        if input_tokens is None or output_tokens is None:
+            reasons.append(f"input/output lengths not stated ({row['input_len']!r}, {row['output_len']!r}): "
+                           f"ShareGPT conversations of unrecorded average length")
+        case["input_tokens"] = input_tokens if input_tokens is not None else ""
+        case["output_tokens"] = output_tokens if output_tokens is not None else ""
+
+        concurrency = row["concurrency"].strip()
+        if concurrency.startswith("max"):
+            case["concurrency_basis"] = "kv_limited_max"
+            case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
+            notes.append(TRTLLM_KV_NOTE)
+        elif re.fullmatch(r"\d+", concurrency):
+            case["concurrency"] = float(concurrency)
+            case["concurrency_basis"] = "stated"
+            case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
+            notes.append(SERVING_KV_NOTE)
+        else:
+            reasons.append(f"concurrency {concurrency!r}: an offline batch with unknown sequence lengths, so the "
+                           f"KV-limited batch cannot be sized")
+
+        if source == "tim-wang blog":
+            notes.append("metric 'Average Generation Rate (Gen. toks/sec)' read as the aggregate output rate of all "
+                         "concurrent requests (it rises from concurrency 5 to 50)")
+        if source == "NVIDIA NIM":
+            notes.append("metric 'Throughput(Tokens/s)' read as output tokens/s (at concurrency 1 it is below the "
+                         "single-stream decode rate, so it cannot include the 5000 input tokens)")
+        if source == "Vultr B200 cookbook" and case["model"]:
+            notes.append("FP8 per the row; the Mamba-2 state per sequence is the registry's figure")
+        if source == "Spheron blog":
+            notes.append("figures look rounded (the row says so)")
+
+        case["usable"] = "no" if reasons else "yes"
+        case["reason"] = "; ".join(reasons)
+        case["notes"] = "; ".join(notes)
+        out.append(case)
+    return out
+
+
+# ----------------------------------------------------------------------------------------- RL step
+
+RL_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm", "model",
+              "gpu", "num_gpus", "precision", "bytes_per_param", "off_policy", "generation_samples",
+              "generated_tokens", "generation_tp", "measured_step_s", "measured_tokens_per_s_per_gpu",
+              "measured_mfu", "notes"]
+
+
+def _off_policy(algorithm: str) -> float | None:
+    if "On policy" in algorithm or "colocate sync" in algorithm:
+        return 0.0
+    m = re.search(r"(\d+)-step off", algorithm)
+    return float(m.group(1)) if m else None
+
+
+def rl_step_cases() -> list[dict]:
+    out = []
+    for line, row in _read("rl_mfu.csv"):
+        source = _source_label(row["source_url"])
+        case = {c: "" for c in RL_COLUMNS}
+        case.update(case_id=f"rl-{line:02d}", source=source, raw_file="rl_mfu.csv", raw_row=line,
+                    framework=row["framework"], algorithm=row["algorithm"], num_gpus=row["num_gpus"],
+                    measured_step_s=row["step_time_s"], measured_mfu=row["mfu"])
+        notes: list[str] = []
+        reasons: list[str] = []
+        if re.fullmatch(r"[\d.]+", row["tokens_per_s_per_gpu"].strip()):
+            case["measured_tokens_per_s_per_gpu"] = row["tokens_per_s_per_gpu"]
+
+        nemo = source.startswith("NeMo RL")
+        model = MODELS.get(row["model"]) if nemo else None
+        gpu = GPUS.get(row["gpu"]) if nemo else None
+        if nemo:
+            case["model"], case["gpu"] = model[0], gpu[0]
+            notes.extend(text for text in (model[1], gpu[1]) if text)
+            _check_ids(case["model"], case["gpu"])
+            precision = row["precision"].split()[0]
+            case["precision"] = precision
+            case["bytes_per_param"] = PRECISION_BYTES[precision]
+            if precision != "BF16":
+                reasons.append("FP8 training and generation: the package's RL step model "
+                               "(selfhosted.self_hosted_cost) prices weights and peak FLOPs at BF16 only")
+            case["off_policy"] = _off_policy(row["algorithm"])
+            batch = re.search(r"G-GBS (\d+)", row["batch_config"])
+            tp = re.search(r"gen \[TP,PP\]=\[(\d+),", row["batch_config"])
+            length = re.search(r"G-avg seq len (\d+)", row["seq_len_info"])
+            case["generation_samples"] = float(batch.group(1))
+            case["generation_tp"] = float(tp.group(1))
+            case["generated_tokens"] = float(length.group(1))
+            notes.append("'G-avg seq len' read as the average generated length; the prompt length is not stated, "
+                         "so tinker_nomics.accuracy derives the per-sample training tokens from the row's own "
+                         "definition 'Tokens/sec/GPU = total tokens used in training / (step time x #GPUs)' (a "
+                         "token count, not a time) and takes prompt = that − generated")
+            notes.append("full-parameter training (Megatron-core): 6N FLOPs per trained token")
+            if case["off_policy"]:
+                notes.append(f"{int(case['off_policy'])}-step off-policy: generation overlaps training, so the step "
+                             f"is the longer of the two (training.wallclock_hours)")
+            if "DAPO" in row["algorithm"]:
+                notes.append("DAPO's dynamic sampling may generate more than G-GBS samples; only G-GBS is counted")
+            if "v0.6" in source:
+                notes.append("NeMo RL v0.6 remeasures the v0.5 Qwen3-30B-A3B configuration; kept as its own source")
+        else:
+            if re.search(r"\bH20\b", row["gpu"]):
+                reasons.append("GPU H20 is not in data/hardware/gpus.csv")
+            if source == "verl perf docs" and not row["step_time_s"]:
+                reasons.append("MFU only, no step time, GPU not stated; quoted beside the fitted MFU")
+            if source == "verl step log (llm-d)":
+                reasons.append("model and GPU not stated in the log")
+            if source == "Miles (LMSYS/AMD)":
+                reasons.append("batch size and sequence lengths not stated (step structure only)")
+            if source in ("TRL colocate blog", "OpenRLHF report"):
+                reasons.append("relative speedups only, no absolute step time")
+            if source == "verl fully_async README":
+                reasons.append("average response length not stated (only the 28K/8K maximum)")
+            notes.append("raw row kept for the count of excluded measurements")
+        case["usable"] = "no" if reasons else "yes"
+        case["reason"] = "; ".join(reasons)
+        case["notes"] = "; ".join(notes)
+        out.append(case)
+    return out
+
+
+# ----------------------------------------------------------------------------------------- published runs
+
+RUN_COLUMNS = ["case_id", "source", "run", "raw_file", "raw_row", "usable", "reason", "hardware", "num_gpus",
+               "reported_gpu_hours", "reported_cost_usd", "notes"]
+
+# What each run lacks for a prediction (the shape the cost model needs: model architecture, GPU, steps,
+# prompts per step, rollouts per prompt, average prompt and completion lengths).
+RUN_GAPS = {
+    "DeepSeek": "GPU H800 is not in data/hardware/gpus.csv; steps, batch and lengths not in the row",
+    "DeepScaleR": "DeepSeek-R1-Distill-Qwen-1.5B (a Qwen2.5 architecture) is not in data/models/model_archs.csv; "
+                  "A100 memory size not stated; batch and average lengths not in the row (only the 8K→16K→24K "
+                  "context limits and ~1,750 steps)",
+    "SimpleRL-Zoo": "Qwen2.5-7B/14B/32B architectures are not in data/models/model_archs.csv; average prompt and "
+                    "completion lengths not in the row (only the 8,192 maximum response)",
+    "MiniMax": "GPU H800 is not in data/hardware/gpus.csv; steps, batch and lengths not in the row",
+    "ProRL": "the 1.5B Qwen2.5-architecture model is not in data/models/model_archs.csv; steps, batch and lengths "
+             "not in the row",
+    "DAPO (": "GPU H20 is not in data/hardware/gpus.csv; duration not stated",
+    "verl": "GPU H20 is not in data/hardware/gpus.csv; average response length not stated (28K/8K maximum only)",
+    "Olmo": "GPU type not stated; steps, batch and lengths not in the row",
+    "Light-R1": "GPU H800 is not in data/hardware/gpus.csv; stages covered by the cost unclear",
+    "s1-32B": "supervised fine-tuning, not RL (outside the RL cost model); token counts not in the row",
+    "ScaleRL": "model, GPU and shape not captured",
+}
+
+
+def _first_number(text: str) -> str:
+    m = re.match(r"~?([\d,]+(?:\.\d+)?)(K)?", text.strip())
+    if not m:
+        return ""
+    value = float(m.group(1).replace(",", ""))
+    return f"{value * (1000 if m.group(2) else 1):g}"
+
+
+def run_cases() -> list[dict]:
+    out = []
+    for line, row in _read("published_runs.csv"):
+        gap = next((text for key, text in RUN_GAPS.items() if row["run"].startswith(key)), None)
+        if gap is None:
+            raise SystemExit(f"published_runs.csv row {line}: no rule for run {row['run']!r}")
+        cost = row["cost_usd"].strip()
+        reported_cost = _first_number(cost) if cost and not cost.startswith("part of") else ""
+        notes = []
+        if "derived" in row["gpu_hours"]:
+            notes.append("GPU-hours derived in the raw row (GPUs × hours)")
+        if "estimate" in cost:
+            notes.append("the cost is a third-party estimate, not a bill")
+        out.append({"case_id": f"run-{line:02d}", "source": row["source_type"], "run": row["run"], "raw_file": "published_runs.csv",
+                    "raw_row": line, "usable": "no", "reason": f"not enough information: {gap}",
+                    "hardware": row["hardware"], "num_gpus": row["num_gpus"],
+                    "reported_gpu_hours": _first_number(row["gpu_hours"]), "reported_cost_usd": reported_cost,
+                    "notes": "; ".join(notes)})
+    return out
+
+
+# ----------------------------------------------------------------------------------------- main
+
+def _render(rows: list[dict], columns: list[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (f"{v:g}" if isinstance(v, float) else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+OUTPUTS = {"decode_cases.csv": (decode_cases, DECODE_COLUMNS), "rl_step_cases.csv": (rl_step_cases, RL_COLUMNS),
+           "run_cases.csv": (run_cases, RUN_COLUMNS)}
+
+
+def main(argv: list[str]) -> int:
+    check = "--check" in argv
+    stale = []
+    for name, (build, columns) in OUTPUTS.items():
+        text = _render(build(), columns)
+        path = MEASUREMENTS / name
+        if check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print(f"stale: {', '.join(stale)} (run tools/build_measurement_cases.py)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
