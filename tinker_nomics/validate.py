@@ -40,8 +40,6 @@ from .workloads import get_workload
 SIGN_CONVENTION = "signed error = (predicted - measured) / measured; positive means the cost model over-predicts"
 METERS = ("sample", "train", "prefill")
 CACHED_MODES = ("auto", "none", "logged", "group")
-# The cookbook evaluates before the step's sampling when step % eval_every == 0 (facts §1.4); calibration
-# measures the cadence as the typical gap between logged evals.
 DEFAULT_WINDOW = 0.2   # share of training steps in the "early" and "late" parts that define length growth
 
 MULTI_TURN_CAVEAT = (
