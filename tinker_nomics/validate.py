@@ -680,6 +680,8 @@ def bundled_bills(snapshots_: Iterable[str] = ("2026-01-05", "2026-10-07")) -> p
                "hours": float(run.train["step_seconds"].sum()) / 3600.0}
         bills = snapshot_bills(run, b.model, snaps, ("none", "group"), b.price_as, b.group_size)
         for r in bills.itertuples():
+            if r.cached_prefill == "group" and "no cached-prefill rate" in r.note:
+                continue   # the snapshot bills no cache hits: the cached column would repeat the list price
             key = f"usd_{r.snapshot}" + ("_cached" if r.cached_prefill == "group" else "")
             row[key] = r.total_usd
         rows.append(row)
