@@ -30,7 +30,7 @@ SLIDERS = {
     "prompt_tokens": (r"prompt \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
     "length_growth": (r"length growth \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
     "substeps": (r"substeps \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
-    "turns": (r"turns \(N\) (agentic if > 1)", lambda: W.IntSlider(min=1, max=60, step=1)),
+    "turns": (r"turns \(N\)", lambda: W.IntSlider(min=1, max=60, step=1)),
     "output_per_turn": (r"output per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
     "observation_per_turn": (r"observation per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
     "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01)),
@@ -76,7 +76,8 @@ class Calculator:
         self.model = W.Dropdown(description="model", style=STYLE, layout=LAYOUT)
         self.gpu = W.Dropdown(options=priced_gpus(), description="GPU", style=STYLE, layout=LAYOUT)
         self.method = W.ToggleButtons(options=["seed", "exact"], description="method", style=STYLE)
-        self.cached = W.Checkbox(description="Tinker bills cached prefill (from 2026-07-17)", indent=False)
+        self.cached = W.Checkbox(description="Tinker bills cached prefill (from 2026-07-17)", indent=False,
+                                 layout=W.Layout(width="420px"))
         for name, (label, make) in SLIDERS.items():
             widget = make()
             widget.description, widget.style, widget.layout = label, STYLE, LAYOUT
@@ -97,7 +98,8 @@ class Calculator:
         if compact:
             left = W.VBox([self.workload, self.model, self.prices, c["steps"], c["group_size"],
                            c["completion_tokens"]])
-            right = W.VBox([c["turns"], c["prompt_tokens"], c["cache_hit_rate"], self.cached, self.method])
+            right = W.VBox([c["turns"], c["output_per_turn"], c["prompt_tokens"], c["cache_hit_rate"], self.cached,
+                            self.method])
             controls = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap"))
         else:
             controls = W.Tab(children=[run, agentic, hosted])
