@@ -299,6 +299,9 @@ def rl_step_cases() -> list[dict]:
             if "v0.6" in source:
                 notes.append("NeMo RL v0.6 remeasures the v0.5 Qwen3-30B-A3B configuration; kept as its own source")
         else:
+            # Name the architecture where the raw row allows it, so the chapter can quote these rows' MFU.
+            known = next((hf for raw, (hf, _) in MODELS.items() if row["model"].startswith(raw + " ")), "")
+            case["model"] = known
             if re.search(r"\bH20\b", row["gpu"]):
                 reasons.append("GPU H20 is not in data/hardware/gpus.csv")
             if source == "verl perf docs" and not row["step_time_s"]:
