@@ -1,0 +1,190 @@
+"""Prices over time (tinker_nomics.timeline): the takeaway verdicts under every dated price list, the
+successor table, and the drivers of each flip, pinned against their sources."""
+
+import math
+
+import pytest
+
+from tinker_nomics import Scenario, estimate, timeline
+from tinker_nomics.prices import get_price, newest_snapshot
+from tinker_nomics.registry import get_arch, models, resolve_model
+
+WORKLOADS = timeline.TAKEAWAY_WORKLOADS
+JANUARY = "2026-01-05"
+# The seed's takeaway table (seeds/002): who wins each workload at January prices.
+SEED_WINNERS = {"math_rl": "self_hosted", "code_rl": "tinker", "harbor_rl": "tinker", "swe_rl": "self_hosted",
+                "osworld_rl": "self_hosted"}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return timeline.verdicts()
+
+
+def row(table, workload, snapshot):
+    found = table[(table.workload == workload) & (table.snapshot == snapshot)]
+    assert len(found) == 1
+    return found.iloc[0]
+
+
+# ----------------------------------------------------------------------------- successors.csv
+
+
+def test_successors_schema_and_sources():
+    table = timeline.successors()
+    assert set(table) == {"Qwen/Qwen3-4B-Instruct-2507", "moonshotai/Kimi-K2-Thinking", "Qwen/Qwen3-32B"}
+    for s in table.values():
+        assert s.source_url.startswith("https://github.com/thinking-machines-lab/tinker-cookbook/")
+        assert s.reason and s.retired_evidence
+        # retired: the registry marks it legacy, and no price list from the repricing on prices it
+        assert "retired" in models()[s.retired].tinker_status
+        assert not timeline.is_priced(s.retired, newest_snapshot())
+        # successor: in Tinker's current lineup and priced in full today
+        assert models()[s.successor].tinker_status == "current"
+        assert timeline.is_priced(s.successor, newest_snapshot())
+
+
+ARCH_FIELDS = ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim", "intermediate_size",
+               "vocab_size", "num_experts", "experts_per_token", "moe_intermediate_size", "n_shared_experts",
+               "first_k_dense", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+               "v_head_dim", "full_attention_layers", "linear_or_mamba_layers", "total_params")
+
+
+@pytest.mark.parametrize("retired", sorted(timeline.successors()))
+def test_same_architecture_flag_matches_the_registry(retired):
+    s = timeline.successors()[retired]
+    a, b = get_arch(s.retired), get_arch(s.successor)
+    same = all(getattr(a, f) == getattr(b, f) for f in ARCH_FIELDS)
+    assert same == s.same_architecture
+
+
+def test_model_for_swaps_only_retired_models():
+    assert timeline.model_for("Qwen3-8B", newest_snapshot()) == ("Qwen/Qwen3-8B", None)
+    assert timeline.model_for("Qwen3-32B", JANUARY)[0] == "Qwen/Qwen3-32B"
+    model, successor = timeline.model_for("Kimi-K2-Thinking", newest_snapshot())
+    assert model == "moonshotai/Kimi-K2.6" and successor.same_architecture
+
+
+# ----------------------------------------------------------------------------- snapshots
+
+
+def test_dated_snapshots():
+    dated = timeline.dated_snapshots()
+    assert {"2026-01-05", "2026-07-17", "2026-10-07"} <= set(dated)
+    assert dated[0] == JANUARY and dated[-1] == newest_snapshot()
+    assert "2026-H1" not in dated and timeline.undated_snapshots() == ["2026-H1"]
+
+
+def test_the_undated_list_repeats_january_for_the_preset_models():
+    """Why leaving 2026-H1 out loses nothing: for the five preset models it lists January's prices."""
+    for name in WORKLOADS:
+        model = resolve_model(Scenario.from_workload(name).model)
+        h1, jan = get_price(model, "2026-H1"), get_price(model, JANUARY)
+        assert (h1.prefill, h1.sample) == (jan.prefill, jan.sample)
+
+
+# ----------------------------------------------------------------------------- verdicts
+
+
+@pytest.mark.parametrize("workload", WORKLOADS)
+def test_january_row_is_the_takeaway_preset(table, workload):
+    r = row(table, workload, JANUARY)
+    est = estimate(Scenario.from_workload(workload))
+    assert not r.successor and not r.cached_billing
+    assert r.tinker_usd == pytest.approx(float(est.tinker.total_usd), rel=1e-12)
+    assert r.self_hosted_usd == pytest.approx(float(est.self_hosted.total_usd), rel=1e-12)
+    assert r.cheaper == str(est.cheaper) == SEED_WINNERS[workload]
+
+
+def test_math_rl_january_reproduces_the_readme(table):
+    r = row(table, "math_rl", JANUARY)
+    assert round(r.tinker_usd, 2) == 99.20 and round(r.self_hosted_usd, 2) == 28.49
+
+
+def test_newest_list_bills_successors_and_cached_prefill(table):
+    last = newest_snapshot()
+    for name, model in (("code_rl", "Qwen/Qwen3.5-4B"), ("harbor_rl", "moonshotai/Kimi-K2.6"),
+                        ("swe_rl", "Qwen/Qwen3.6-27B"), ("math_rl", "Qwen/Qwen3-8B"), ("osworld_rl", "Qwen/Qwen3-8B")):
+        r = row(table, name, last)
+        assert r.model == model and r.successor == (model != resolve_model(Scenario.from_workload(name).model))
+        assert r.cached_billing
+        assert r.cache_hit_rate == float(Scenario.from_workload(name).resolved().cache_hit_rate)
+
+
+def test_cached_prefill_saves_80_percent_of_the_hit_share(table):
+    """Cached prompt tokens bill at 20% of prefill (reference/prices-sources.md): the saving is
+    prefill × hit share × 0.8, for the preset's hit share."""
+    r = row(table, "osworld_rl", newest_snapshot())
+    assert r.cached_prefill_rate == pytest.approx(0.2 * r.prefill_rate)
+    saving = r.tinker_uncached_usd - r.tinker_usd
+    assert saving == pytest.approx(r.prefill_uncached_usd * r.cache_hit_rate * 0.8, rel=1e-9)
+    assert r.cache_hit_rate == 0.92
+
+
+def test_which_verdicts_flip(table):
+    flips = timeline.flips(table)
+    assert set(flips.index[flips.flipped]) == {"code_rl", "harbor_rl", "osworld_rl"}
+    assert flips.loc["code_rl", "after"] == "self_hosted" and flips.loc["osworld_rl", "after"] == "tinker"
+    assert flips.loc["code_rl", "ratio_after"] == pytest.approx(0.39, abs=0.01)
+    assert flips.loc["osworld_rl", "ratio_after"] == pytest.approx(1.39, abs=0.01)
+    assert flips.loc["harbor_rl", "ratio_after"] == pytest.approx(0.88, abs=0.01)
+
+
+def test_snapshots_after_the_repricing_agree(table):
+    later = [s for s in timeline.dated_snapshots() if s != JANUARY]
+    for name in WORKLOADS:
+        values = {round(row(table, name, s).tinker_usd, 6) for s in later}
+        assert len(values) == 1, name
+
+
+# ----------------------------------------------------------------------------- drivers
+
+
+def test_typical_repricing_is_the_documented_one():
+    """reference/prices-sources.md: prefill and sample ×1.5, train ×1.1; gpt-oss-120b is the outlier."""
+    assert timeline.typical_repricing(JANUARY, newest_snapshot()) == {"prefill": 1.5, "sample": 1.5, "train": 1.1}
+    table = timeline.repricing_factors(JANUARY, newest_snapshot()).set_index("model")
+    assert table.loc["openai/gpt-oss-120b", "sample"] == pytest.approx(0.84 / 0.44)
+    assert table.loc["Qwen/Qwen3-8B", "train"] == pytest.approx(1.1)
+
+
+@pytest.mark.parametrize("workload", ["math_rl", "osworld_rl"])
+def test_same_model_change_is_exactly_the_repricing(workload):
+    d = timeline.drivers(workload)
+    assert not d.successor
+    assert d.steps[1][1] == pytest.approx(d.steps[2][1], rel=1e-9)   # counterfactual = the real new list
+    assert all(v == pytest.approx(1.0) for v in d.model_change.values())
+
+
+def test_code_rl_model_change_matches_the_pre_repricing_list():
+    """The model factor the drivers infer (rate change ÷ repricing) equals what the undated pre-July list,
+    which priced both models, shows directly: Qwen3.5-4B at 0.22/0.67 against Qwen3-4B-Instruct-2507's
+    0.07/0.22."""
+    d = timeline.drivers("code_rl")
+    old, new = get_price("Qwen3-4B-Instruct-2507", JANUARY), get_price("Qwen3.5-4B", "2026-H1")
+    assert d.model_change["prefill"] == pytest.approx(new.prefill / old.prefill, rel=1e-9)
+    assert d.model_change["sample"] == pytest.approx(new.sample / old.sample, rel=1e-9)
+    assert d.verdicts == ["tinker", "tinker", "self_hosted", "self_hosted"]
+
+
+def test_osworld_flip_is_the_cache_discount():
+    d = timeline.drivers("osworld_rl")
+    assert d.verdicts == ["self_hosted", "self_hosted", "self_hosted", "tinker"]
+    assert d.prefill_share_last == pytest.approx(0.91, abs=0.01)
+
+
+def test_harbor_verdict_hinges_on_its_cache_hit_share():
+    last = newest_snapshot()
+    assert row(timeline.verdicts(["harbor_rl"], [last]), "harbor_rl", last).cheaper == "self_hosted"
+    hit = timeline.verdicts(["harbor_rl"], [last], cache_hit_rate=0.92).iloc[0]
+    assert hit.cheaper == "tinker"
+
+
+def test_drivers_steps_end_at_the_table(table):
+    last = newest_snapshot()
+    for name in WORKLOADS:
+        d = timeline.drivers(name)
+        r0, r1 = row(table, name, JANUARY), row(table, name, last)
+        assert d.steps[0][1] == pytest.approx(r0.tinker_usd) and d.steps[-1][1] == pytest.approx(r1.tinker_usd)
+        assert d.steps[-1][2] == pytest.approx(r1.self_hosted_usd)
+        assert math.isclose(d.prefill_share_first, r0.prefill_usd / r0.tinker_usd)
