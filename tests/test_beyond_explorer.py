@@ -1,0 +1,82 @@
+"""The kernel-free explorers (tinker_nomics.explorer): the page carries the package's numbers, and the
+JavaScript only looks them up (no CDN, no cost formula, nothing that clashes with Sphinx's globals)."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from tinker_nomics import breakeven, explorer, timeline
+
+JS = explorer.SCRIPT.read_text()
+
+
+def payload(fragment: str) -> dict:
+    match = re.search(r'<script type="application/json" class="tn-data">(.*?)</script>', fragment, re.S)
+    assert match, "no embedded JSON block"
+    return json.loads(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def takeaway():
+    return payload(explorer.takeaway_html())
+
+
+@pytest.fixture(scope="module")
+def maps():
+    return payload(explorer.breakeven_html())
+
+
+def test_takeaway_grid_holds_the_timeline(takeaway):
+    table = timeline.verdicts()
+    assert [s["id"] for s in takeaway["snapshots"]] == timeline.dated_snapshots()
+    for row in table.itertuples():
+        t = takeaway["tinker"][f"{row.workload}|{row.snapshot}"]
+        assert t["total"] == pytest.approx(row.tinker_usd, rel=1e-3)
+        assert t["model"] == row.model and t["successor"] == bool(row.successor)
+        h = takeaway["hosted"][f"{row.workload}|{row.model}"]
+        offers = [o["usd"] for o in takeaway["offers"]]
+        i = next(k for k, o in enumerate(takeaway["offers"]) if o["usd"] == 2.69 and o["default"])
+        j, k = takeaway["efficiencies"].index(0.7), takeaway["mfus"].index(0.1)
+        assert h["total"][i][j][k] == pytest.approx(row.self_hosted_usd, rel=1e-3)
+        assert len(h["total"]) == len(offers)
+
+
+def test_offers_are_the_sourced_prices(takeaway):
+    from tinker_nomics import registry
+    listed = sorted(p.usd_per_gpu_hour for p in registry.gpu_prices() if p.gpu == "H100 SXM")
+    assert [o["usd"] for o in takeaway["offers"]] == listed
+
+
+def test_map_grid_holds_the_maps(maps):
+    snaps = timeline.dated_snapshots()
+    assert maps["snapshots"] == [snaps[0], snaps[-1]]
+    m = breakeven.length_group_map("osworld_rl", snapshot=snaps[-1])
+    page = maps["maps"][snaps[-1]]["osworld_rl"]["length_group"]
+    assert np.allclose(page["ratio"], m.ratio, rtol=5e-3)   # 3 significant digits
+    assert len(page["boundary"]) == len(m.boundary())
+    assert "turns_model" in maps["maps"][snaps[-1]]["swe_rl"] and "turns_model" not in maps["maps"][snaps[-1]]["math_rl"]
+    assert len(maps["palette"]) == 256 and all(0 <= c <= 255 for row in page["color"] for c in row)
+
+
+def test_script_is_self_contained():
+    urls = set(re.findall(r"https?://[^\s\"')]+", JS))
+    assert urls <= {"http://www.w3.org/2000/svg"}, urls          # a namespace, never fetched
+    assert "import " not in JS and "require(" not in JS and "fetch(" not in JS
+    # Sphinx defines a global `_`; the script must not declare or assign one.
+    assert not re.search(r"(var|let|const)\s+_\b|\b_\s*=[^=]", JS)
+    assert JS.lstrip().startswith("/*") and "(function () {" in JS and JS.rstrip().endswith("})();")
+
+
+def test_fragment_escapes_the_json(maps):
+    fragment = explorer.takeaway_html()
+    body = re.search(r'class="tn-data">(.*?)</script>', fragment, re.S).group(1)
+    assert "</" not in body
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_script_parses():
+    subprocess.run(["node", "--check", str(explorer.SCRIPT)], check=True)

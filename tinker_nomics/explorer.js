@@ -1,0 +1,248 @@
+/* tinker-nomics explorers for the static book (tinker_nomics/explorer.py embeds this file).
+ *
+ * Looks up numbers the Python package precomputed (the JSON block inside each .tn-explorer) and draws them
+ * as SVG. No cost is computed here: the only arithmetic is layout (bar widths, cell positions) and the ratio
+ * printed beside two looked-up totals.
+ * One IIFE, one global (window.tinkerNomicsExplorer, the draw function): Sphinx pages define a global `_` (doctools.js).
+ */
+(function () {
+  "use strict";
+  // The script is embedded once per explorer; the first copy defines everything, later copies only ask it
+  // to draw any explorer not drawn yet (in a live notebook they arrive after the page has loaded).
+  if (window.tinkerNomicsExplorer) {
+    if (document.readyState !== "loading") window.tinkerNomicsExplorer();
+    return;
+  }
+
+  var SVG = "http://www.w3.org/2000/svg";
+  var TINKER = "#4C72B0", HOSTED = "#C44E52", INK = "#222", MUTED = "#666";
+
+  function el(tag, attrs, parent, text) {
+    var node = document.createElementNS(SVG, tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function html(tag, attrs, parent, text) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function usd(x) {
+    if (x === null || x === undefined || isNaN(x)) return "n/a";
+    var a = Math.abs(x);
+    if (a >= 1e6) return "$" + (x / 1e6).toFixed(2) + "M";
+    if (a >= 1e4) return "$" + (x / 1e3).toFixed(1) + "K";
+    if (a >= 1000) return "$" + Math.round(x).toLocaleString("en-US");
+    return "$" + x.toFixed(2);
+  }
+  function short(model) { return model.split("/").pop(); }
+  function select(parent, label, control, options, value) {
+    var wrap = html("label", { "class": "tn-control" }, parent);
+    html("span", {}, wrap, label);
+    var s = html("select", { "data-control": control }, wrap);
+    options.forEach(function (o) {
+      var opt = html("option", { value: o.value }, s, o.label);
+      if (String(o.value) === String(value)) opt.selected = true;
+    });
+    return s;
+  }
+  function slider(parent, label, control, count, index) {
+    var wrap = html("label", { "class": "tn-control" }, parent);
+    html("span", {}, wrap, label);
+    var r = html("input", { type: "range", min: 0, max: count - 1, step: 1, value: index, "data-control": control }, wrap);
+    var out = html("output", { "data-readout": control }, wrap);
+    return { input: r, output: out };
+  }
+  function style() {
+    if (document.getElementById("tn-explorer-style")) return;
+    var css = ".tn-explorer{border:1px solid #ddd;border-radius:6px;padding:10px 12px;margin:1em 0;font-size:14px}" +
+      ".tn-controls{display:flex;flex-wrap:wrap;gap:6px 18px;margin-bottom:6px}" +
+      ".tn-control{display:flex;align-items:center;gap:6px}.tn-control span{color:#444}" +
+      ".tn-control output{min-width:9em;font-variant-numeric:tabular-nums}" +
+      ".tn-explorer svg{max-width:100%;height:auto;display:block}" +
+      ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}";
+    var s = document.createElement("style");
+    s.id = "tn-explorer-style";
+    s.textContent = css;
+    document.head.appendChild(s);
+  }
+
+  /* ---------------------------------------------------------------- takeaway comparison */
+  function takeaway(root, data) {
+    var controls = html("div", { "class": "tn-controls" }, root);
+    var first = data.workloads[0];
+    var preset = data.meta[first].preset;
+    var offerIndex = 0;
+    data.offers.forEach(function (o, i) { if (Math.abs(o.usd - preset.gpu_hourly_usd) < 1e-9 && o["default"]) offerIndex = i; });
+    var effIndex = Math.max(0, data.efficiencies.indexOf(preset.rollout_efficiency));
+    var mfuIndex = Math.max(0, data.mfus.indexOf(preset.mfu));
+    var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), first);
+    var snap = select(controls, "Tinker prices", "snapshot", data.snapshots.map(function (s) {
+      return { value: s.id, label: s.id }; }), data.snapshots[0].id);
+    var offer = slider(controls, data.gpu + " offer", "offer", data.offers.length, offerIndex);
+    var eff = slider(controls, "Rollout efficiency", "efficiency", data.efficiencies.length, effIndex);
+    var mfu = slider(controls, "Training MFU", "mfu", data.mfus.length, mfuIndex);
+    var svg = el("svg", { viewBox: "0 0 720 150", width: 720, height: 150, role: "img" }, root);
+    var verdict = html("p", { "class": "tn-verdict", "data-role": "verdict" }, root);
+    var note = html("p", { "class": "tn-note", "data-role": "note" }, root);
+    var description = html("p", { "class": "tn-note" }, root);
+
+    function draw() {
+      var w = wl.value, s = snap.value;
+      var t = data.tinker[w + "|" + s];
+      var h = data.hosted[w + "|" + t.model];
+      var i = +offer.input.value, j = +eff.input.value, k = +mfu.input.value;
+      var o = data.offers[i];
+      offer.output.textContent = usd(o.usd) + "/h · " + o.label;
+      eff.output.textContent = data.efficiencies[j].toFixed(2);
+      mfu.output.textContent = data.mfus[k].toFixed(2);
+      var hostedParts = [["GPU time", h.gpu[i][j][k], data.colors.gpu], ["sandbox", h.sandbox[i][j][k], data.colors.sandbox]];
+      var tinkerParts = ["sample", "train", "prefill", "sandbox", "storage"].map(function (p) {
+        return [p, t.parts[p], data.colors[p]]; });
+      var hostedTotal = h.total[i][j][k], tinkerTotal = t.total;
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var left = 96, width = 520, scale = width / Math.max(hostedTotal, tinkerTotal);
+      [["Tinker", tinkerParts, tinkerTotal, 22, "tinker-total"], ["Self-hosted", hostedParts, hostedTotal, 70, "hosted-total"]]
+        .forEach(function (row) {
+          el("text", { x: left - 8, y: row[3] + 19, "text-anchor": "end", fill: INK, "font-size": 13 }, svg, row[0]);
+          var x = left;
+          row[1].forEach(function (part) {
+            if (!(part[1] > 0)) return;
+            var wpx = part[1] * scale;
+            var r = el("rect", { x: x.toFixed(2), y: row[3], width: Math.max(wpx, 0.5).toFixed(2), height: 28,
+              fill: part[2], "data-part": part[0] }, svg);
+            el("title", {}, r, part[0] + ": " + usd(part[1]));
+            x += wpx;
+          });
+          el("text", { x: (x + 6).toFixed(2), y: row[3] + 19, fill: INK, "font-size": 13, "data-role": row[4] }, svg, usd(row[2]));
+        });
+      var lx = left;
+      tinkerParts.concat([hostedParts[0]]).forEach(function (part) {
+        el("rect", { x: lx, y: 118, width: 10, height: 10, fill: part[2] }, svg);
+        el("text", { x: lx + 14, y: 127, fill: MUTED, "font-size": 11 }, svg, part[0]);
+        lx += 22 + 7 * part[0].length;
+      });
+      var cheaper = tinkerTotal <= hostedTotal ? "Tinker" : "Self-hosted";
+      var factor = tinkerTotal <= hostedTotal ? hostedTotal / tinkerTotal : tinkerTotal / hostedTotal;
+      verdict.textContent = "";
+      html("b", { style: "color:" + (cheaper === "Tinker" ? TINKER : HOSTED) }, verdict, cheaper + " is cheaper");
+      verdict.appendChild(document.createTextNode(" by " + factor.toFixed(1) + "×: Tinker " + usd(tinkerTotal) +
+        " against " + usd(hostedTotal) + " on " + h.num_gpus + " × " + data.gpu + "."));
+      var notes = ["Billed as " + short(t.model) + (t.successor ? " (successor: the preset's model was retired from Tinker)" : "") + "."];
+      notes.push("Tinker rates $/M tokens: prefill " + t.prices.prefill + ", sample " + t.prices.sample + ", train " + t.prices.train +
+        (t.cached ? "; cached prefill " + t.prices.cached_prefill + " for " + Math.round(100 * t.cache_hit_rate) + "% of prompt tokens" :
+          "; no cached-prefill rate in this price list") + ".");
+      note.textContent = notes.join(" ");
+      description.textContent = data.meta[w].description;
+    }
+    [wl, snap, offer.input, eff.input, mfu.input].forEach(function (c) { c.addEventListener("input", draw); c.addEventListener("change", draw); });
+    draw();
+  }
+
+  /* ---------------------------------------------------------------- break-even maps */
+  function breakeven(root, data) {
+    var controls = html("div", { "class": "tn-controls" }, root);
+    var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), data.workloads[0]);
+    var snap = select(controls, "Tinker prices", "snapshot", data.snapshots.map(function (s) { return { value: s, label: s }; }),
+      data.snapshots[data.snapshots.length - 1]);
+    var kindWrap = html("span", {}, controls);
+    var kind = null;
+    var svg = el("svg", { viewBox: "0 0 720 400", width: 720, height: 400, role: "img" }, root);
+    var readout = html("p", { "class": "tn-verdict", "data-role": "readout" }, root);
+    var summary = html("p", { "class": "tn-note", "data-role": "summary" }, root);
+
+    function kinds() {
+      var entry = data.maps[snap.value][wl.value];
+      var current = kind ? kind.value : "price_efficiency";
+      kindWrap.textContent = "";
+      kind = select(kindWrap, "Map", "map", Object.keys(data.kinds).filter(function (k) { return entry[k]; })
+        .map(function (k) { return { value: k, label: data.kinds[k] }; }), entry[current] ? current : "length_group");
+      kind.addEventListener("change", draw);
+      kind.addEventListener("input", draw);
+    }
+    function draw() {
+      var m = data.maps[snap.value][wl.value][kind.value];
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var left = kind.value === "turns_model" ? 220 : 70, top = 14, width = 600 - left + 60, height = 300;
+      var nx = m.x.length, ny = m.y.length, cw = width / nx, ch = height / ny;
+      function px(ix) { return left + (ix + 0.5) * cw; }
+      function py(iy) { return top + height - (iy + 0.5) * ch; }
+      for (var r = 0; r < ny; r++) {
+        for (var c = 0; c < nx; c++) {
+          var cell = el("rect", { x: (left + c * cw).toFixed(2), y: (top + height - (r + 1) * ch).toFixed(2),
+            width: (cw + 0.3).toFixed(2), height: (ch + 0.3).toFixed(2), fill: data.palette[m.color[r][c]], "data-row": r, "data-col": c }, svg);
+          el("title", {}, cell, m.x_label + " " + m.x[c] + ", " + m.y_label + " " + m.y[r] + ": self-hosted ÷ Tinker = " +
+            m.ratio[r][c] + "× (Tinker " + usd(m.tinker[r][c]) + ", self-hosted " + usd(m.hosted[r][c]) + ")");
+        }
+      }
+      m.boundary.forEach(function (line) {
+        el("polyline", { points: line.map(function (p) { return px(p[0]).toFixed(1) + "," + py(p[1]).toFixed(1); }).join(" "),
+          fill: "none", stroke: "#000", "stroke-width": 2, "data-role": "boundary" }, svg);
+      });
+      if (m.preset[0] !== null && m.preset[1] !== null) {
+        var cx = px(m.preset[0]), cy = py(m.preset[1]);
+        var star = [];
+        for (var s = 0; s < 10; s++) {
+          var rad = s % 2 ? 3.5 : 8, ang = Math.PI / 5 * s - Math.PI / 2;
+          star.push((cx + rad * Math.cos(ang)).toFixed(1) + "," + (cy + rad * Math.sin(ang)).toFixed(1));
+        }
+        el("title", {}, el("polygon", { points: star.join(" "), fill: "gold", stroke: "#000", "stroke-width": 0.8 }, svg), "the preset");
+      }
+      var xstep = Math.ceil(nx / 9), ystep = Math.ceil(ny / (kind.value === "turns_model" ? 20 : 8));
+      m.x.forEach(function (label, c) {
+        if (c % xstep === 0) el("text", { x: px(c), y: top + height + 14, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, label);
+      });
+      m.y.forEach(function (label, r) {
+        if (r % ystep === 0) el("text", { x: left - 5, y: py(r) + 3.5, "text-anchor": "end", "font-size": 10, fill: MUTED }, svg, label);
+      });
+      el("text", { x: left + width / 2, y: top + height + 32, "text-anchor": "middle", "font-size": 12, fill: INK }, svg, m.x_label);
+      if (kind.value !== "turns_model") {
+        el("text", { x: 14, y: top + height / 2, "text-anchor": "middle", "font-size": 12, fill: INK,
+          transform: "rotate(-90 14 " + (top + height / 2) + ")" }, svg, m.y_label);
+      }
+      var lx = left;
+      el("text", { x: lx, y: 378, "font-size": 11, fill: MUTED }, svg, "self-hosted ÷ Tinker:");
+      lx += 125;
+      data.legend.forEach(function (item) {
+        el("rect", { x: lx, y: 368, width: 30, height: 12, fill: item.color }, svg);
+        el("text", { x: lx + 15, y: 394, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, item.label);
+        lx += 32;
+      });
+      el("text", { x: lx + 8, y: 378, "font-size": 11, fill: MUTED }, svg, "blue: Tinker cheaper");
+      el("text", { x: lx + 8, y: 393, "font-size": 11, fill: MUTED }, svg, "line: equal · ★ preset");
+      readout.textContent = short(m.model) + " at " + m.snapshot + " prices: Tinker is cheaper in " +
+        Math.round(100 * m.tinker_share) + "% of this map.";
+      summary.textContent = "Hover a cell for both costs. Everything not on the axes stays at the " + wl.value + " preset.";
+    }
+    function onSelect() { kinds(); draw(); }
+    wl.addEventListener("change", onSelect);
+    snap.addEventListener("change", onSelect);
+    kinds();
+    draw();
+  }
+
+  function drawAll() {
+    style();
+    var roots = document.querySelectorAll(".tn-explorer:not([data-ready])");
+    Array.prototype.forEach.call(roots, function (root) {
+      root.setAttribute("data-ready", "1");
+      var block = root.querySelector("script.tn-data");
+      var data = JSON.parse(block.textContent);
+      var kindName = root.getAttribute("data-kind");
+      try {
+        if (kindName === "takeaway") takeaway(root, data);
+        else if (kindName === "breakeven") breakeven(root, data);
+      } catch (err) {
+        html("p", { "class": "tn-note" }, root, "The explorer failed to draw: " + err);
+        throw err;
+      }
+    });
+  }
+  window.tinkerNomicsExplorer = drawAll;
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", drawAll);
+  else drawAll();
+})();
