@@ -127,3 +127,24 @@ def test_kv_table_rows():
     assert rows["Qwen3.5-9B"].state_per_sequence > 0
     for r in rows.values():
         assert r.sequences_exact == math.floor(80e9 / r.per_sequence_exact)
+
+
+def test_step_table_ratios():
+    table = flops.per_step_table(QWEN8B, H100, 8, 64, 16, [4096])
+    assert float(table.flop_ratio[0]) == pytest.approx(3.0)
+    assert round(float(table.time_ratio[0]), 1) == 3.0          # the seed's "3.0x longer"
+
+
+def test_lora_adapter_share_and_growth_lengths():
+    assert flops.lora_adapter_share(QWEN8B) == pytest.approx(float(lora.lora_params(QWEN8B, 32, "seed")) / 8e9)
+    assert flops.lora_adapter_share(QWEN8B) < 0.02
+    start, end, average = flops.growth_lengths(512)
+    assert (start, end, average) == (512, 768, 640)
+
+
+def test_attention_layers_and_state_in_tokens():
+    assert memory.attention_layers(get_arch("gpt-oss-120b")) == {"total": 36, "full": 18, "sliding": 18, "linear": 0}
+    assert memory.attention_layers(get_arch("Qwen3.5-9B"))["linear"] == 24
+    assert memory.attention_layers(QWEN8B) == {"total": 36, "full": 36, "sliding": 0, "linear": 0}
+    row = memory.kv_table(["Qwen3.5-9B"], 1024, 80e9)[0]
+    assert row.state_in_tokens == pytest.approx(row.state_per_sequence / row.kv_per_token_exact)

@@ -102,6 +102,10 @@ FORMATS = {
     "tflops": lambda x: f"{float(x) / 1e12:,.0f} TFLOPS",
     "flop_per_byte": lambda x: f"{float(x):,.0f} FLOP/byte",
     "usd_rate": lambda x: f"${float(x):g}/M",
+    "billion": lambda x: f"{float(x) / 1e9:,.2f} billion",
+    "pflop": lambda x: f"{float(x) / 1e15:,.1f} PFLOP",
+    "pflop_n": lambda x: f"{float(x) / 1e15:,.1f}",
+    "flop_n": lambda x: f"{float(x):,.0f}N",
     "text": str,
 }
 
@@ -141,7 +145,10 @@ class Erratum:
 
     def texts(self) -> dict[str, str]:
         """Every formatted number of this erratum, keyed `<key>_<name>` (seed, consistent and the details)."""
-        out = {f"{self.key}_seed": self.seed_text, f"{self.key}_consistent": self.consistent_text}
+        out = {f"{self.key}_seed": self.seed_text, f"{self.key}_consistent": self.consistent_text,
+               f"{self.key}_own": format_value(self.seed, self.kind)}
+        if self.printed is not None:
+            out[f"{self.key}_printed"] = format_value(self.printed, self.kind)
         out.update({f"{self.key}_{name}": self.text(name) for name in self.details})
         return out
 
@@ -455,6 +462,7 @@ def exp1b_prefill() -> Erratum:
                  "seed_usd": (float(meter_cost(shown, price.prefill)), "usd"),
                  "consistent_usd": (float(est.tinker.prefill_usd), "usd"),
                  "seed_total": (seed_total, "usd"), "consistent_total": (float(est.tinker.tokens_usd), "usd"),
+                 "printed_sample": (printed("exp1b_predicted_sample"), "tokens1"),
                  "multiplier": (multiplier, "growth"), "growth": (float(implied_growth(multiplier)), "growth"),
                  "exp1a_growth": (float(get_workload(_exp("exp1a")).fields["length_growth"]), "growth"),
                  "group_size": (g, "count")})
@@ -555,6 +563,11 @@ def cached_prefill_share(snapshot: str | None = None) -> float:
     return compare.cached_prefill_share(get_price("Qwen3-8B", snapshot))
 
 
+NO_CACHE = "no caching (the bill)"
+PER_GROUP_FREE = "per-group, hits free (empirical page)"
+PER_GROUP_REAL = "per-group, hits at Tinker's cached rate"
+
+
 @dataclass(frozen=True)
 class CachingCase:
     label: str
@@ -577,11 +590,12 @@ def swe_rl_caching(snapshot: str | None = None) -> list[CachingCase]:
     g = float(base.group_size)
     share = cached_prefill_share(snapshot)
     hit = float(base.cache_hit_rate)
-    cases = [("no caching (the bill)", 0.0, rate)]
-    cases += [("per-group, hits free (empirical page)", (g - 1.0) / g, 0.0),
-              ("92% hits free (takeaway page)", hit, 0.0),
-              ("per-group, hits at Tinker's cached rate", (g - 1.0) / g, share * rate),
-              ("92% hits at Tinker's cached rate", hit, share * rate)]
+    takeaway = f"{fmt.pct(hit, 0)} hits"
+    cases = [(NO_CACHE, 0.0, rate)]
+    cases += [(PER_GROUP_FREE, (g - 1.0) / g, 0.0),
+              (f"{takeaway} free (takeaway page)", hit, 0.0),
+              (PER_GROUP_REAL, (g - 1.0) / g, share * rate),
+              (f"{takeaway} at Tinker's cached rate", hit, share * rate)]
     out = []
     for label, hit_rate, cached_rate in cases:
         e = estimate(base.replace(tinker_cached_prefill=hit_rate > 0, cache_hit_rate=hit_rate if hit_rate else hit,
@@ -591,12 +605,7 @@ def swe_rl_caching(snapshot: str | None = None) -> list[CachingCase]:
 
 
 def caching_hypotheticals() -> Erratum:
-    cases = {c.label: c for c in swe_rl_caching()}
-    none = cases["no caching (the bill)"]
-    group = cases["per-group, hits free (empirical page)"]
-    free92 = cases["92% hits free (takeaway page)"]
-    real92 = cases["92% hits at Tinker's cached rate"]
-    group_real = cases["per-group, hits at Tinker's cached rate"]
+    none, group, free92, group_real, real92 = swe_rl_caching()
     return Erratum(
         "caching", "takeaway", "swe_rl on Tinker with prefix caching",
         free92.total_usd, real92.total_usd, "usd_k",
@@ -622,11 +631,11 @@ def kimi_gpus() -> Erratum:
     exact_total, _ = arch.params("exact")
     return Erratum(
         "kimi", "takeaway", "H100s for harbor_rl on Kimi-K2",
-        printed("takeaway_num_gpus"), float(memory.min_gpus(seed_total, gpu)), "gpus",
+        printed("takeaway_num_gpus"), float(memory.min_gpus(seed_total, gpu)), "count",
         "A trillion BF16 parameters are terabytes of weights; two copies with the seed's headroom need dozens "
         "of H100s before a single rollout runs. The cost model raises the count, and the takeaway's harbor_rl "
         "dollars are for that many GPUs, not eight.",
-        details={"exact": (float(memory.min_gpus(exact_total, gpu)), "gpus"),
+        details={"exact": (float(memory.min_gpus(exact_total, gpu)), "count"),
                  "weights": (float(memory.weight_bytes(seed_total)), "bytes"),
                  "footprint": (float(memory.colocated_vram_bytes(seed_total)), "bytes"),
                  "replica": (float(memory.replica_gpus(seed_total, gpu)), "gpus"),

@@ -64,6 +64,16 @@ class StepTable:
     def rollout_share(self):
         return self.rollout_seconds / (self.rollout_seconds + self.train_seconds)
 
+    @property
+    def flop_ratio(self):
+        """Training FLOPs over rollout FLOPs (3 at 6N against 2N)."""
+        return self.train_flops / self.rollout_flops
+
+    @property
+    def time_ratio(self):
+        """Rollout time over training time."""
+        return self.rollout_seconds / self.train_seconds
+
 
 def per_step_table(arch: ModelArch, gpu: GPU, num_gpus, prompts_per_step, group_size, completion_tokens,
                    method="seed", efficiency=None, mfu=None, fine_tune_time="lora") -> StepTable:
@@ -288,3 +298,18 @@ def flop_page_lengths() -> list[int]:
     """Completion lengths of the seed's per-step table (data/assumptions/defaults.csv: flop_page_lengths)."""
     from .registry import assumption
     return [int(x) for x in str(assumption("flop_page_lengths")).split()]
+
+
+def lora_adapter_share(arch: ModelArch, rank=None, method="seed") -> float:
+    """LoRA adapter parameters as a share of the model's parameters (what the optimizer step still touches)."""
+    from . import lora
+    total, _ = arch.params(method)
+    return float(lora.lora_params(arch, rank, "seed" if method == "seed" else "exact")) / total
+
+
+def growth_lengths(completion_tokens, length_growth=None):
+    """(start, end, average) completion length of a run whose completions grow linearly by `length_growth`."""
+    from . import tokens
+    growth = number("length_growth") if length_growth is None else length_growth
+    start = np.asarray(completion_tokens, dtype=float)
+    return start, start * growth, start * tokens.growth_multiplier(growth)

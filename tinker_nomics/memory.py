@@ -109,6 +109,15 @@ def attention_kind(arch: ModelArch) -> str:
     return ATTENTION_KINDS.get(arch.arch_type, arch.arch_type)
 
 
+def attention_layers(arch: ModelArch) -> dict[str, int]:
+    """Layers by how they keep history: full attention (cache grows with the sequence), sliding window, and
+    linear attention or Mamba (a fixed state)."""
+    full = arch.full_attention_layers
+    linear = arch.linear_or_mamba_layers or 0
+    sliding = arch.num_layers - full if arch.sliding_window else 0
+    return {"total": arch.num_layers, "full": full, "sliding": sliding, "linear": linear}
+
+
 def kv_bytes_per_sequence(arch: ModelArch, tokens_per_sequence, method: str = "exact"):
     """Cache bytes one sequence of `tokens_per_sequence` tokens holds: the token-linear KV plus any constant
     state (linear-attention/Mamba states, sliding windows)."""
@@ -133,6 +142,11 @@ class KvRow:
     per_sequence_exact: float
     sequences_seed: float              # in the budget
     sequences_exact: float
+
+    @property
+    def state_in_tokens(self) -> float:
+        """The constant state expressed as tokens of the model's own per-token cache."""
+        return self.state_per_sequence / self.kv_per_token_exact
 
     @property
     def heuristic_over_exact(self) -> float:

@@ -252,3 +252,63 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
     return fig
 
+
+
+# ------------------------------------------------------------------------------- FLOP accounting chapter
+
+
+def grouped_barh(labels, series: dict, xlabel: str, value_format=None, logx=False, ax=None, title=None,
+                 money=False, colors=None):
+    """Horizontal bars, one group per label and one bar per series (e.g. the seed's heuristic next to the
+    architecture), each bar labelled with `value_format(value)`. With one series, `colors` may give one
+    colour per bar; `money` formats the axis in dollars."""
+    labels = list(labels)
+    fig, ax = _axes(ax, size=(7.5, max(2.6, 0.17 * len(labels) * max(len(series), 1) + 1.1)))
+    y = np.arange(len(labels))
+    height = 0.8 / len(series)
+    for i, (name, values) in enumerate(series.items()):
+        values = np.asarray(values, dtype=float)
+        pos = y - 0.4 + height * (i + 0.5)
+        color = colors if (colors is not None and len(series) == 1) else COLORS.get(name.lower(), f"C{i}")
+        ax.barh(pos, values, height, label=name, color=color)
+        if value_format is not None:
+            for p, v in zip(pos, values):
+                if np.isfinite(v) and v > 0:
+                    ax.text(v, p, " " + value_format(v), va="center", fontsize=7)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlim(right=ax.get_xlim()[1] * (3.0 if logx else 1.2))
+    ax.set_xlabel(xlabel)
+    if money:
+        _dollar_axis(ax)
+    if len(series) > 1:
+        ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.spines[["top", "right"]].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
+    return fig
+
+
+def cache_per_sequence(contexts, series: dict, budget_bytes=None, ax=None, title=None):
+    """Cache bytes one sequence holds against its length, one line per model (log-log); a constant state
+    shows as a flat start. `budget_bytes` draws the line where a single sequence fills the budget."""
+    fig, ax = _axes(ax, size=(7.5, 4.4))
+    styles = ["-", "--", ":", "-."]
+    for i, (label, values) in enumerate(series.items()):
+        ax.plot(contexts, values, label=label, ls=styles[i % len(styles)], color=f"C{i}")
+    if budget_bytes is not None:
+        ax.axhline(float(budget_bytes), color="0.6", lw=0.8)
+        ax.text(np.max(contexts), float(budget_bytes), f"one GPU's memory ({fmt.gb(budget_bytes)}) ", va="bottom",
+                ha="right", fontsize=8, color="0.3")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.tokens(v)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.gb(v)))
+    ax.set_xlabel("tokens in the sequence")
+    ax.set_ylabel("cache per sequence")
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Cache memory per sequence by attention design", fontsize=10, loc="left")
+    return fig
