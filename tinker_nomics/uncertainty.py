@@ -28,7 +28,7 @@ KINDS = {
     "uniform": ("low", "high"),
     "triangular": ("low", "mode", "high"),
     "loguniform": ("low", "high"),
-    "lognormal": ("median", "sigma"),          # optional low/high clip
+    "lognormal": ("median", "sigma"),          # optional low/high: truncated to them
     "choice": ("values",),
 }
 QUANTILES = (0.1, 0.5, 0.9)
@@ -67,8 +67,14 @@ class Distribution:
         if self.kind == "loguniform":
             return np.exp(rng.uniform(np.log(p["low"]), np.log(p["high"]), size))
         if self.kind == "lognormal":
+            # Truncated to [low, high] by drawing again outside it (clipping would pile mass on the bounds).
+            low, high = p.get("low", 0.0), p.get("high", np.inf)
             values = p["median"] * np.exp(p["sigma"] * rng.standard_normal(size))
-            return np.clip(values, p.get("low", 0.0), p.get("high", np.inf))
+            outside = (values < low) | (values > high)
+            while outside.any():
+                values[outside] = p["median"] * np.exp(p["sigma"] * rng.standard_normal(int(outside.sum())))
+                outside = (values < low) | (values > high)
+            return values
         return rng.choice(np.asarray(p["values"], dtype=float), size)
 
 
