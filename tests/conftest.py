@@ -8,10 +8,13 @@ jupyter-cache, so the book build that follows reuses that execution instead of r
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,3 +192,48 @@ def built_site(notebook_runs) -> Path:
                 notebook_runs.run(notebook)  # the build then finds this run in its cache
         _run_build_script()
     return SITE
+
+
+# ----------------------------------------------------------------------------- the browser tests
+# One local server and one headless Chromium per session, shared by every browser test file
+# (tests/test_book_site.py, tests/test_beyond_browser.py): Playwright's sync API runs one instance at a time.
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright  # imported here: the fast tests need no Playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: run `make browser-deps` (apt-get install chromium, as root)", pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

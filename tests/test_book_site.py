@@ -7,37 +7,23 @@ JavaScript error is raised, and what the page contains actually renders:
 - figures (every `img` in the article, matplotlib PNGs included): each one loads;
 - math (Sphinx `.math` elements): MathJax typesets it, without errors.
 A full-page screenshot of each page goes to _build/screenshots/<page>.png.
-The site is (re)built first when a source is newer (tests/conftest.py: `built_site`).
+The site is (re)built first when a source is newer (tests/conftest.py: `built_site`); the local server and
+the browser are the session fixtures `site_url` and `browser` in tests/conftest.py, shared with
+tests/test_beyond_browser.py (one Playwright instance per session).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
 from conftest import REPO, page_name, toc_documents
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 # Jupyter Book 1 injects sphinx-thebe's inline script twice on every page; harmless.
 KNOWN_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
@@ -45,32 +31,6 @@ SCREENSHOTS = REPO / "_build" / "screenshots"
 RENDER_TIMEOUT_MS = 20_000
 
 PAGES = [page_name(document) for document in toc_documents()]
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
-        pass
-
-
-@pytest.fixture(scope="session")
-def site_url(built_site):
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} not found: run `make browser-deps` (apt-get install chromium, as root)", pytrace=False)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _is_local(url: str) -> bool:
