@@ -25,7 +25,7 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
     tokens (token counts on the bars), then the totals and Tinker's real bill.
     `frame` is experiments.meter_frame(); `bills` maps experiment -> billed USD."""
     names = list(dict.fromkeys(frame["experiment"]))
-    fig, axes = plt.subplots(1, len(names), figsize=(9.5, 3.6), layout="constrained", sharey=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(8.5, 3.6), layout="constrained", sharey=False)
     axes = np.atleast_1d(axes)
     width = 0.38
     for ax, name in zip(axes, names):
@@ -40,7 +40,7 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
                           hatch=None if key == "measured" else "//")
             for bar, t in zip(bars, toks):
                 ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), fmt.tokens(t), ha="center",
-                        va="bottom", fontsize=7, rotation=90)
+                        va="bottom", fontsize=7.5, rotation=90)
         bill = float(bills[name])
         ax.hlines(bill, len(meters) - 1 - width, len(meters) - 1 + width, color="black", lw=1.5,
                   label="Tinker's real bill")
@@ -62,7 +62,7 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
     `comparisons` maps experiment -> experiments.VerlComparison; `printed` maps experiment -> (minutes, USD)
     of a prediction the seed printed, drawn hollow."""
     names = list(comparisons)
-    fig, axes = plt.subplots(1, len(names), figsize=(9.5, 3.8), layout="constrained")
+    fig, axes = plt.subplots(1, len(names), figsize=(8.5, 3.8), layout="constrained")
     axes = np.atleast_1d(axes)
     for ax, name in zip(axes, names):
         c = comparisons[name]
@@ -75,7 +75,7 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
                        edgecolors=colour, linewidths=1.5, label=system, zorder=3)
             left = system == "seed's printed prediction"
             ax.annotate(f"{minutes:,.0f} min, {fmt.usd(usd)}", (minutes, usd), textcoords="offset points",
-                        xytext=(-8 if left else 7, -3), ha="right" if left else "left", fontsize=7)
+                        xytext=(-8 if left else 7, -3), ha="right" if left else "left", fontsize=8)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks(MINUTE_TICKS, [fmt.hours(m / 60).replace(".00 h", " h").replace(".0 min", " min")
