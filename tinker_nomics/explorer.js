@@ -204,13 +204,13 @@
         el("text", { x: 14, y: top + height / 2, "text-anchor": "middle", "font-size": 12, fill: INK,
           transform: "rotate(-90 14 " + (top + height / 2) + ")" }, svg, m.y_label);
       }
-      var lx = left;
+      var lx = 70;
       el("text", { x: lx, y: 378, "font-size": 11, fill: MUTED }, svg, "self-hosted ÷ Tinker:");
       lx += 125;
       data.legend.forEach(function (item) {
-        el("rect", { x: lx, y: 368, width: 30, height: 12, fill: item.color }, svg);
-        el("text", { x: lx + 15, y: 394, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, item.label);
-        lx += 32;
+        el("rect", { x: lx, y: 368, width: 40, height: 12, fill: item.color }, svg);
+        el("text", { x: lx + 20, y: 394, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, item.label);
+        lx += 42;
       });
       el("text", { x: lx + 8, y: 378, "font-size": 11, fill: MUTED }, svg, "blue: Tinker cheaper");
       el("text", { x: lx + 8, y: 393, "font-size": 11, fill: MUTED }, svg, "line: equal · ★ preset");
