@@ -625,6 +625,44 @@ def caching_hypotheticals() -> Erratum:
                  "rate": (estimate(Scenario.from_workload("swe_rl")).price.prefill, "usd_rate")})
 
 
+TAKEAWAY_WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
+
+
+def async_speedups() -> Erratum:
+    """The quoted async speed-ups against what the seed's own overlap rule can give."""
+    speedups = {w: compare.off_policy_speedups(Scenario.from_workload(w)) for w in TAKEAWAY_WORKLOADS}
+    at_k1 = {w: float(sp.speedup[sp.off_policy == 1][0]) for w, sp in speedups.items()}
+    best = max(at_k1, key=at_k1.get)
+    return Erratum(
+        "async_speedup", "cost model", "async speed-up at k = 1 (quoted from the literature)",
+        claim("async_speedup_k1"), at_k1[best], "ratio",
+        "The cost model turns rollout + training into max(rollout, training), which can never be more than "
+        "twice as fast, and only when the two phases take equal time. The quoted speed-ups come from systems "
+        "that also cut tail waste and idle sandboxes, which the rule leaves out; for the seed's own workloads "
+        "the rule gives far less.",
+        details={"k2_low": (claim("async_speedup_k2_low"), "ratio"), "k2_high": (claim("async_speedup_k2_high"), "ratio"),
+                 "best": (best, "text"), "worst": (min(at_k1, key=at_k1.get), "text"),
+                 "worst_speedup": (min(at_k1.values()), "ratio"),
+                 # the rule's ceiling: equal phases, summed when synchronous, overlapped when async
+                 "ceiling": (float(training.wallclock_hours(1.0, 1.0, 0) / training.wallclock_hours(1.0, 1.0, 1)),
+                             "ratio")})
+
+
+def sandbox_seconds() -> Erratum:
+    """The sandbox latency the seed quotes against what its own table needs."""
+    seconds = {w: float(get_workload(w).fields.get("sandbox_seconds_per_rollout", 0.0)) for w in TAKEAWAY_WORKLOADS}
+    used = {w: v for w, v in seconds.items() if v > 0}
+    return Erratum(
+        "sandbox_seconds", "cost model", "sandbox time per rollout",
+        claim("sandbox_latency_high_s"), min(used.values()), "seconds",
+        "The page says execution adds one to ten seconds per rollout, but the takeaway table's sandbox rows "
+        "cannot be reproduced with that little: the presets that reproduce them need tens of seconds (code) to "
+        "about half an hour (GUI virtual machines) per rollout, which is also what drives their self-hosted cost.",
+        details={"low": (claim("sandbox_latency_low_s"), "seconds"), "longest": (max(used.values()), "seconds"),
+                 "longest_workload": (max(used, key=used.get), "text"),
+                 "shortest_workload": (min(used, key=used.get), "text")})
+
+
 def kimi_gpus() -> Erratum:
     arch, gpu = get_arch("Kimi-K2-Thinking"), get_gpu(FLOP_PAGE_GPU)
     seed_total, _ = arch.params("seed")
@@ -647,7 +685,8 @@ def kimi_gpus() -> Erratum:
 
 def all_errata() -> list[Erratum]:
     """Every inconsistency, in page order."""
-    return [kv_unit_slip(), lora_qwen3_8b(), lora_moe(), math_rl_hours(), harbor_rl_hours(),
+    return [kv_unit_slip(), lora_qwen3_8b(), lora_moe(), math_rl_hours(), harbor_rl_hours(), async_speedups(),
+            sandbox_seconds(),
             decode_838(), train_86625(), per_step_train_time(), growth_20(), hardware_per_gpu(), critical_batch(),
             mla_reduction(),
             exp1a_predicted_total(), exp1b_prefill(), exp1a_tokens(), exp1a_caching(), exp1b_caching(),
