@@ -166,3 +166,18 @@ def test_priced_workloads():
 def test_first_crossing():
     assert compare.first_crossing([1, 2, 3, 4], [0, 1, 5, 6], [2, 2, 2, 2]) == 3.0
     assert compare.first_crossing([1, 2], [0, 0], [1, 1]) is None
+
+
+def test_experiment_panel_reprices_with_the_readers_assumptions():
+    """The empirical chapter's panel: it starts from the seed's prediction ($15.39 for exp 1a, the seed's
+    empirical validation page) and moves when a slider moves; the logged side is the bill of the reported tokens."""
+    from tinker_nomics.widgets import ExperimentPanel
+    panel = ExperimentPanel("exp1a")
+    rows, billed, _ = panel.comparison()
+    assert round(sum(r[2] for r in rows), 2) == pytest.approx(15.39, abs=0.006)
+    assert billed == 12.96                       # Tinker's bill for exp 1a (seed page)
+    before = panel.summary.value
+    panel.completion.value = 320                 # the run's average completion (seed page)
+    assert panel.summary.value != before
+    panel.experiment.value = "exp1b"
+    assert panel.completion.value == 800         # exp 1b's assumed completion (seed page)

@@ -215,6 +215,7 @@ def async_speedups(names, off_policy, speedups, literature=None, ax=None, title=
 # Figures added for other chapters go below this line (append only; keep the functions above stable).
 # ------------------------------------------------------------------------------------------------------
 
+
 # ------------------------------------------------------------------------------- accuracy chapter
 
 METHOD_STYLES = {  # method -> (colour, marker, filled)
@@ -251,7 +252,6 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
     return fig
-
 
 
 # ------------------------------------------------------------------------------- FLOP accounting chapter
@@ -311,4 +311,27 @@ def cache_per_sequence(contexts, series: dict, budget_bytes=None, ax=None, title
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Cache memory per sequence by attention design", fontsize=10, loc="left")
+    return fig
+
+
+# ------------------------------------------------------------------------------- empirical validation panel
+
+
+def meters_side_by_side(meters, first_usd, second_usd, labels=("predicted", "measured"), ax=None, title=None):
+    """Dollars per meter, two bars each (e.g. a prediction and the bill of the logged tokens)."""
+    fig, ax = _axes(ax)
+    x = np.arange(len(meters))
+    width = 0.38
+    for offset, values, label, hatch in ((-width / 2, first_usd, labels[0], "//"),
+                                         (width / 2, second_usd, labels[1], None)):
+        bars = ax.bar(x + offset, values, width, label=label, hatch=hatch, edgecolor="white",
+                      color=[COLORS.get(m, "#6A6A6A") for m in meters])
+        for bar, v in zip(bars, values):
+            ax.text(bar.get_x() + bar.get_width() / 2, float(v), fmt.usd(v), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, meters)
+    _dollar_axis(ax, "y")
+    ax.legend(fontsize=8, frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10, loc="left")
     return fig

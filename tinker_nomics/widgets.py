@@ -186,3 +186,108 @@ def summary_html(est) -> str:
     rows += [("Note", html.escape(n)) for n in est.notes]
     body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{a}</th><td>{b}</td></tr>" for a, b in rows)
     return f"<table>{body}</table>"
+
+
+# ------------------------------------------------------------------------------------------ experiment replay
+
+
+class ExperimentPanel:
+    """Re-predict one of the seed's Tinker experiments (exp 1a, exp 1b) with the reader's assumptions, next to
+    the bill of the tokens the run logged: per meter, tokens and dollars, and the signed error."""
+
+    def __init__(self, experiment: str = "exp1a"):
+        from .validate import SEED_WORKLOADS
+        self.workloads = dict(SEED_WORKLOADS)
+        self.out = W.Output()
+        self.summary = W.HTML()
+        self.experiment = W.Dropdown(options=[("exp 1a (GSM8K)", "exp1a"), ("exp 1b (MATH)", "exp1b")],
+                                     value=experiment, description="experiment", style=STYLE, layout=LAYOUT)
+        self.completion = W.IntSlider(min=64, max=2048, step=16, description=r"completion tokens \(L\)")
+        self.prompt = W.IntSlider(min=0, max=400, step=1, description=r"prompt tokens \(P\)")
+        self.growth = W.FloatSlider(min=0.5, max=2.5, step=0.05, description="length growth (end/start)")
+        self.evals = W.Checkbox(description="count the eval rollouts the run made", indent=False)
+        self.method = W.ToggleButtons(options=["seed", "exact"], description="method", style=STYLE)
+        for w in (self.completion, self.prompt, self.growth):
+            w.style, w.layout, w.continuous_update = STYLE, LAYOUT, False
+        self._quiet = False
+        self.load(experiment)
+        self.experiment.observe(lambda change: self.load(change["new"]), names="value")
+        for w in (self.completion, self.prompt, self.growth, self.evals, self.method):
+            w.observe(lambda change: self.redraw(), names="value")
+        self.widget = W.VBox([W.HBox([W.VBox([self.experiment, self.completion, self.prompt]),
+                                      W.VBox([self.growth, self.method, self.evals])]),
+                              self.summary, self.out])
+        self.redraw()
+
+    def load(self, experiment: str):
+        """Start from the seed's prediction inputs (the workload preset)."""
+        preset = Scenario.from_workload(self.workloads[experiment]).resolved()
+        self._quiet = True
+        try:
+            self.experiment.value = experiment
+            self.completion.value = int(preset.completion_tokens)
+            self.prompt.value = int(preset.prompt_tokens)
+            self.growth.value = float(preset.length_growth)
+            self.method.value = preset.method
+            self.evals.value = False
+        finally:
+            self._quiet = False
+        self.redraw()
+
+    def scenario(self) -> Scenario:
+        from .experiments import informed_scenario
+        name = self.experiment.value
+        evals = informed_scenario(name)
+        return Scenario.from_workload(self.workloads[name], completion_tokens=self.completion.value,
+                                      prompt_tokens=self.prompt.value, length_growth=self.growth.value,
+                                      method=self.method.value,
+                                      eval_every=evals.eval_every if self.evals.value else 0.0,
+                                      eval_prompts=evals.eval_prompts if self.evals.value else 0.0)
+
+    def comparison(self):
+        """(meter, predicted tokens, predicted USD, logged tokens, logged USD) rows and the real bill."""
+        from .validate import seed_experiment
+        run = seed_experiment(self.experiment.value)
+        est = estimate(self.scenario())
+        rows = []
+        for meter in ("sample", "train", "prefill"):
+            rows.append((meter, float(getattr(est.tokens, meter)), float(getattr(est.tinker, f"{meter}_usd")),
+                         float(getattr(run.bill.meters, meter)), float(getattr(run.bill, f"{meter}_usd"))))
+        return rows, run.billed_usd, est
+
+    def redraw(self):
+        if self._quiet:
+            return
+        try:
+            rows, billed, est = self.comparison()
+        except TinkerNomicsError as exc:
+            self.summary.value = f"<p style='color:#b00'>{html.escape(str(exc))}</p>"
+            self.out.clear_output()
+            return
+        self.summary.value = experiment_html(rows, billed, est)
+        fig = plots.meters_side_by_side([r[0] for r in rows], [r[2] for r in rows], [r[4] for r in rows],
+                                        labels=("predicted", "from the logged tokens"),
+                                        title=f"{self.experiment.label}: predicted vs logged, "
+                                              f"Tinker prices as of {est.scenario.prices}")
+        self.out.clear_output(wait=True)
+        with self.out:
+            display(fig)
+        plt.close(fig)
+
+
+def experiment_html(rows, billed_usd: float, est) -> str:
+    """Per meter: predicted and logged tokens and dollars, and the signed error of the prediction."""
+    from .validate import SIGN_CONVENTION
+    head = ("<tr><th style='text-align:left'>meter</th><th>predicted</th><th>logged</th><th>predicted $</th>"
+            "<th>logged $</th><th>error</th></tr>")
+    body = []
+    for meter, p_tok, p_usd, m_tok, m_usd in rows:
+        err = fmt.signed_pct((p_usd - m_usd) / m_usd) if m_usd else "n/a"
+        body.append(f"<tr><td>{meter}</td><td>{fmt.tokens(p_tok)}</td><td>{fmt.tokens(m_tok)}</td>"
+                    f"<td>{fmt.usd(p_usd)}</td><td>{fmt.usd(m_usd)}</td><td>{err}</td></tr>")
+    predicted = sum(r[2] for r in rows)
+    logged = sum(r[4] for r in rows)
+    body.append(f"<tr><th style='text-align:left'>total</th><td></td><td></td><td><b>{fmt.usd(predicted)}</b></td>"
+                f"<td><b>{fmt.usd(logged)}</b></td><td>{fmt.signed_pct((predicted - logged) / logged)}</td></tr>")
+    return (f"<table>{head}{''.join(body)}</table><p>Tinker billed {fmt.usd(billed_usd)}. "
+            f"Signed error: {html.escape(SIGN_CONVENTION)}.</p>")
