@@ -395,3 +395,19 @@ def test_v3b_eval_rows_share_the_training_step_number():
     assert evals["has_train"].all() and (evals["eval_line"] != evals["line"]).all()
     assert list(evals["eval_line"] - evals["line"]) == [-1, -1, -1, -1, 1, -1, -1]
     assert math.isclose(evals["eval_episodes"].mean(), 664)
+
+
+def test_bundled_qwen_runs_get_their_successors_october_bill():
+    """No price list after the 2026-07-17 repricing names Qwen3-30B-A3B (data/prices/tinker_prices.csv), so the
+    October column is empty and the successor's (data/models/successors.csv) is billed and named instead."""
+    import math
+    from tinker_nomics.validate import bundled_bills, snapshot_bills
+    from tinker_nomics.runs import read_run, bundled_runs
+    table = bundled_bills().set_index("run")
+    think = table.loc["qwen3-30b-think-v3b"]
+    assert math.isnan(think["usd_2026-10-07"])
+    assert think["successor_2026-10-07"] == "Qwen/Qwen3.6-35B-A3B"
+    direct = snapshot_bills(read_run(bundled_runs()["qwen3-30b-think-v3b"].path), "Qwen/Qwen3-30B-A3B",
+                            ("2026-10-07",), ("none",), "Qwen/Qwen3.6-35B-A3B", 16)
+    assert think["usd_2026-10-07_successor"] == float(direct["total_usd"].iloc[0])
+    assert math.isnan(table.loc["gptoss-20b-v3b"].get("usd_2026-10-07_successor", math.nan))  # still priced

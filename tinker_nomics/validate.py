@@ -661,9 +661,33 @@ def snapshot_bills(run: RunLog, model: str | None = None, snapshots_: Iterable[s
     return pd.DataFrame(rows)
 
 
+def _successor_bills(run: RunLog, b: "BundledRun", snaps: list[str], row: dict) -> dict:
+    """For a snapshot that no longer prices the run's model: the bill at its successor's rates
+    (data/models/successors.csv), in columns `usd_<snap>_successor[_cached]` with `successor_<snap>` naming it."""
+    from .timeline import model_for   # timeline imports the core only; imported here to keep validate light
+    out = {}
+    for snap in snaps:
+        if not math.isnan(row.get(f"usd_{snap}", math.nan)):
+            continue
+        try:
+            stand_in, successor = model_for(b.price_as or b.model, snap)
+        except TinkerNomicsError:
+            continue
+        if successor is None:
+            continue
+        bills = snapshot_bills(run, b.model, (snap,), ("none", "group"), stand_in, b.group_size)
+        out[f"successor_{snap}"] = stand_in
+        for r in bills.itertuples():
+            if r.cached_prefill == "group" and "no cached-prefill rate" in r.note:
+                continue
+            out[f"usd_{snap}_successor" + ("_cached" if r.cached_prefill == "group" else "")] = r.total_usd
+    return out
+
+
 def bundled_bills(snapshots_: Iterable[str] = ("2026-01-05", "2026-10-07")) -> pd.DataFrame:
     """The bundled public runs (data/runs/) side by side: size, lengths, time, and the bill per snapshot,
-    uncached and with the G−1-of-G cache assumption. A snapshot that does not price a model gives NaN."""
+    uncached and with the G−1-of-G cache assumption. A snapshot that does not price a model gives NaN, and,
+    when the model has a successor in data/models/successors.csv, the bill at the successor's rates."""
     rows = []
     snaps = [resolve_snapshot(s) for s in snapshots_]
     for name, b in bundled_runs().items():
@@ -684,6 +708,7 @@ def bundled_bills(snapshots_: Iterable[str] = ("2026-01-05", "2026-10-07")) -> p
                 continue   # the snapshot bills no cache hits: the cached column would repeat the list price
             key = f"usd_{r.snapshot}" + ("_cached" if r.cached_prefill == "group" else "")
             row[key] = r.total_usd
+        row.update(_successor_bills(run, b, snaps, row))
         rows.append(row)
     return pd.DataFrame(rows)
 
