@@ -7,10 +7,11 @@ static book they show the state they were built with (a snapshot).
 from __future__ import annotations
 
 import html
+import io
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
-from IPython.display import display
+from IPython.display import Image, display
 
 from . import fmt, plots, registry
 from .errors import TinkerNomicsError
@@ -58,6 +59,28 @@ def priced_architectures(snapshot: str) -> list[str]:
 def priced_gpus() -> list[str]:
     return [g for g, spec in registry.gpus().items() if spec.bf16_dense_tflops
             and any(p.gpu == g and p.default for p in registry.gpu_prices())]
+
+
+# Panel figures use fixed margins and are drawn once to PNG here: the notebook's default "tight" bounding box
+# draws every figure twice, and a panel redraws on every slider move (make bench measures the redraw).
+PANEL_FIGSIZE = (7.5, 3.2)
+PANEL_MARGINS = dict(left=0.14, right=0.97, top=0.88, bottom=0.16)
+
+
+def panel_axes(size=PANEL_FIGSIZE):
+    fig, ax = plt.subplots(figsize=size)
+    fig.subplots_adjust(**PANEL_MARGINS)
+    return fig, ax
+
+
+def show_png(out: W.Output, fig) -> None:
+    """Replace what `out` shows with `fig` as a PNG, and free the figure."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=fig.dpi)
+    plt.close(fig)
+    out.clear_output(wait=True)
+    with out:
+        display(Image(data=buffer.getvalue(), format="png"))
 
 
 class Calculator:
@@ -157,12 +180,10 @@ class Calculator:
             self.out.clear_output()
             return
         self.summary.value = summary_html(est)
-        fig = plots.cost_breakdown(est, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
+        fig, ax = panel_axes()
+        plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
                                                f"{est.scenario.method} method")
-        self.out.clear_output(wait=True)
-        with self.out:
-            display(fig)
-        plt.close(fig)
+        show_png(self.out, fig)
 
 
 def summary_html(est) -> str:
@@ -265,14 +286,12 @@ class ExperimentPanel:
             self.out.clear_output()
             return
         self.summary.value = experiment_html(rows, billed, est)
-        fig = plots.meters_side_by_side([r[0] for r in rows], [r[2] for r in rows], [r[4] for r in rows],
-                                        labels=("predicted", "from the logged tokens"),
-                                        title=f"{self.experiment.label}: predicted vs logged, "
-                                              f"Tinker prices as of {est.scenario.prices}")
-        self.out.clear_output(wait=True)
-        with self.out:
-            display(fig)
-        plt.close(fig)
+        fig, ax = panel_axes()
+        plots.meters_side_by_side([r[0] for r in rows], [r[2] for r in rows], [r[4] for r in rows],
+                                  labels=("predicted", "from the logged tokens"), ax=ax,
+                                  title=f"{self.experiment.label}: predicted vs logged, "
+                                        f"Tinker prices as of {est.scenario.prices}")
+        show_png(self.out, fig)
 
 
 def experiment_html(rows, billed_usd: float, est) -> str:

@@ -68,8 +68,9 @@ def bench_widget() -> dict:
     rendered = []
     original = widgets_module.display
 
-    def render(obj, *args, **kwargs):  # what the inline backend does: draw the figure to PNG bytes
-        rendered.append(len(print_figure(obj, "png")))
+    def render(obj, *args, **kwargs):  # a Figure is drawn to PNG as the inline backend would; an Image is drawn
+        data = getattr(obj, "data", None)
+        rendered.append(len(data) if isinstance(data, bytes) else len(print_figure(obj, "png")))
     widgets_module.display = render
     try:
         calc = Calculator("swe_rl")
@@ -89,7 +90,7 @@ def bench_widget() -> dict:
 def bench_montecarlo() -> dict:
     from tinker_nomics import uncertainty
     t0 = time.perf_counter()
-    uncertainty.simulate("swe_rl", draws=100_000, seed=0)
+    uncertainty.simulate("swe_rl", n=100_000, seed=0)
     return {"montecarlo_1e5_seconds": time.perf_counter() - t0}
 
 
