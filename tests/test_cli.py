@@ -56,9 +56,9 @@ def test_python_module_entry_point():
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--steps", "-3"], "--steps must be a finite number > 0, got -3"),
-    (["--steps", "0"], "--steps must be a finite number > 0, got 0"),
-    (["--prompts-per-step", "nan"], "--prompts-per-step must be a finite number > 0, got NaN"),
+    (["--steps", "-3"], "--steps must be a finite number >= 1, got -3"),
+    (["--steps", "0"], "--steps must be a finite number >= 1, got 0"),
+    (["--prompts-per-step", "nan"], "--prompts-per-step must be a finite number >= 1, got NaN"),
     (["--mfu", "1.5"], "--mfu must be a finite number > 0 and <= 1, got 1.5"),
     (["--completion-tokens", "abc"], "expects a number, got 'abc'"),
     (["--model", "Qwen3-9B"], "unknown model 'Qwen3-9B'; closest: Qwen/Qwen3.5-9B"),

@@ -88,7 +88,8 @@ def max_concurrent_sequences(total_params, gpu: GPU, num_gpus, kv_per_token, tok
     per_seq = np.asarray(kv_per_token, dtype=float) * tokens_per_sequence + state_per_sequence
     if available_bytes is None:
         available_bytes = kv_memory_available(total_params, gpu, num_gpus)
-    return np.floor(np.maximum(available_bytes, 0.0) / per_seq)
+    with np.errstate(divide="ignore", invalid="ignore"):   # nothing cached per sequence: no limit
+        return np.where(per_seq > 0, np.floor(np.maximum(available_bytes, 0.0) / per_seq), np.inf)
 
 
 # ------------------------------------------------------------------------------------------------------

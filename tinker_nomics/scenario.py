@@ -32,11 +32,11 @@ FINE_TUNES = ("lora", "full")
 
 # field -> (lower bound, lower inclusive, upper bound) ; None = unbounded
 BOUNDS: dict[str, tuple[float, bool, float | None]] = {
-    "prompts_per_step": (0, False, None), "group_size": (0, False, None), "steps": (0, False, None),
+    "prompts_per_step": (1, True, None), "group_size": (1, True, None), "steps": (1, True, None),
     "completion_tokens": (0, True, None), "prompt_tokens": (0, True, None), "length_growth": (0, False, None),
-    "substeps": (0, False, None), "turns": (1, True, None), "output_per_turn": (0, True, None),
+    "substeps": (1, True, None), "turns": (1, True, None), "output_per_turn": (0, True, None),
     "observation_per_turn": (0, True, None), "failure_overhead": (0, True, None), "cache_hit_rate": (0, True, 1),
-    "off_policy": (0, True, None), "num_gpus": (0, False, None), "gpu_hourly_usd": (0, True, None),
+    "off_policy": (0, True, None), "num_gpus": (1, True, None), "gpu_hourly_usd": (0, True, None),
     "rollout_efficiency": (0, False, 1), "mfu": (0, False, 1), "prefill_mfu": (0, False, 1),
     "sandbox_seconds_per_rollout": (0, True, None), "sandbox_cpu_cores": (0, True, None),
     "sandbox_memory_gib": (0, True, None), "eval_every": (0, True, None), "eval_prompts": (0, True, None),
