@@ -104,7 +104,8 @@ def damaged(draw):
     return suffix, data
 
 
-@settings(max_examples=180, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "180")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(damaged())
 def test_damaged_logs_give_a_result_or_one_error_line(case):
     suffix, data = case
@@ -119,7 +120,8 @@ KEYS = ["step", "_step", "env/all/total_ac_tokens", "env/all/total_ob_tokens", "
 VALUES = st.one_of(st.integers(min_value=-5, max_value=10**6), ODD_VALUES)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "100")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=8), min_size=1, max_size=6),
        st.sampled_from([".jsonl", ".json", ".csv"]))
 def test_random_records_give_a_result_or_one_error_line(records, suffix):
