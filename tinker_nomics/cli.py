@@ -236,17 +236,21 @@ def cmd_gpus(args) -> str:
     return table(rows, ["gpu", "memory", "bandwidth", "BF16 TFLOPS", "default $/h", "default listing", "listings"])
 
 
+def _priced(pairs):
+    """(model, snapshot, Price) for every pair Tinker prices, skipping the pairs it does not."""
+    for model, snap in pairs:
+        try:
+            yield model, snap, get_price(model, snap)
+        except TinkerNomicsError:
+            continue
+
+
 def cmd_prices(args) -> str:
     if args.model:
         model = registry.resolve_model(args.model)
-        out = []
-        for snap in snapshots():
-            try:
-                p = get_price(model, snap)
-            except TinkerNomicsError:
-                continue
-            out.append({"snapshot": snap, "prefill": p.prefill, "sample": p.sample, "train": p.train,
-                        "cached_prefill": p.cached_prefill, "notes": list(p.notes)})
+        out = [{"snapshot": snap, "prefill": p.prefill, "sample": p.sample, "train": p.train,
+                "cached_prefill": p.cached_prefill, "notes": list(p.notes)}
+               for _, snap, p in _priced((model, snap) for snap in snapshots())]
         if not out:
             raise TinkerNomicsError(f"Tinker prices {model} in no snapshot")
         if args.format == "json":
@@ -256,14 +260,9 @@ def cmd_prices(args) -> str:
              for o in out], ["snapshot", "prefill", "sample", "train", "cached prefill"])
     if args.snapshot:
         snap = resolve_snapshot(args.snapshot)
-        out = []
-        for model in priced_models():
-            try:
-                p = get_price(model, snap)
-            except TinkerNomicsError:
-                continue
-            out.append({"model": model, "prefill": p.prefill, "sample": p.sample, "train": p.train,
-                        "cached_prefill": p.cached_prefill, "provenance": p.provenance, "notes": list(p.notes)})
+        out = [{"model": model, "prefill": p.prefill, "sample": p.sample, "train": p.train,
+                "cached_prefill": p.cached_prefill, "provenance": p.provenance, "notes": list(p.notes)}
+               for model, _, p in _priced((model, snap) for model in priced_models())]
         if args.format == "json":
             return json.dumps({"snapshot": snap, "effective_date": snapshots()[snap],
                                "usd_per_million_tokens": out}, indent=2)

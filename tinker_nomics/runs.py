@@ -242,23 +242,36 @@ def _jsonl_records(p: Path, label: str) -> list[tuple[tuple[str, int], dict]]:
 # ------------------------------------------------------------------------------------------ W&B JSON
 
 
-def _read_json(p: Path, label: str, run: str | None) -> RunLog:
+class _JsonLines(Exception):
+    """The file is JSON lines, not one JSON document."""
+
+
+def _load_json(p: Path, label: str, lines_ok: bool = False) -> Any:
+    """One JSON document from `p`, read only; a one-line error naming the file (and line) otherwise.
+    With `lines_ok`, a file of JSON lines raises _JsonLines for the caller to read it line by line."""
     with open(p, "rb") as fh:
         data = fh.read()
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     try:
-        obj = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
     except RecursionError:
         raise TinkerNomicsError(f"{label}: not JSON (nested too deeply)") from None
     except ValueError as exc:
-        if data.lstrip().startswith(b"{") and b"\n" in data.strip():
-            return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
+        if lines_ok and data.lstrip().startswith(b"{") and b"\n" in data.strip():
+            raise _JsonLines() from None
         reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         where = f"line {exc.lineno}: " if isinstance(exc, json.JSONDecodeError) else ""
         raise TinkerNomicsError(f"{label}: {where}not JSON ({reason})") from None
+
+
+def _read_json(p: Path, label: str, run: str | None) -> RunLog:
+    try:
+        obj = _load_json(p, label, lines_ok=True)
+    except _JsonLines:
+        return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
     records = _json_table(obj, label)
     if records and "step" in records[0][1] and "_step" not in records[0][1]:
         return _from_records(records, label, label, "metrics (JSON array)", null_is_absent=False)
@@ -725,20 +738,7 @@ def _read_config(path: Path) -> dict:
     if not path.is_file():
         return {}
     label = str(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
-    if not data.strip():
-        raise TinkerNomicsError(f"{label}: empty file")
-    try:
-        obj = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
-    except RecursionError:
-        raise TinkerNomicsError(f"{label}: not JSON (nested too deeply)") from None
-    except ValueError as exc:
-        where = f"line {exc.lineno}: " if isinstance(exc, json.JSONDecodeError) else ""
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise TinkerNomicsError(f"{label}: {where}not JSON ({reason})") from None
+    obj = _load_json(path, label)
     if not isinstance(obj, dict):
         raise TinkerNomicsError(f"{label}: not a JSON object")
     found: dict[str, Any] = {}
