@@ -65,3 +65,32 @@ def ratio(x: float) -> str:
 def gb(x_bytes: float) -> str:
     x = float(x_bytes) / 1e9
     return f"{x:,.1f} GB" if x >= 1 else f"{x * 1e3:,.0f} MB"
+
+
+def size_gb(x_gb: float) -> str:
+    """A size the package reports in GB (10^9 bytes), shown like `gb`: 83.9 GB, 186 MB."""
+    return gb(float(x_gb) * 1e9)
+
+
+def kb(x_bytes: float, digits: int | None = 0) -> str:
+    """Bytes as kilobytes (10^3 bytes): 128 KB; digits=None prints the shortest exact form (16 KB, 0.5 KB)."""
+    x = float(x_bytes) / 1e3
+    return f"{x:g} KB" if digits is None else f"{x:,.{digits}f} KB"
+
+
+def tflops(x_flops_per_s: float) -> str:
+    """FLOP/s as TFLOPS (10^12), whole: 989 TFLOPS."""
+    return f"{float(x_flops_per_s) / 1e12:,.0f} TFLOPS"
+
+
+def pct_exact(x: float) -> str:
+    """A share as a percentage with the digits it has and no more: 0.1 → 10%, 0.0185 → 1.85%."""
+    return f"{100 * float(x):g}%"
+
+
+def signed_usd(x: float) -> str:
+    """Dollars with an explicit sign: +$2.42, -$2.35 (a difference, not an amount)."""
+    x = float(x)
+    if math.isnan(x):
+        return usd(x)
+    return ("+" if x >= 0 else "-") + usd(abs(x))

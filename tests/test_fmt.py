@@ -1,0 +1,57 @@
+"""tinker_nomics.fmt: the display helpers the chapters use instead of scaling numbers by hand. Each helper is
+pinned against the string the chapters printed before it existed (the same scaling written inline), so moving
+the arithmetic out of the notebooks changed no figure."""
+
+import math
+
+import pytest
+
+from tinker_nomics import fmt
+from tinker_nomics.registry import get_gpu, number
+
+
+def test_usd_and_tokens_unchanged():
+    assert fmt.usd(99.2) == "$99.20" and fmt.usd(1610.4) == "$1,610" and fmt.usd(-2.35) == "-$2.35"
+    assert fmt.usd(math.nan) == "n/a"
+    assert fmt.tokens(117_964_800) == "117.96M" and fmt.tokens(999) == "999"
+
+
+@pytest.mark.parametrize("x_bytes, digits, expected", [
+    (16_000, None, "16 KB"),          # the seed's KV rule, 16 KB per billion active parameters
+    (500, None, "0.5 KB"),
+    (128_000, 0, "128 KB"),
+    (147_456, 0, "147 KB"),           # Qwen3-8B's GQA cache per token, 36 layers × 8 heads × 128 × 2 × 2 bytes / 1e3
+    (1_234_567, 1, "1,234.6 KB"),
+])
+def test_kb(x_bytes, digits, expected):
+    assert fmt.kb(x_bytes, digits) == expected
+
+
+def test_kb_matches_the_inline_scaling_it_replaces():
+    rule = number("kv_bytes_per_active_billion_params_seed")
+    assert fmt.kb(rule, digits=None) == f"{rule / 1e3:g} KB"
+    assert fmt.kb(rule * 8) == f"{rule * 8 / 1e3:,.0f} KB"
+
+
+def test_tflops():
+    gpu = get_gpu("H100 SXM")
+    assert fmt.tflops(gpu.peak_flops("seed")) == f"{gpu.peak_flops('seed') / 1e12:,.0f} TFLOPS"
+    assert fmt.tflops(989.4e12) == "989 TFLOPS" and fmt.tflops(2.25e15) == "2,250 TFLOPS"
+
+
+@pytest.mark.parametrize("x_gb, expected", [(83.886, "83.9 GB"), (0.186, "186 MB"), (1.0, "1.0 GB")])
+def test_size_gb_is_gb_of_the_bytes(x_gb, expected):
+    assert fmt.size_gb(x_gb) == expected == fmt.gb(x_gb * 1e9)
+
+
+@pytest.mark.parametrize("share, expected", [(0.1, "10%"), (0.016, "1.6%"), (0.0185, "1.85%"), (0.35, "35%"),
+                                             (1.0, "100%")])
+def test_pct_exact(share, expected):
+    assert fmt.pct_exact(share) == expected
+
+
+@pytest.mark.parametrize("x, expected", [(2.42, "+$2.42"), (0.0, "+$0.00"), (-2.35, "-$2.35"),
+                                         (-1234.0, "-$1,234")])
+def test_signed_usd(x, expected):
+    assert fmt.signed_usd(x) == expected
+    assert fmt.signed_usd(math.nan) == "n/a"
