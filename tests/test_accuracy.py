@@ -204,6 +204,17 @@ def test_compute_ceiling_never_binds_here(decode):
     assert set(best["method"]) == {"exact = roofline"}
 
 
+def test_measured_above_predicted_counts_negative_errors(decode):
+    """The chapter's 'in N of 55 cases the measurement is above the exact roofline': the cases whose signed error
+    is negative, counted directly."""
+    exact = decode[decode.method == "exact"]
+    count = accuracy.measured_above_predicted(decode, "exact")
+    assert count == int((exact["signed_error"] < 0).sum())
+    assert 0 < count < len(exact)
+    assert accuracy.measured_above_predicted(exact.drop(columns="method")) == count
+    assert accuracy.measured_above_predicted(decode, "roofline") == count      # the compute ceiling never binds
+
+
 def test_fitted_efficiency_overall(decode):
     """One efficiency per method over all 55 cases; with an FP8 KV cache instead of BF16 it halves."""
     assert accuracy.fitted_efficiency(decode) == pytest.approx(

@@ -104,3 +104,29 @@ def test_latest_maps_bill_successors_with_cached_prefill():
     base = breakeven.base_scenario("swe_rl", "latest")
     assert base.model == "Qwen/Qwen3.6-27B" and base.tinker_cached_prefill
     assert breakeven.base_scenario("swe_rl").model == "Qwen/Qwen3-32B"
+
+
+# ----------------------------------------------------------------------------- the chapter's counts
+
+
+def test_offers_below_counts_the_cheaper_listings():
+    from tinker_nomics import explorer
+    offers = [{"usd": 1.5}, {"usd": 2.0}, {"usd": 2.69}]
+    assert breakeven.offers_below(offers, 2.0) == 1 and breakeven.offers_below(offers, 3.0) == 3
+    assert breakeven.offers_below([], 9.0) == 0
+    # against the sourced H100 SXM listings: every one of them is under math_rl's break-even price at January
+    # rates ($9.37, pinned above) except those dearer than it, counted directly
+    listed = explorer.gpu_offers("H100 SXM")
+    price = breakeven.breakeven_gpu_price("math_rl")
+    assert breakeven.offers_below(listed, price) == len([o for o in listed if o["usd"] < price])
+    assert 0 < breakeven.offers_below(listed, price) <= len(listed)
+
+
+def test_tinker_rows_at_a_turn_count():
+    m = breakeven.turns_model_map("osworld_rl", snapshot="latest")
+    column = int(np.searchsorted(m.x, 30))
+    expected = [label for label, r in zip(m.y_labels, m.ratio[:, column]) if r >= 1]
+    assert m.tinker_rows_at(30) == expected
+    # at 30 turns Tinker wins osworld_rl on its own model (the chapter: "cheaper up to about 43 turns")
+    assert any(label.startswith("Qwen3-8B") for label in m.tinker_rows_at(30))
+    assert m.tinker_rows_at(10_000) == m.tinker_rows_at(m.x[-1])      # past the grid: the last column

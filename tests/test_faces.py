@@ -39,6 +39,17 @@ def test_meter_shares_sum_to_one():
     assert float(shares["prefill"]) > 0.5
 
 
+def test_meters_share_adds_the_named_meters():
+    """README's math_rl bill: $99.20 = sample $47.19 + train $47.19 + prefill $4.79 + storage $0.04, so sample
+    and train are (47.19 + 47.19) / 99.20 ≈ 95% of it (the cost model chapter's 'share_sample_train')."""
+    est = estimate(Scenario.from_workload("math_rl"))
+    t = est.tinker
+    both = float(compare.meters_share(est))
+    assert both == pytest.approx(float((t.sample_usd + t.train_usd) / t.total_usd))
+    assert both == pytest.approx((47.19 + 47.19) / 99.20, abs=1e-3)
+    assert float(compare.meters_share(est, ("prefill",))) == pytest.approx(float(compare.meter_shares(est)["prefill"]))
+
+
 def test_workload_table_matches_estimate_and_shows_cached_only_where_the_preset_caches():
     rows = {r.workload: r for r in compare.workload_table(PRESETS, prices="2026-01-05")}
     assert list(rows) == PRESETS
@@ -51,6 +62,20 @@ def test_workload_table_matches_estimate_and_shows_cached_only_where_the_preset_
     assert rows["swe_rl"].tinker_free_cache_usd < rows["swe_rl"].tinker_usd
     exact = compare.workload_table(["math_rl"], method="exact")[0]
     assert exact.tinker_usd != rows["math_rl"].tinker_usd
+
+
+def test_free_cache_verdict():
+    """The seed's takeaway: with cache hits free, Tinker would bill swe_rl about $6,885 against $8,280 self-hosted
+    (seed takeaway table), so the hypothetical tips swe_rl to Tinker; presets without a cache have no verdict."""
+    rows = {r.workload: r for r in compare.workload_table(PRESETS, prices="2026-01-05")}
+    for row in rows.values():
+        if row.tinker_free_cache_usd is None:
+            assert row.free_cache_cheaper is None
+        else:
+            expected = "tinker" if row.tinker_free_cache_usd <= row.self_hosted_usd else "self_hosted"
+            assert row.free_cache_cheaper == expected
+    assert rows["swe_rl"].free_cache_cheaper == "tinker"
+    assert rows["math_rl"].free_cache_cheaper is None
 
 
 def test_off_policy_speedups_sync_is_baseline():

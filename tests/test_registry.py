@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tinker_nomics import TinkerNomicsError, UnknownNameError, registry
-from tinker_nomics.prices import get_price, resolve_snapshot, snapshots, storage_usd_per_gb_month
+from tinker_nomics.prices import get_price, price_ratio, resolve_snapshot, snapshots, storage_usd_per_gb_month
 
 DATA = Path(registry.data_dir())
 SOURCE_COLUMNS = ("source_url", "source")
@@ -132,6 +132,18 @@ def test_meter_missing_in_snapshot_is_a_clear_error():
     p = get_price("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "2026-09")
     with pytest.raises(TinkerNomicsError, match="has no train price"):
         p.rate("train")
+
+
+def test_price_ratio_divides_one_meter():
+    # as of 2026-10-07 Qwen3.5-9B samples at $1.995/M (carried from the 2026-09-10 list) against Qwen3-8B's $0.60
+    # (asserted above): the break-even chapter's "3.3×"
+    assert price_ratio("Qwen3.5-9B", "2026-10-07", "Qwen3-8B") == pytest.approx(1.995 / 0.6)
+    # across lists: the undated pre-July list prices Qwen3.5-4B at 0.67 sample against Qwen3-4B-Instruct-2507's
+    # January 0.22 (tests/test_beyond_timeline.py pins the same pair)
+    assert price_ratio("Qwen3.5-4B", "2026-H1", "Qwen3-4B-Instruct-2507", "2026-01-05") == pytest.approx(0.67 / 0.22)
+    assert price_ratio("Qwen3-8B", "2026-10-07", "Qwen3-8B", "2026-01-05", meter="train") == pytest.approx(1.1)
+    with pytest.raises(TinkerNomicsError, match="no train price"):
+        price_ratio("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "2026-09", "Qwen3-8B", meter="train")
 
 
 def test_storage_and_gpu_price_defaults():

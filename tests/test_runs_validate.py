@@ -15,7 +15,7 @@ from tinker_nomics.prices import get_price
 from tinker_nomics.runs import bundled_runs, read_run
 from tinker_nomics.validate import (SIGN_CONVENTION, bill_meters, bundled_bills, calibrate,
                                     same_architecture, seed_experiment, seed_experiments_table, snapshot_bills,
-                                    validate_run)
+                                    successor_over_own, validate_run)
 
 JAN, OCT = "2026-01-05", "2026-10-07"
 
@@ -177,6 +177,20 @@ def test_bundled_bills_table():
         == pytest.approx(saving, rel=1e-9)
     assert math.isnan(table.loc["qwen3-30b-think-v3b", "usd_2026-10-07"])
     assert table.loc["qwen3-30b-instruct-v3b", "billed_as"] == "Qwen/Qwen3-30B-A3B"
+
+
+def test_successor_over_own_is_october_on_the_successor_over_january():
+    """The run validation chapter's 'think_successor_ratio': the thinking Qwen3-30B-A3B run billed on its successor
+    (Qwen3.6-35B-A3B, data/models/successors.csv) at October prices, over its own January bill."""
+    table = bundled_bills((JAN, OCT))
+    by_run = table.set_index("run")
+    think = by_run.loc["qwen3-30b-think-v3b"]
+    expected = think["usd_2026-10-07_successor"] / think["usd_2026-01-05"]
+    assert successor_over_own(table, "qwen3-30b-think-v3b", OCT, JAN) == pytest.approx(expected)
+    assert successor_over_own(by_run, "qwen3-30b-think-v3b", "latest", JAN) == pytest.approx(expected)
+    assert expected > 1                                 # a dearer model, not the same one repriced
+    assert math.isnan(successor_over_own(table, "gptoss-20b-v3b", OCT, JAN))        # still priced: no successor
+    assert math.isnan(successor_over_own(bundled_bills((JAN,)), "qwen3-30b-think-v3b", OCT, JAN))
 
 
 # ------------------------------------------------------------------------------------ calibration

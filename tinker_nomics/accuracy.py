@@ -296,6 +296,13 @@ def error_summary(frame, by=("source", "method")):
     return pd.DataFrame(rows)
 
 
+def measured_above_predicted(frame, method: str = "exact") -> int:
+    """How many cases of one method measured more than the prediction (negative signed error): for a roofline,
+    the cases where the engine beat the ceiling, i.e. moved fewer bytes than the model charges."""
+    rows = frame[frame["method"] == method] if "method" in frame.columns else frame
+    return int(np.count_nonzero(np.asarray(rows["measured"]) > np.asarray(rows["predicted"])))
+
+
 def best_methods(summary):
     """Per source, the method whose median signed error is closest to zero (ties: the smaller worst error).
     Methods that give the same errors are named together ("exact = roofline")."""

@@ -88,6 +88,13 @@ class Map:
         """Share of the map's cells where Tinker is cheaper."""
         return float(np.mean(self.ratio >= 1.0))
 
+    def tinker_rows_at(self, x: float) -> list[str]:
+        """The rows (their labels, or y values as text) where Tinker is cheaper in the first grid column at or
+        above `x`: for the turns × model map, the models Tinker wins at a given turn count."""
+        column = min(int(np.searchsorted(self.x, x)), self.x.size - 1)
+        labels = self.y_labels or tuple(f"{v:g}" for v in self.y)
+        return [label for label, value in zip(labels, self.ratio[:, column]) if value >= 1.0]
+
     def boundary(self, index: bool = False) -> list[np.ndarray]:
         """The ratio = 1 boundary as polylines of (x, y) points, interpolated in log(ratio).
 
@@ -199,6 +206,12 @@ def crossings(workload: str, field_name: str, values, snapshot: str | None = Non
     log_ratio = np.log(np.broadcast_to(est.self_hosted.total_usd, values.shape)
                        / np.broadcast_to(est.tinker.total_usd, values.shape))
     return np.asarray(_crossings_1d(values, log_ratio))
+
+
+def offers_below(offers, usd_per_gpu_hour: float) -> int:
+    """How many GPU offers (dicts with "usd", as explorer.gpu_offers gives them) rent for less than a given
+    $/GPU-hour, e.g. the break-even price: the listings at which self-hosting is the cheaper side."""
+    return int(sum(offer["usd"] < usd_per_gpu_hour for offer in offers))
 
 
 def breakeven_gpu_price(workload: str, snapshot: str | None = None, **overrides) -> float:

@@ -42,6 +42,13 @@ def meter_shares(est: Estimate) -> dict[str, np.ndarray]:
         return {name: np.asarray(value, dtype=float) / total for name, value in parts.items()}
 
 
+def meters_share(est: Estimate, meters=("sample", "train")):
+    """The share of Tinker's bill that several meters take together (by default sample + train, the part a
+    single-turn run spends on decode and training)."""
+    shares = meter_shares(est)
+    return sum(shares[name] for name in meters)
+
+
 def cached_prefill_share(price: Price) -> float | None:
     """The cached-prefill rate as a share of the full prefill rate (0.2 from 2026-07-17), None before."""
     if price.cached_prefill is None or not price.prefill:
@@ -68,6 +75,14 @@ class WorkloadRow:
     num_gpus: float
     gpu: str
     wallclock_hours: float
+
+    @property
+    def free_cache_cheaper(self) -> str | None:
+        """Who is cheaper under the seed's free-cache hypothetical ("tinker" or "self_hosted"; a tie counts for
+        Tinker, as in `Estimate.cheaper`), None where the preset has no prefix cache."""
+        if self.tinker_free_cache_usd is None:
+            return None
+        return "tinker" if self.tinker_free_cache_usd <= self.self_hosted_usd else "self_hosted"
 
 
 def workload_table(names, **overrides) -> list[WorkloadRow]:

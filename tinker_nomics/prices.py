@@ -149,6 +149,14 @@ def get_price(model: str, snapshot: str | None = None) -> Price:
                  provenance, tuple(notes))
 
 
+def price_ratio(model: str, snapshot: str | None, other_model: str, other_snapshot: str | None = None,
+                meter: str = "sample") -> float:
+    """One meter's price of `model` as of `snapshot` over that of `other_model` as of `other_snapshot` (the same
+    snapshot when None): how many times dearer a model is listed, or how a model's rate moved between lists."""
+    other_snapshot = snapshot if other_snapshot is None else other_snapshot
+    return get_price(model, snapshot).rate(meter) / get_price(other_model, other_snapshot).rate(meter)
+
+
 @functools.lru_cache(maxsize=None)
 def storage_rows() -> tuple[tuple[str, float, str], ...]:
     rows = load_table("prices/tinker_storage.csv",

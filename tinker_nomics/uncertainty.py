@@ -188,6 +188,33 @@ class MonteCarlo:
     def p_tinker_cheaper(self) -> float:
         return float(np.mean(self.tinker_usd <= self.self_hosted_usd))
 
+    @property
+    def p_self_hosted_cheaper(self) -> float:
+        """The share of draws where self-hosting is cheaper: 1 − P(Tinker cheaper) (a tie counts for Tinker)."""
+        return 1.0 - self.p_tinker_cheaper
+
+    @property
+    def majority_share(self) -> float:
+        """The share of draws that agree with the more frequent verdict, whichever side it is (at least 0.5):
+        how firm the verdict is."""
+        return max(self.p_tinker_cheaper, self.p_self_hosted_cheaper)
+
+    @property
+    def tinker_median_over_point(self) -> float:
+        """The median Tinker bill over the draws, as a multiple of the preset's point estimate."""
+        return float(np.median(self.tinker_usd)) / self.point_tinker_usd
+
+    def median_input(self, parameter: str, cheaper: str | None = None) -> float:
+        """The median drawn value of one input, over all draws or only those where `cheaper` ("tinker" or
+        "self_hosted") wins, e.g. the MFU of the draws in which Tinker beats a training-bound run."""
+        values = self.draws[parameter]
+        if cheaper is None:
+            return float(np.median(values))
+        tinker_wins = self.tinker_usd <= self.self_hosted_usd
+        if cheaper not in ("tinker", "self_hosted"):
+            raise ValueError(f"cheaper must be 'tinker', 'self_hosted' or None, not {cheaper!r}")
+        return float(np.median(values[tinker_wins if cheaper == "tinker" else ~tinker_wins]))
+
     def quantiles(self, q=QUANTILES) -> dict[str, np.ndarray]:
         return {"tinker": np.quantile(self.tinker_usd, q), "self_hosted": np.quantile(self.self_hosted_usd, q),
                 "ratio": np.quantile(self.ratio, q)}

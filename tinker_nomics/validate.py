@@ -713,6 +713,17 @@ def bundled_bills(snapshots_: Iterable[str] = ("2026-01-05", "2026-10-07")) -> p
     return pd.DataFrame(rows)
 
 
+def successor_over_own(bills: pd.DataFrame, run: str, snapshot: str, base: str) -> float:
+    """From a `bundled_bills` table: the run billed on its successor at `snapshot` over the run's own bill at
+    `base` (e.g. October on Qwen3.6-35B-A3B against January on Qwen3-30B-A3B): what moving to the successor
+    does to the bill, the model change and the repricing together. NaN when the run has no successor bill."""
+    row = bills.set_index("run").loc[run] if "run" in bills.columns else bills.loc[run]
+    column = f"usd_{resolve_snapshot(snapshot)}_successor"
+    if column not in row.index:
+        return math.nan
+    return float(row[column]) / float(row[f"usd_{resolve_snapshot(base)}"])
+
+
 def bundled_run(name: str) -> BundledRun:
     table = bundled_runs()
     if name not in table:
