@@ -190,3 +190,61 @@ def test_drivers_steps_end_at_the_table(table):
         assert d.steps[0][1] == pytest.approx(r0.tinker_usd) and d.steps[-1][1] == pytest.approx(r1.tinker_usd)
         assert d.steps[-1][2] == pytest.approx(r1.self_hosted_usd)
         assert math.isclose(d.prefill_share_first, r0.prefill_usd / r0.tinker_usd)
+
+
+# ----------------------------------------------------------------------------- the chapter's small figures
+
+
+def test_advantage_is_the_dearer_over_the_cheaper():
+    assert timeline.advantage(2.5) == pytest.approx(2.5) and timeline.advantage(0.4) == pytest.approx(2.5)
+    assert timeline.advantage(1.0) == 1.0
+    assert list(timeline.advantage([0.5, 4.0])) == [2.0, 4.0]
+
+
+def test_factor_column_matches_compare_cheaper_factor(table):
+    """The verdict table's factor is compare.cheaper_factor's (the takeaway table's "3.5×" for math_rl)."""
+    from tinker_nomics import compare
+    for name in WORKLOADS:
+        r = row(table, name, JANUARY)
+        _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, prices=JANUARY)))
+        assert r.factor == pytest.approx(float(factor))
+        assert r.factor == pytest.approx(max(r.tinker_usd, r.self_hosted_usd) / min(r.tinker_usd, r.self_hosted_usd))
+
+
+def test_drivers_factor_and_cached_saving():
+    d = timeline.drivers("osworld_rl")
+    _, t, h = d.steps[1]
+    assert d.factor(1) == pytest.approx(max(t, h) / min(t, h))
+    assert d.factor(1) > 2                                     # the chapter: repriced alone, self-hosting 2.2×
+    assert d.cached_saving_usd == pytest.approx(d.steps[2][1] - d.steps[3][1])
+    # With cached prefill the hit share of prompt tokens pays 20% of the rate: the saving is 80% of the hits'
+    # prefill at the new list's rate (the prefill part of step 3, times the hit share, times 0.8).
+    r = row(timeline.verdicts(["osworld_rl"], [newest_snapshot()]), "osworld_rl", newest_snapshot())
+    assert d.cached_saving_usd == pytest.approx(r.prefill_uncached_usd * r.cache_hit_rate * 0.8, rel=1e-6)
+    table = timeline.drivers_table(["osworld_rl"])
+    assert list(table["factor"]) == pytest.approx([d.factor(i) for i in range(4)])
+
+
+def test_repricing_outliers_is_gpt_oss_120b():
+    """reference/prices-sources.md: every model priced in both lists moved ×1.5/×1.5/×1.1 except gpt-oss-120b."""
+    outliers = timeline.repricing_outliers(JANUARY, newest_snapshot())
+    assert list(outliers["model"]) == ["openai/gpt-oss-120b"]
+    assert outliers["sample"].max() == pytest.approx(0.84 / 0.44)
+
+
+def test_same_totals(table):
+    later = [s for s in timeline.dated_snapshots() if s != JANUARY]
+    assert timeline.same_totals(table, later)
+    assert not timeline.same_totals(table, [JANUARY] + later)
+    assert timeline.same_totals(table, [JANUARY])
+
+
+def test_workload_successors_are_the_takeaway_models_only():
+    """successors.csv also names Qwen3-30B-A3B's successor for the bundled runs; the takeaway workloads retire
+    three models: code_rl's, harbor_rl's and swe_rl's (the prices-over-time chapter's "new lineup")."""
+    found = timeline.workload_successors(WORKLOADS, newest_snapshot())
+    assert list(found) == ["Qwen/Qwen3-4B-Instruct-2507", "moonshotai/Kimi-K2-Thinking", "Qwen/Qwen3-32B"]
+    assert {s.successor for s in found.values()} == {"Qwen/Qwen3.5-4B", "moonshotai/Kimi-K2.6", "Qwen/Qwen3.6-27B"}
+    assert len(timeline.successors()) > len(found)
+    assert timeline.workload_successors(WORKLOADS, JANUARY) == {}
+    assert timeline.workload_successors(["math_rl", "osworld_rl"]) == {}

@@ -32,6 +32,14 @@ TAKEAWAY_WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
 METERS = ("prefill", "sample", "train")
 
 
+def advantage(ratio):
+    """How many times cheaper the cheaper side is, from `ratio` = self-hosted / Tinker: max(ratio, 1 / ratio),
+    at least 1 (a ratio of 0.39 and one of 2.6 are both a 2.6× advantage, for opposite sides)."""
+    ratio = np.asarray(ratio, dtype=float)
+    out = np.maximum(ratio, 1.0 / ratio)
+    return float(out) if out.ndim == 0 else out
+
+
 @dataclass(frozen=True)
 class Successor:
     retired: str
@@ -86,6 +94,19 @@ def model_for(model: str, snapshot: str) -> tuple[str, Successor | None]:
     raise TinkerNomicsError(f"{canonical} has no complete Tinker price as of {snapshot} and no priced successor")
 
 
+def workload_successors(workloads=TAKEAWAY_WORKLOADS, snapshot: str | None = None) -> dict[str, Successor]:
+    """The successors the workloads are billed on at `snapshot` (default: the newest): retired preset model ->
+    its Successor, in workload order, only for the workloads' own models (successors.csv also covers models
+    the bundled runs use)."""
+    snap = resolve_snapshot(snapshot)
+    out = {}
+    for name in workloads:
+        _, successor = model_for(get_workload(name).fields["model"], snap)
+        if successor is not None:
+            out.setdefault(successor.retired, successor)
+    return out
+
+
 def dated_snapshots(workloads=TAKEAWAY_WORKLOADS) -> list[str]:
     """Snapshots, oldest first, that a source dates (at least to the month) and that price every workload's
     model or its successor with all three meters."""
@@ -137,7 +158,7 @@ def _row(workload: str, snapshot: str, **overrides) -> dict:
         "sample_usd": float(t.sample_usd), "train_usd": float(t.train_usd), "prefill_usd": float(t.prefill_usd),
         "prefill_uncached_usd": float(plain.tinker.prefill_usd),
         "sandbox_usd": float(t.sandbox_usd), "storage_usd": float(t.storage_usd),
-        "self_hosted_usd": hosted, "ratio": hosted / tinker,
+        "self_hosted_usd": hosted, "ratio": hosted / tinker, "factor": advantage(hosted / tinker),
         "cheaper": "tinker" if tinker <= hosted else "self_hosted",
         "prefill_rate": price.prefill, "sample_rate": price.sample, "train_rate": price.train,
         "cached_prefill_rate": price.cached_prefill,
@@ -147,7 +168,8 @@ def _row(workload: str, snapshot: str, **overrides) -> dict:
 
 def verdicts(workloads=TAKEAWAY_WORKLOADS, snapshot_list=None, **overrides) -> pd.DataFrame:
     """One row per workload × dated snapshot: both totals, the meters, the model billed, and the verdict.
-    `ratio` is self-hosted / Tinker (above 1: Tinker is cheaper). Overrides apply to every scenario."""
+    `ratio` is self-hosted / Tinker (above 1: Tinker is cheaper), `factor` how many times cheaper the cheaper side
+    is. Overrides apply to every scenario."""
     snaps = list(snapshot_list) if snapshot_list is not None else dated_snapshots(workloads)
     rows = [_row(w, resolve_snapshot(s), **overrides) for w in workloads for s in snaps]
     return pd.DataFrame(rows)
@@ -163,6 +185,16 @@ def flips(table: pd.DataFrame, first: str | None = None, last: str | None = None
                         "ratio_after": b["ratio"]})
     out["flipped"] = out["before"] != out["after"]
     return out
+
+
+def same_totals(table: pd.DataFrame, snapshot_list) -> bool:
+    """Whether every snapshot in `snapshot_list` gives the same Tinker and self-hosted totals for every workload
+    of `table` (to the micro-dollar): the price lists then differ in models the workloads do not use."""
+    def totals(snapshot):
+        rows = table[table.snapshot == snapshot].sort_values("workload")
+        return rows[["workload", "tinker_usd", "self_hosted_usd"]].round(6).values.tolist()
+    snapshot_list = list(snapshot_list)
+    return all(totals(s) == totals(snapshot_list[0]) for s in snapshot_list[1:])
 
 
 def repricing_factors(before: str = "2026-01-05", after: str | None = None) -> pd.DataFrame:
@@ -185,6 +217,17 @@ def typical_repricing(before: str = "2026-01-05", after: str | None = None) -> d
     if table.empty:
         raise TinkerNomicsError(f"no model is priced in both {before} and {after}")
     return {m: float(np.median(table[m])) for m in METERS}
+
+
+def repricing_outliers(before: str = "2026-01-05", after: str | None = None, tolerance: float = 1e-9) -> pd.DataFrame:
+    """The rows of `repricing_factors` whose factor differs from the typical (median) one on some meter: the
+    models the repricing treated differently from the rest."""
+    table = repricing_factors(before, after)
+    typical = typical_repricing(before, after)
+    off = np.zeros(len(table), dtype=bool)
+    for meter in METERS:
+        off |= np.abs(table[meter].to_numpy() - typical[meter]) > tolerance
+    return table[off]
 
 
 @dataclass(frozen=True)
@@ -215,6 +258,16 @@ class Drivers:
     @property
     def verdicts(self) -> list[str]:
         return ["tinker" if t <= s else "self_hosted" for _, t, s in self.steps]
+
+    def factor(self, step: int) -> float:
+        """How many times cheaper the cheaper side is at `step` (0-based index into `steps`)."""
+        _, tinker, hosted = self.steps[step]
+        return advantage(hosted / tinker)
+
+    @property
+    def cached_saving_usd(self) -> float:
+        """What the cached-prefill discount takes off Tinker's bill at the last snapshot (step 3 − step 4)."""
+        return self.steps[2][1] - self.steps[3][1]
 
 
 def drivers(workload: str, first: str = "2026-01-05", last: str | None = None) -> Drivers:
@@ -252,7 +305,8 @@ def drivers_table(workloads=TAKEAWAY_WORKLOADS, first: str = "2026-01-05", last:
         d = drivers(name, first, last)
         for index, ((label, tinker, hosted), verdict) in enumerate(zip(d.steps, d.verdicts)):
             rows.append({"workload": name, "step": index + 1, "label": label, "tinker_usd": tinker,
-                         "self_hosted_usd": hosted, "ratio": hosted / tinker, "cheaper": verdict})
+                         "self_hosted_usd": hosted, "ratio": hosted / tinker, "factor": d.factor(index),
+                         "cheaper": verdict})
     return pd.DataFrame(rows)
 
 
