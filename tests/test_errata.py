@@ -98,6 +98,22 @@ def test_verl_prediction_is_computed_not_quoted():
     assert 0 < e.consistent < e.seed
 
 
+def test_verl_prediction_states_both_rates():
+    """Errata prices the preset at the registry's default B200 rate; the empirical chapter at the rate the seed's
+    recorded $77 for 116 min on 8 GPUs implies (77 / (8 × 116/60) ≈ $4.98). Both figures are on the errata page,
+    and the second is the empirical chapter's 'model, default MFU' dollars."""
+    from tinker_nomics import experiments
+    from tinker_nomics.registry import default_gpu_price
+    d = E["verl"].details
+    assert d["hourly"][0] == default_gpu_price("B200").usd_per_gpu_hour
+    assert d["hourly_provider"][0] == default_gpu_price("B200").provider
+    assert d["seed_rate"][0] == pytest.approx(77 / (8 * 116 / 60))
+    row = experiments.verl_comparison("exp1a").row("model, default MFU")
+    assert d["usd_at_seed_rate"][0] == pytest.approx(row["usd"])
+    # the GPU bill is hours × rate: the two dollar figures differ by the ratio of the rates
+    assert d["usd_at_seed_rate"][0] / d["usd"][0] == pytest.approx(d["seed_rate"][0] / d["hourly"][0])
+
+
 def test_caching_cases_order():
     none, group, free92, group_real, real92 = errata.swe_rl_caching()
     totals = [c.total_usd for c in (none, group, free92, group_real, real92)]
