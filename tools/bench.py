@@ -112,30 +112,15 @@ def bench_validate() -> dict:
 
 
 def bench_notebooks() -> dict:
-    import yaml
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(toc)
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import toc_notebooks   # the same list of chapters the tests execute
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in files:
-            nb = ROOT / f"{name}.ipynb"
-            if not nb.exists():
-                continue
+        for nb in toc_notebooks():
             t0 = time.perf_counter()
             subprocess.run([str(Path(PY).parent / "papermill"), str(nb), f"{tmp}/out.ipynb", "--cwd",
                             str(nb.parent), "-k", "python3"], check=True, capture_output=True)
-            out[f"notebook_{Path(name).name}_seconds"] = time.perf_counter() - t0
+            out[f"notebook_{nb.stem}_seconds"] = time.perf_counter() - t0
     return out
 
 
