@@ -24,6 +24,13 @@ def _axes(ax, size=(7.5, 3.2)):
     return fig, ax
 
 
+def _styled_lines(ax, x, series: dict):
+    """One line per series, told apart by colour and dash, so they stay distinct in greyscale."""
+    styles = ["-", "--", ":", "-."]
+    for i, (label, values) in enumerate(series.items()):
+        ax.plot(x, values, label=label, ls=styles[i % len(styles)], color=f"C{i}")
+
+
 def _dollar_axis(ax, axis="x"):
     formatter = matplotlib.ticker.FuncFormatter(lambda v, _: fmt.usd_short(v))
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(formatter)
@@ -163,9 +170,7 @@ def cost_breakdowns(estimates: dict, title=None):
 def decode_throughput(batch, series: dict, critical_batch=None, ax=None, title=None):
     """Decode tokens/s per GPU against sequences decoded at once (log-log), with the critical batch marked."""
     fig, ax = _axes(ax, size=(7.5, 3.4))
-    styles = ["-", "--", ":", "-."]
-    for i, (label, values) in enumerate(series.items()):
-        ax.plot(batch, values, label=label, ls=styles[i % len(styles)], color=f"C{i}")
+    _styled_lines(ax, batch, series)
     if critical_batch is not None:
         ax.axvline(float(critical_batch), color="0.5", lw=0.8)
         ax.text(float(critical_batch), ax.get_ylim()[1], f" critical batch ≈ {float(critical_batch):.0f}",
@@ -295,9 +300,7 @@ def cache_per_sequence(contexts, series: dict, budget_bytes=None, ax=None, title
     """Cache bytes one sequence holds against its length, one line per model (log-log); a constant state
     shows as a flat start. `budget_bytes` draws the line where a single sequence fills the budget."""
     fig, ax = _axes(ax, size=(7.5, 4.4))
-    styles = ["-", "--", ":", "-."]
-    for i, (label, values) in enumerate(series.items()):
-        ax.plot(contexts, values, label=label, ls=styles[i % len(styles)], color=f"C{i}")
+    _styled_lines(ax, contexts, series)
     if budget_bytes is not None:
         ax.axhline(float(budget_bytes), color="0.6", lw=0.8)
         ax.text(np.max(contexts), float(budget_bytes), f"one GPU's memory ({fmt.gb(budget_bytes)}) ", va="bottom",
