@@ -16,11 +16,13 @@ import sys
 import numpy as np
 import pytest
 
-from tinker_nomics import accuracy, memory, registry, roofline
+from tinker_nomics.analysis import accuracy
+from tinker_nomics.model import memory, roofline
+from tinker_nomics import sources
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.registry import get_arch, get_gpu, number
+from tinker_nomics.sources import get_arch, get_gpu, number
 
-REPO = registry.data_dir().parent
+REPO = sources.data_dir().parent
 
 
 @pytest.fixture(scope="module")
@@ -104,11 +106,11 @@ def test_every_case_cites_its_raw_row():
 ])
 def test_case_table_errors_are_one_line(tmp_path, monkeypatch, edit, needle):
     copy = tmp_path / "data"
-    shutil.copytree(registry.data_dir(), copy)
+    shutil.copytree(sources.data_dir(), copy)
     path = copy / "measurements" / "decode_cases.csv"
     path.write_text(edit(path.read_text()))
     monkeypatch.setenv("TINKER_NOMICS_DATA", str(copy))
-    registry.clear_caches()
+    sources.clear_caches()
     accuracy.clear_caches()
     try:
         with pytest.raises(TinkerNomicsError) as info:
@@ -117,7 +119,7 @@ def test_case_table_errors_are_one_line(tmp_path, monkeypatch, edit, needle):
         assert "\n" not in message and needle in message and "decode_cases.csv" in message
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
-        registry.clear_caches()
+        sources.clear_caches()
         accuracy.clear_caches()
 
 
@@ -292,7 +294,7 @@ def test_run_price_check():
 
 
 def test_scatter_figure(decode):
-    from tinker_nomics import plots
+    from tinker_nomics.faces import plots
 
     fig = plots.predicted_vs_measured(decode, labels=accuracy.METHOD_LABELS)
     ax = fig.axes[0]

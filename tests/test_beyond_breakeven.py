@@ -1,12 +1,14 @@
-"""Break-even maps (tinker_nomics.breakeven): the grids are the core's own numbers, and the ratio = 1
+"""Break-even maps (tinker_nomics.analysis.breakeven): the grids are the core's own numbers, and the ratio = 1
 boundary is where a direct estimate says both sides cost the same."""
 
 import numpy as np
 import pytest
 
-from tinker_nomics import Scenario, breakeven, estimate, timeline
+from tinker_nomics.sources.successors import is_priced
+from tinker_nomics import Scenario, estimate
+from tinker_nomics.analysis import breakeven
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.prices import newest_snapshot
+from tinker_nomics.sources import newest_snapshot
 
 
 def ratio_at(workload, snapshot=None, **fields):
@@ -88,7 +90,7 @@ def test_turns_model_map():
     m = breakeven.turns_model_map("swe_rl", snapshot="latest")
     models = breakeven.map_models(newest_snapshot())
     assert m.ratio.shape == (len(models), breakeven.TURNS.size)
-    assert all(timeline.is_priced(name, newest_snapshot()) for name in models)
+    assert all(is_priced(name, newest_snapshot()) for name in models)
     assert models[int(m.preset[1])] == "Qwen/Qwen3.6-27B" and m.preset[0] == 25
     row = int(m.preset[1])
     i = int(np.searchsorted(m.x, 24))
@@ -110,7 +112,7 @@ def test_latest_maps_bill_successors_with_cached_prefill():
 
 
 def test_offers_below_counts_the_cheaper_listings():
-    from tinker_nomics import explorer
+    from tinker_nomics.faces import explorer
     offers = [{"usd": 1.5}, {"usd": 2.0}, {"usd": 2.69}]
     assert breakeven.offers_below(offers, 2.0) == 1 and breakeven.offers_below(offers, 3.0) == 3
     assert breakeven.offers_below([], 9.0) == 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tinker_nomics.prices import newest_snapshot
+from tinker_nomics.sources import newest_snapshot
 
 from test_book_site import KNOWN_PAGE_ERRORS, _is_local
 

@@ -1,4 +1,4 @@
-"""The kernel-free explorers (tinker_nomics.explorer): the page carries the package's numbers, and the
+"""The kernel-free explorers (tinker_nomics.faces.explorer): the page carries the package's numbers, and the
 JavaScript only looks them up (no CDN, no cost formula, nothing that clashes with Sphinx's globals)."""
 
 import json
@@ -9,7 +9,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from tinker_nomics import breakeven, explorer, timeline
+from tinker_nomics.analysis import breakeven, timeline
+from tinker_nomics.faces import explorer
 
 JS = explorer.SCRIPT.read_text()
 
@@ -46,8 +47,8 @@ def test_takeaway_grid_holds_the_timeline(takeaway):
 
 
 def test_offers_are_the_sourced_prices(takeaway):
-    from tinker_nomics import registry
-    listed = sorted(p.usd_per_gpu_hour for p in registry.gpu_prices() if p.gpu == "H100 SXM")
+    from tinker_nomics import sources
+    listed = sorted(p.usd_per_gpu_hour for p in sources.gpu_prices() if p.gpu == "H100 SXM")
     assert [o["usd"] for o in takeaway["offers"]] == listed
 
 

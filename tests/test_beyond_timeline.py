@@ -1,13 +1,15 @@
-"""Prices over time (tinker_nomics.timeline): the takeaway verdicts under every dated price list, the
+"""Prices over time (tinker_nomics.analysis.timeline): the takeaway verdicts under every dated price list, the
 successor table, and the drivers of each flip, pinned against their sources."""
 
 import math
 
 import pytest
 
-from tinker_nomics import Scenario, estimate, timeline
-from tinker_nomics.prices import get_price, newest_snapshot
-from tinker_nomics.registry import get_arch, models, resolve_model
+from tinker_nomics.sources.successors import is_priced, model_for, successors
+from tinker_nomics import Scenario, estimate
+from tinker_nomics.analysis import timeline
+from tinker_nomics.sources import get_price, newest_snapshot
+from tinker_nomics.sources import get_arch, models, resolve_model
 
 WORKLOADS = timeline.TAKEAWAY_WORKLOADS
 JANUARY = "2026-01-05"
@@ -31,7 +33,7 @@ def row(table, workload, snapshot):
 
 
 def test_successors_schema_and_sources():
-    table = timeline.successors()
+    table = successors()
     # the three retired takeaway models, and the two Qwen3-30B-A3B variants of the bundled OmniMath runs
     assert set(table) == {"Qwen/Qwen3-4B-Instruct-2507", "moonshotai/Kimi-K2-Thinking", "Qwen/Qwen3-32B",
                           "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Instruct-2507"}
@@ -40,10 +42,10 @@ def test_successors_schema_and_sources():
         assert s.reason and s.retired_evidence
         # retired: the registry marks it legacy, and no price list from the repricing on prices it
         assert "retired" in models()[s.retired].tinker_status
-        assert not timeline.is_priced(s.retired, newest_snapshot())
+        assert not is_priced(s.retired, newest_snapshot())
         # successor: in Tinker's current lineup and priced in full today
         assert models()[s.successor].tinker_status == "current"
-        assert timeline.is_priced(s.successor, newest_snapshot())
+        assert is_priced(s.successor, newest_snapshot())
 
 
 ARCH_FIELDS = ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim", "intermediate_size",
@@ -52,18 +54,18 @@ ARCH_FIELDS = ("hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_d
                "v_head_dim", "full_attention_layers", "linear_or_mamba_layers", "total_params")
 
 
-@pytest.mark.parametrize("retired", sorted(timeline.successors()))
+@pytest.mark.parametrize("retired", sorted(successors()))
 def test_same_architecture_flag_matches_the_registry(retired):
-    s = timeline.successors()[retired]
+    s = successors()[retired]
     a, b = get_arch(s.retired), get_arch(s.successor)
     same = all(getattr(a, f) == getattr(b, f) for f in ARCH_FIELDS)
     assert same == s.same_architecture
 
 
 def test_model_for_swaps_only_retired_models():
-    assert timeline.model_for("Qwen3-8B", newest_snapshot()) == ("Qwen/Qwen3-8B", None)
-    assert timeline.model_for("Qwen3-32B", JANUARY)[0] == "Qwen/Qwen3-32B"
-    model, successor = timeline.model_for("Kimi-K2-Thinking", newest_snapshot())
+    assert model_for("Qwen3-8B", newest_snapshot()) == ("Qwen/Qwen3-8B", None)
+    assert model_for("Qwen3-32B", JANUARY)[0] == "Qwen/Qwen3-32B"
+    model, successor = model_for("Kimi-K2-Thinking", newest_snapshot())
     assert model == "moonshotai/Kimi-K2.6" and successor.same_architecture
 
 
@@ -203,7 +205,7 @@ def test_advantage_is_the_dearer_over_the_cheaper():
 
 def test_factor_column_matches_compare_cheaper_factor(table):
     """The verdict table's factor is compare.cheaper_factor's (the takeaway table's "3.5×" for math_rl)."""
-    from tinker_nomics import compare
+    from tinker_nomics.analysis import compare
     for name in WORKLOADS:
         r = row(table, name, JANUARY)
         _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, prices=JANUARY)))
@@ -245,6 +247,6 @@ def test_workload_successors_are_the_takeaway_models_only():
     found = timeline.workload_successors(WORKLOADS, newest_snapshot())
     assert list(found) == ["Qwen/Qwen3-4B-Instruct-2507", "moonshotai/Kimi-K2-Thinking", "Qwen/Qwen3-32B"]
     assert {s.successor for s in found.values()} == {"Qwen/Qwen3.5-4B", "moonshotai/Kimi-K2.6", "Qwen/Qwen3.6-27B"}
-    assert len(timeline.successors()) > len(found)
+    assert len(successors()) > len(found)
     assert timeline.workload_successors(WORKLOADS, JANUARY) == {}
     assert timeline.workload_successors(["math_rl", "osworld_rl"]) == {}

@@ -1,4 +1,4 @@
-"""Monte-Carlo (tinker_nomics.uncertainty): the distributions table, its sources, the vectorized draws and
+"""Monte-Carlo (tinker_nomics.analysis.uncertainty): the distributions table, its sources, the vectorized draws and
 the key numbers the uncertainty chapter quotes."""
 
 import csv
@@ -6,10 +6,11 @@ import csv
 import numpy as np
 import pytest
 
-from tinker_nomics import registry, uncertainty
+from tinker_nomics import sources
+from tinker_nomics.analysis import uncertainty
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.literature import claim, experiment
-from tinker_nomics.scenario import BOUNDS
+from tinker_nomics.sources.literature import claim, experiment
+from tinker_nomics.model.scenario import BOUNDS
 
 WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
 N = 20_000   # enough for the percentiles the tests check; the book uses 10^5
@@ -28,7 +29,7 @@ def dist(parameter, workload="math_rl"):
 
 
 def test_table_schema():
-    path = registry.data_dir() / "assumptions" / "uncertainty.csv"
+    path = sources.data_dir() / "assumptions" / "uncertainty.csv"
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == ["parameter", "applies_to", "distribution", "parameters", "relative_to_preset",
@@ -55,15 +56,15 @@ def test_each_workload_gets_one_row_per_parameter(workload):
 
 def test_bounds_come_from_their_sources():
     growth = dist("length_growth").params
-    assert growth["mode"] == registry.number("length_growth")                     # the seed's default 1.5
+    assert growth["mode"] == sources.number("length_growth")                     # the seed's default 1.5
     end, start = experiment("exp1b", "verl_response_tokens_end"), experiment("exp1b", "verl_response_tokens_start")
     assert growth["high"] == pytest.approx(round(end / start, 1))                   # 549 → 1376 tokens
     eff = dist("rollout_efficiency").params
     assert (eff["low"], eff["high"]) == (0.30, 0.70)                                # the seed's "typical" range
     mfu = dist("mfu").params
-    assert mfu["median"] == registry.number("mfu")
+    assert mfu["median"] == sources.number("mfu")
     assert mfu["low"] == experiment("exp1a", "verl_mfu")
-    with open(registry.data_dir() / "measurements" / "rl_mfu.csv", newline="") as fh:
+    with open(sources.data_dir() / "measurements" / "rl_mfu.csv", newline="") as fh:
         measured = [float(r["mfu"]) for r in csv.DictReader(fh) if r["mfu"]]
     assert mfu["high"] == max(measured)
     turns = dist("turns", "swe_rl").params
@@ -75,7 +76,7 @@ def test_bounds_come_from_their_sources():
 
 
 def test_bad_rows_are_rejected(tmp_path, monkeypatch):
-    src = registry.data_dir()
+    src = sources.data_dir()
     for sub in ("assumptions", "workloads", "models", "prices", "hardware", "literature", "experiments",
                 "measurements"):
         (tmp_path / sub).symlink_to(src / sub) if sub != "assumptions" else (tmp_path / sub).mkdir()
@@ -92,13 +93,13 @@ def test_bad_rows_are_rejected(tmp_path, monkeypatch):
     try:
         for body, message in bad_rows.items():
             (tmp_path / "assumptions" / "uncertainty.csv").write_text(header + body)
-            registry.clear_caches()
+            sources.clear_caches()
             uncertainty.clear_caches()
             with pytest.raises(TinkerNomicsError, match=message):
                 uncertainty.for_workload("math_rl")
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
-        registry.clear_caches()
+        sources.clear_caches()
         uncertainty.clear_caches()
 
 
@@ -176,7 +177,7 @@ def test_verdict_shares_and_medians_against_direct_computation(january):
     assert math.median_input("mfu", cheaper="self_hosted") == pytest.approx(np.median(mfu[~wins]))
     # Tinker wins a training-bound run only at low MFU: below the seed's default 0.10 (data/assumptions), toward
     # the 1.6% veRL measured in exp 1a.
-    assert math.median_input("mfu", cheaper="tinker") < registry.number("mfu") / 2
+    assert math.median_input("mfu", cheaper="tinker") < sources.number("mfu") / 2
     with pytest.raises(ValueError):
         math.median_input("mfu", cheaper="gpu")
     # swe_rl's Tinker bill is skewed upward by extra turns: its median sits well above the point estimate

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tinker_nomics.cli import main
+from tinker_nomics.faces.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""The empirical validation chapter's arithmetic (tinker_nomics.experiments) against the seed's page.
+"""The empirical validation chapter's arithmetic (tinker_nomics.analysis.experiments) against the seed's page.
 
 Figures quoted from seeds/001 (the empirical validation page) are in the comments; the seed rounds, so the
 tests compare to the printed digits.
@@ -8,11 +8,12 @@ import math
 import matplotlib
 import pytest
 
-from tinker_nomics import Scenario, estimate, experiments as ex
+from tinker_nomics import Scenario, estimate
+from tinker_nomics.analysis import experiments as ex
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.literature import experiment
-from tinker_nomics.prices import get_price
-from tinker_nomics.validate import seed_experiment
+from tinker_nomics.sources.literature import experiment
+from tinker_nomics.sources import get_price
+from tinker_nomics.analysis.seed_experiments import seed_experiment
 
 matplotlib.use("Agg")
 JAN = "2026-01-05"
@@ -171,7 +172,7 @@ def test_unknown_experiment():
 
 
 def test_figures():
-    from tinker_nomics import plots_empirical as pe
+    from tinker_nomics.faces import plots as pe
     fig = pe.meters_predicted_vs_actual(ex.meter_frame(), {n: experiment(n, "billed_usd") for n in ex.EXPERIMENTS},
                                         ex.LABELS)
     assert len(fig.axes) == 2 and all(len(ax.patches) == 8 for ax in fig.axes)   # 4 meters × 2 series

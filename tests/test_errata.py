@@ -1,8 +1,8 @@
-"""The errata page's numbers (tinker_nomics.errata): each seed figure, its recomputation and the consistent value."""
+"""The errata page's numbers (tinker_nomics.analysis.errata): each seed figure, its recomputation and the consistent value."""
 import pytest
 
-from tinker_nomics import errata
-from tinker_nomics.registry import number
+from tinker_nomics.analysis import errata
+from tinker_nomics.sources import number
 
 E = {e.key: e for e in errata.all_errata()}
 
@@ -102,8 +102,8 @@ def test_verl_prediction_states_both_rates():
     """Errata prices the preset at the registry's default B200 rate; the empirical chapter at the rate the seed's
     recorded $77 for 116 min on 8 GPUs implies (77 / (8 × 116/60) ≈ $4.98). Both figures are on the errata page,
     and the second is the empirical chapter's 'model, default MFU' dollars."""
-    from tinker_nomics import experiments
-    from tinker_nomics.registry import default_gpu_price
+    from tinker_nomics.analysis import experiments
+    from tinker_nomics.sources import default_gpu_price
     d = E["verl"].details
     assert d["hourly"][0] == default_gpu_price("B200").usd_per_gpu_hour
     assert d["hourly_provider"][0] == default_gpu_price("B200").provider
@@ -147,6 +147,6 @@ def test_departures():
 
 
 def test_implied_growth_inverts_the_average_multiplier():
-    from tinker_nomics import tokens
+    from tinker_nomics.model import tokens
     assert errata.implied_growth(tokens.growth_multiplier(1.7)) == pytest.approx(1.7)
     assert errata.sequences_gain(0.5) == 2 and number("length_growth") == 1.5

@@ -7,11 +7,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from tinker_nomics import Scenario, compare, estimate, plots, tokens  # noqa: E402
-from tinker_nomics.literature import claim, olmo3_gpu_hours  # noqa: E402
-from tinker_nomics.registry import get_gpu  # noqa: E402
-from tinker_nomics.widgets import Calculator, summary_html  # noqa: E402
-from tinker_nomics.workloads import workloads  # noqa: E402
+from tinker_nomics import Scenario, estimate  # noqa: E402
+from tinker_nomics.analysis import compare
+from tinker_nomics.faces import plots
+from tinker_nomics.model import tokens
+from tinker_nomics.sources.literature import claim, olmo3_gpu_hours  # noqa: E402
+from tinker_nomics.sources import get_gpu  # noqa: E402
+from tinker_nomics.faces.widgets import Calculator, summary_html  # noqa: E402
+from tinker_nomics.sources.workloads import workloads  # noqa: E402
 
 PRESETS = ["math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl"]
 H100 = get_gpu("H100 SXM")
@@ -196,7 +199,7 @@ def test_first_crossing():
 def test_experiment_panel_reprices_with_the_readers_assumptions():
     """The empirical chapter's panel: it starts from the seed's prediction ($15.39 for exp 1a, the seed's
     empirical validation page) and moves when a slider moves; the logged side is the bill of the reported tokens."""
-    from tinker_nomics.widgets import ExperimentPanel
+    from tinker_nomics.faces.widgets import ExperimentPanel
     panel = ExperimentPanel("exp1a")
     rows, billed, _ = panel.comparison()
     assert round(sum(r[2] for r in rows), 2) == pytest.approx(15.39, abs=0.006)

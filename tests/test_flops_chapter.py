@@ -1,11 +1,11 @@
-"""Functions the FLOP accounting chapter calls (tinker_nomics.flops and .memory additions)."""
+"""Functions the FLOP accounting chapter calls (tinker_nomics.model.flops and .memory)."""
 import math
 
 import numpy as np
 import pytest
 
-from tinker_nomics import flops, lora, memory, roofline, training
-from tinker_nomics.registry import get_arch, get_gpu, models, number
+from tinker_nomics.model import flops, lora, memory, roofline, training
+from tinker_nomics.sources import get_arch, get_gpu, models, number
 
 QWEN8B = get_arch("Qwen3-8B")
 H100 = get_gpu("H100 SXM")

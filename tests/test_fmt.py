@@ -7,7 +7,7 @@ import math
 import pytest
 
 from tinker_nomics import fmt
-from tinker_nomics.registry import get_gpu, number
+from tinker_nomics.sources import get_gpu, number
 
 
 def test_usd_and_tokens_unchanged():

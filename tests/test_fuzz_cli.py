@@ -6,7 +6,7 @@ import io
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinker_nomics.cli import NUMERIC_FLAGS, main
+from tinker_nomics.faces.cli import NUMERIC_FLAGS, main
 
 VALUES = st.one_of(
     st.sampled_from(["0", "-1", "1", "0.5", "nan", "inf", "-inf", "1e309", "1e-320", "", " ", "abc", "3,5",

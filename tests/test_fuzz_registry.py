@@ -8,9 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinker_nomics import Scenario, TinkerNomicsError, estimate, literature, lora, registry
-from tinker_nomics import prices as prices_module
-from tinker_nomics.workloads import workloads
+from tinker_nomics import Scenario, TinkerNomicsError, estimate, sources as registry
+from tinker_nomics.sources import literature
+from tinker_nomics.model import lora
+from tinker_nomics.sources import prices as prices_module
+from tinker_nomics.sources.workloads import workloads
 
 DATA = Path(registry.data_dir())
 TABLES = sorted(p.relative_to(DATA) for p in DATA.rglob("*.csv") if "measurements" not in p.parts)

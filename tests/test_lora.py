@@ -2,8 +2,8 @@
 from hyperparam_utils at git 9dfcc3a2, see ../shared/reference/tinker-cookbook-facts.md §2.1)."""
 import pytest
 
-from tinker_nomics import lora
-from tinker_nomics.registry import get_arch
+from tinker_nomics.model import lora
+from tinker_nomics.sources import get_arch
 
 TABLE = lora.cookbook_lora_table()
 # Nemotron-H: our Mamba/MoE counting lands 0.1% off the measured table (see test below).

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tinker_nomics import TinkerNomicsError, UnknownNameError, registry
-from tinker_nomics.prices import get_price, price_ratio, resolve_snapshot, snapshots, storage_usd_per_gb_month
+from tinker_nomics import TinkerNomicsError, UnknownNameError, sources as registry
+from tinker_nomics.sources import get_price, price_ratio, resolve_snapshot, snapshots, storage_usd_per_gb_month
 
 DATA = Path(registry.data_dir())
 SOURCE_COLUMNS = ("source_url", "source")

@@ -13,8 +13,10 @@ import pytest
 
 import run_shapes as shapes
 from tinker_nomics import TinkerNomicsError
-from tinker_nomics.runs import COLUMNS, bundled_runs, read_run
-from tinker_nomics.validate import run_meters
+from tinker_nomics.runs.runlog import COLUMNS
+from tinker_nomics.sources.bundled_runs import bundled_runs
+from tinker_nomics.runs.read import read_run
+from tinker_nomics.runs.meters import run_meters
 
 REPO = Path(__file__).resolve().parents[1]
 OMNIMATH = REPO / "data" / "runs" / "omnimath"
@@ -410,8 +412,9 @@ def test_bundled_qwen_runs_get_their_successors_october_bill():
     """No price list after the 2026-07-17 repricing names Qwen3-30B-A3B (data/prices/tinker_prices.csv), so the
     October column is empty and the successor's (data/models/successors.csv) is billed and named instead."""
     import math
-    from tinker_nomics.validate import bundled_bills, snapshot_bills
-    from tinker_nomics.runs import read_run, bundled_runs
+    from tinker_nomics.analysis.run_bills import bundled_bills, snapshot_bills
+    from tinker_nomics.runs.read import read_run
+    from tinker_nomics.sources.bundled_runs import bundled_runs
     table = bundled_bills().set_index("run")
     think = table.loc["qwen3-30b-think-v3b"]
     assert math.isnan(think["usd_2026-10-07"])

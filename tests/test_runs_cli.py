@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 import run_shapes as shapes
-from tinker_nomics.cli import main
-from tinker_nomics.runs import bundled_runs
+from tinker_nomics.faces.cli import main
+from tinker_nomics.sources.bundled_runs import bundled_runs
 
 REPO = Path(__file__).resolve().parents[1]
 V3B = bundled_runs()["gptoss-20b-v3b"].path

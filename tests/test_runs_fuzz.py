@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import run_shapes as shapes
 from tinker_nomics import TinkerNomicsError
-from tinker_nomics.runs import read_run
-from tinker_nomics.validate import validate_run
+from tinker_nomics.runs.read import read_run
+from tinker_nomics.runs.validate import validate_run
 
 
 def _bytes_of(writer, suffix: str) -> bytes:

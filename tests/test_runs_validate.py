@@ -1,4 +1,4 @@
-"""Reconciliation and calibration (tinker_nomics.validate): exact bills of synthetic runs, cached-prefill
+"""Reconciliation and calibration (tinker_nomics.runs: meters, calibrate, validate): exact bills of synthetic runs, cached-prefill
 modes, caveats, price-as, the four OmniMath bills, and the seed's experiments 1a and 1b.
 
 Rates used in the hand computations are the data/prices/tinker_prices.csv rows named in each test.
@@ -10,12 +10,15 @@ import pytest
 
 import run_shapes as shapes
 from tinker_nomics import TinkerNomicsError
-from tinker_nomics.billing import meter_cost
-from tinker_nomics.prices import get_price
-from tinker_nomics.runs import bundled_runs, read_run
-from tinker_nomics.validate import (SIGN_CONVENTION, bill_meters, bundled_bills, calibrate,
-                                    same_architecture, seed_experiment, seed_experiments_table, snapshot_bills,
-                                    successor_over_own, validate_run)
+from tinker_nomics.model.billing import meter_cost
+from tinker_nomics.sources import get_price
+from tinker_nomics.sources.bundled_runs import bundled_runs
+from tinker_nomics.runs.read import read_run
+from tinker_nomics.runs.calibrate import SIGN_CONVENTION, calibrate
+from tinker_nomics.runs.meters import bill_meters, same_architecture
+from tinker_nomics.analysis.run_bills import bundled_bills, snapshot_bills, successor_over_own
+from tinker_nomics.analysis.seed_experiments import seed_experiment, seed_experiments_table
+from tinker_nomics.runs.validate import validate_run
 
 JAN, OCT = "2026-01-05", "2026-10-07"
 
@@ -301,7 +304,7 @@ def test_seed_prediction_tables():
 
 
 def test_bill_meters_directly():
-    from tinker_nomics.validate import MeterTokens
+    from tinker_nomics.runs.meters import MeterTokens
     m = MeterTokens.from_counts(19.3e6, 10.7e6, 5.4e6, 2.8e6)
     bill = bill_meters(m, "Qwen3-4B-Instruct-2507", JAN)
     assert (bill.meters.sample, bill.meters.train, bill.meters.prefill) == (24.7e6, 30.0e6, 13.5e6)

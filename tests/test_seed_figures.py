@@ -6,14 +6,14 @@ seed's method and the consistent number too (both are explained on the book's er
 """
 import math
 
-import numpy as np
 import pytest
 
-from tinker_nomics import Scenario, estimate, flops, lora, memory, roofline, tokens, training
-from tinker_nomics.billing import meter_cost
-from tinker_nomics.literature import claim
-from tinker_nomics.prices import get_price
-from tinker_nomics.registry import get_arch, get_gpu, number
+from tinker_nomics import Scenario, estimate
+from tinker_nomics.model import flops, lora, memory, roofline, tokens, training
+from tinker_nomics.model.billing import meter_cost
+from tinker_nomics.sources.literature import claim
+from tinker_nomics.sources import get_price
+from tinker_nomics.sources import get_arch, get_gpu, number
 
 
 def printed(value, figure, decimals=0):

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 
 def usd(x: float, cents: bool | None = None) -> str:
     """$99.20, $1,610, $38.7K for big values when compact; cents below $1,000 unless told otherwise."""
@@ -94,3 +96,25 @@ def signed_usd(x: float) -> str:
     if math.isnan(x):
         return usd(x)
     return ("+" if x >= 0 else "-") + usd(abs(x))
+
+
+# ------------------------------------------------------------------------------------------ JSON
+
+
+def json_value(value):
+    """A value fit for strict JSON: NumPy scalars as Python numbers, NaN, infinities and missing values as None
+    (JSON has no NaN or Infinity; a reader of the output is told why elsewhere, in the notes)."""
+    if value is None or type(value).__name__ == "NAType":   # pandas.NA, without importing pandas
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(float(value)) else None
+    return value
+
+
+def json_records(frame) -> list[dict]:
+    """A DataFrame as a list of JSON-ready row dicts."""
+    return [{k: json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]

@@ -63,7 +63,7 @@ def bench_widget() -> dict:
     import numpy as np
     from IPython.core.pylabtools import print_figure
     import tinker_nomics.widgets as widgets_module
-    from tinker_nomics.widgets import Calculator
+    from tinker_nomics.faces.widgets import Calculator
 
     rendered = []
     original = widgets_module.display
@@ -88,14 +88,14 @@ def bench_widget() -> dict:
 
 
 def bench_montecarlo() -> dict:
-    from tinker_nomics import uncertainty
+    from tinker_nomics.analysis import uncertainty
     t0 = time.perf_counter()
     uncertainty.simulate("swe_rl", n=100_000, seed=0)
     return {"montecarlo_1e5_seconds": time.perf_counter() - t0}
 
 
 def bench_validate() -> dict:
-    from tinker_nomics import validate
+    from tinker_nomics.runs import validate
     lines = 100_000
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "metrics.jsonl"

@@ -5,7 +5,7 @@
 
 Inputs (copies of ../shared/reference, one row per published number):
     decode_throughput.csv, rl_mfu.csv, published_runs.csv
-Outputs (read by tinker_nomics.accuracy; committed):
+Outputs (read by tinker_nomics.analysis.accuracy; committed):
     decode_cases.csv, rl_step_cases.csv, run_cases.csv
 
 Every output row names the raw row it came from (`raw_file`, `raw_row`: the CSV line, header = row 1, the
@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tinker_nomics import registry  # noqa: E402
+from tinker_nomics import sources  # noqa: E402
 
 MEASUREMENTS = REPO / "data" / "measurements"
 
@@ -120,9 +120,9 @@ def _number(text: str) -> float:
 def _check_ids(model: str | None, gpu: str | None) -> None:
     """Fail loudly if a rule above names an id the registries do not hold."""
     if model:
-        registry.get_arch(model)
+        sources.get_arch(model)
     if gpu:
-        registry.get_gpu(gpu)
+        sources.get_gpu(gpu)
 
 
 # ----------------------------------------------------------------------------------------- decode

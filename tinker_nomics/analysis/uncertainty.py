@@ -1,0 +1,288 @@
+"""Monte-Carlo over the inputs nobody knows in advance: how sure is a verdict?
+
+The distributions, with their sources and reasons, are data (data/assumptions/uncertainty.csv). Every draw
+of every input goes through the core in one vectorized `estimate` call per workload (10^5 draws is one
+call), with a seeded random generator, so the numbers are the same on every build. Inputs are drawn
+independently; everything a row does not name stays at the preset's value.
+
+    from tinker_nomics import uncertainty
+    mc = uncertainty.simulate("math_rl")           # at the preset's own price snapshot
+    mc.quantiles()["self_hosted"], mc.p_tinker_cheaper
+    uncertainty.summary(["math_rl", "swe_rl"])     # P10/P50/P90 of both sides and P(Tinker cheaper)
+"""
+from __future__ import annotations
+
+import functools
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TinkerNomicsError
+from ..model.scenario import BOUNDS, Scenario, estimate
+from ..sources.successors import model_for
+from ..sources.tables import Column, load_table
+from ..sources.workloads import workloads
+from . import timeline
+
+KINDS = {
+    "uniform": ("low", "high"),
+    "triangular": ("low", "mode", "high"),
+    "loguniform": ("low", "high"),
+    "lognormal": ("median", "sigma"),          # optional low/high: truncated to them
+    "choice": ("values",),
+}
+QUANTILES = (0.1, 0.5, 0.9)
+DEFAULT_DRAWS = 100_000
+
+
+@dataclass(frozen=True)
+class Distribution:
+    parameter: str
+    applies_to: tuple[str, ...]        # workload names; ("all",) for every workload
+    kind: str
+    params: dict                       # name -> float, or a tuple of floats for `values`
+    relative: bool                     # draws multiply the preset's value
+    source: str
+    reason: str
+
+    def applies(self, workload: str) -> bool:
+        return self.applies_to == ("all",) or workload in self.applies_to
+
+    def describe(self) -> str:
+        """'triangular(low 1, mode 1.5, high 2.5)'; '× preset' when the draws scale the preset's value."""
+        parts = []
+        for name, value in self.params.items():
+            text = " | ".join(f"{v:g}" for v in value) if isinstance(value, tuple) else f"{value:g}"
+            parts.append(f"{name} {text}")
+        return f"{self.kind}({', '.join(parts)})" + (" × preset" if self.relative else "")
+
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        p = self.params
+        if self.kind == "uniform":
+            return rng.uniform(p["low"], p["high"], size)
+        if self.kind == "triangular":
+            if p["low"] == p["high"]:
+                return np.full(size, p["low"])
+            return rng.triangular(p["low"], p["mode"], p["high"], size)
+        if self.kind == "loguniform":
+            return np.exp(rng.uniform(np.log(p["low"]), np.log(p["high"]), size))
+        if self.kind == "lognormal":
+            # Truncated to [low, high] by drawing again outside it (clipping would pile mass on the bounds).
+            low, high = p.get("low", 0.0), p.get("high", np.inf)
+            values = p["median"] * np.exp(p["sigma"] * rng.standard_normal(size))
+            outside = (values < low) | (values > high)
+            while outside.any():
+                values[outside] = p["median"] * np.exp(p["sigma"] * rng.standard_normal(int(outside.sum())))
+                outside = (values < low) | (values > high)
+            return values
+        return rng.choice(np.asarray(p["values"], dtype=float), size)
+
+
+def _parse_params(text: str, where: str) -> dict:
+    """'low=1.0 mode=1.5 high=2.5' or 'values=1 2 8' -> {'low': 1.0, ...} / {'values': (1.0, 2.0, 8.0)}."""
+    out: dict[str, list[float]] = {}
+    key = None
+    for token in text.replace(",", " ").split():
+        if "=" in token:
+            key, _, token = token.partition("=")
+            out[key] = []
+            if not token:
+                continue
+        if key is None:
+            raise TinkerNomicsError(f"{where}: {text!r} must read name=value")
+        try:
+            out[key].append(float(token))
+        except ValueError:
+            raise TinkerNomicsError(f"{where}: {token!r} is not a number") from None
+    return {k: (tuple(v) if k == "values" else v[0]) for k, v in out.items() if v}
+
+
+@functools.lru_cache(maxsize=None)
+def distributions() -> tuple[Distribution, ...]:
+    rows = load_table("assumptions/uncertainty.csv", [
+        Column("parameter"), Column("applies_to"), Column("distribution"), Column("parameters"),
+        Column("relative_to_preset", "bool"), Column("source"), Column("reason")])
+    known = set(workloads())
+    out = []
+    for r in rows:
+        where = f"assumptions/uncertainty.csv row {r['_row']}"
+        if r["parameter"] not in BOUNDS:
+            raise TinkerNomicsError(f"{where} column parameter: {r['parameter']!r} is not a numeric Scenario field")
+        kind = r["distribution"].strip().lower()
+        if kind not in KINDS:
+            raise TinkerNomicsError(f"{where} column distribution: {kind!r} is not one of {', '.join(KINDS)}")
+        params = _parse_params(r["parameters"], where)
+        missing = [name for name in KINDS[kind] if name not in params]
+        if missing:
+            raise TinkerNomicsError(f"{where}: {kind} needs {', '.join(missing)}")
+        if kind in ("uniform", "triangular", "loguniform") and not (
+                params["low"] <= params.get("mode", params["low"]) <= params["high"]):
+            raise TinkerNomicsError(f"{where}: needs low <= mode <= high")
+        if kind == "loguniform" and params["low"] <= 0:
+            raise TinkerNomicsError(f"{where}: loguniform needs low > 0")
+        applies = tuple(r["applies_to"].split())
+        unknown = [w for w in applies if w != "all" and w not in known]
+        if unknown:
+            raise TinkerNomicsError(f"{where} column applies_to: unknown workload(s) {', '.join(unknown)}")
+        out.append(Distribution(r["parameter"], applies, kind, params, r["relative_to_preset"], r["source"],
+                                r["reason"]))
+    return tuple(out)
+
+
+def for_workload(workload: str) -> dict[str, Distribution]:
+    """The distributions that apply to one workload (at most one row per parameter)."""
+    chosen: dict[str, Distribution] = {}
+    for dist in distributions():
+        if dist.applies(workload):
+            if dist.parameter in chosen:
+                raise TinkerNomicsError(f"assumptions/uncertainty.csv: two rows give {dist.parameter} for {workload}")
+            chosen[dist.parameter] = dist
+    return chosen
+
+
+def table() -> pd.DataFrame:
+    """The distributions as the book prints them."""
+    return pd.DataFrame([{"parameter": d.parameter, "workloads": " ".join(d.applies_to),
+                          "distribution": d.describe(), "source": d.source, "reason": d.reason}
+                         for d in distributions()])
+
+
+def probability_text(p: float) -> str:
+    """A probability for prose: '<1%' and '>99%' rather than a rounded 0% or 100%."""
+    p = float(p)
+    if p < 0.005:
+        return "<1%" if p > 0 else "0%"
+    if p > 0.995:
+        return ">99%" if p < 1 else "100%"
+    return f"{100 * p:.0f}%"
+
+
+def _rng(seed: int, workload: str) -> np.random.Generator:
+    # One independent stream per workload, so adding a workload does not change another's draws.
+    return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(workload.encode())]))
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    workload: str
+    snapshot: str
+    model: str
+    successor: bool
+    cached_billing: bool
+    draws: dict                  # parameter -> array of the values used (after scaling by the preset)
+    tinker_usd: np.ndarray
+    self_hosted_usd: np.ndarray
+    point_tinker_usd: float      # the preset itself, no draws
+    point_self_hosted_usd: float
+
+    @property
+    def n(self) -> int:
+        return int(self.tinker_usd.size)
+
+    @property
+    def ratio(self) -> np.ndarray:
+        """Self-hosted / Tinker per draw (above 1: Tinker is cheaper)."""
+        return self.self_hosted_usd / self.tinker_usd
+
+    @property
+    def p_tinker_cheaper(self) -> float:
+        return float(np.mean(self.tinker_usd <= self.self_hosted_usd))
+
+    @property
+    def p_self_hosted_cheaper(self) -> float:
+        """The share of draws where self-hosting is cheaper: 1 − P(Tinker cheaper) (a tie counts for Tinker)."""
+        return 1.0 - self.p_tinker_cheaper
+
+    @property
+    def majority_share(self) -> float:
+        """The share of draws that agree with the more frequent verdict, whichever side it is (at least 0.5):
+        how firm the verdict is."""
+        return max(self.p_tinker_cheaper, self.p_self_hosted_cheaper)
+
+    @property
+    def tinker_median_over_point(self) -> float:
+        """The median Tinker bill over the draws, as a multiple of the preset's point estimate."""
+        return float(np.median(self.tinker_usd)) / self.point_tinker_usd
+
+    def median_input(self, parameter: str, cheaper: str | None = None) -> float:
+        """The median drawn value of one input, over all draws or only those where `cheaper` ("tinker" or
+        "self_hosted") wins, e.g. the MFU of the draws in which Tinker beats a training-bound run."""
+        values = self.draws[parameter]
+        if cheaper is None:
+            return float(np.median(values))
+        tinker_wins = self.tinker_usd <= self.self_hosted_usd
+        if cheaper not in ("tinker", "self_hosted"):
+            raise ValueError(f"cheaper must be 'tinker', 'self_hosted' or None, not {cheaper!r}")
+        return float(np.median(values[tinker_wins if cheaper == "tinker" else ~tinker_wins]))
+
+    def quantiles(self, q=QUANTILES) -> dict[str, np.ndarray]:
+        return {"tinker": np.quantile(self.tinker_usd, q), "self_hosted": np.quantile(self.self_hosted_usd, q),
+                "ratio": np.quantile(self.ratio, q)}
+
+    def influence(self) -> pd.Series:
+        """Spearman rank correlation of each drawn input with log(self-hosted / Tinker): its sign says which
+        way the input pushes the verdict, its size how much of the spread it explains."""
+        target = _ranks(np.log(self.ratio))
+        out = {}
+        for name, values in self.draws.items():
+            if np.ptp(values) == 0:
+                continue
+            out[name] = float(np.corrcoef(_ranks(values), target)[0, 1])
+        return pd.Series(out).sort_values(key=np.abs, ascending=False)
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    return pd.Series(values).rank(method="average").to_numpy()
+
+
+def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None,
+             **overrides) -> MonteCarlo:
+    """n draws of the uncertain inputs of one workload, through one `estimate` call.
+
+    snapshot None keeps the preset's own price snapshot (January 2026 for the takeaway workloads); any other
+    snapshot bills the preset's model or, when retired, its successor (sources.successors.model_for), with cached
+    prefill where the snapshot has a cached rate."""
+    base = Scenario.from_workload(workload, **overrides)
+    successor = False
+    cached = False
+    if snapshot is not None:
+        model, succ = model_for(base.model, snapshot)
+        cached = timeline.has_cached_rate(model, snapshot)
+        base = base.replace(model=model, prices=snapshot, tinker_cached_prefill=cached)
+        successor = succ is not None
+    resolved = base.resolved()
+    rng = _rng(seed, workload)
+    draws = {}
+    for name, dist in sorted(for_workload(workload).items()):
+        values = dist.draw(n, rng)
+        if dist.relative:
+            values = values * float(getattr(resolved, name))
+        draws[name] = values
+    point = estimate(base)
+    est = estimate(base.replace(**draws))
+    return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws,
+                      np.asarray(est.tinker.total_usd, dtype=float), np.asarray(est.self_hosted.total_usd, dtype=float),
+                      float(point.tinker.total_usd), float(point.self_hosted.total_usd))
+
+
+def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None) -> pd.DataFrame:
+    """P10/P50/P90 of both sides, the preset's point estimate and P(Tinker cheaper), one row per workload."""
+    rows = []
+    for name in workload_names:
+        mc = simulate(name, n=n, seed=seed, snapshot=snapshot)
+        q = mc.quantiles()
+        rows.append({"workload": name, "snapshot": mc.snapshot, "model": mc.model, "successor": mc.successor,
+                     "draws": mc.n,
+                     **{f"tinker_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["tinker"])},
+                     "tinker_point": mc.point_tinker_usd,
+                     **{f"self_hosted_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["self_hosted"])},
+                     "self_hosted_point": mc.point_self_hosted_usd,
+                     **{f"ratio_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["ratio"])},
+                     "p_tinker_cheaper": mc.p_tinker_cheaper})
+    return pd.DataFrame(rows)
+
+
+def clear_caches() -> None:
+    distributions.cache_clear()

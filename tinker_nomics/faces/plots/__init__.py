@@ -1,0 +1,26 @@
+"""The book's figures, one module per figure family. Functions take package results and return a matplotlib
+Figure; they compute nothing beyond arranging what the package computed.
+
+    common     meter colours, panel size, line series, dollar axes
+    costs      the cost model and FLOP chapters: bills by meter, sweeps, decode throughput, memory
+    accuracy   predicted against measured, by method
+    beyond     prices over time, uncertainty, break-even maps
+    empirical  the seed's experiments: meters predicted against billed, cost against wall-clock
+
+Every figure is also available here: `from tinker_nomics.faces import plots; plots.cost_breakdown(est)`.
+"""
+from __future__ import annotations
+
+from .accuracy import predicted_vs_measured
+from .beyond import (breakeven_map, breakeven_maps, driver_steps, influence_chart, mc_intervals, mc_ratio_histograms,
+                     verdict_timeline)
+from .common import COLORS
+from .costs import (async_speedups, cache_per_sequence, cost_breakdown, cost_breakdowns, decode_throughput,
+                    grouped_barh, meters_side_by_side, prefill_vs_turns, rollout_share, sweep, workload_comparison)
+from .empirical import cost_vs_wallclock, meters_predicted_vs_actual
+
+__all__ = ["COLORS", "async_speedups", "breakeven_map", "breakeven_maps", "cache_per_sequence", "cost_breakdown",
+           "cost_breakdowns", "cost_vs_wallclock", "decode_throughput", "driver_steps", "grouped_barh",
+           "influence_chart", "mc_intervals", "mc_ratio_histograms", "meters_predicted_vs_actual",
+           "meters_side_by_side", "predicted_vs_measured", "prefill_vs_turns", "rollout_share", "sweep",
+           "verdict_timeline", "workload_comparison"]

@@ -1,0 +1,41 @@
+"""Figures of the accuracy chapter: predicted against measured, by method."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import axes
+
+METHOD_STYLES = {  # method -> (colour, marker, filled)
+    "seed": ("#8172B3", "s", True), "exact": ("#4C72B0", "o", False), "roofline": ("#C44E52", "x", True),
+}
+
+
+def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output tokens/s"):
+    """Log-log scatter of `predicted` against `measured` (columns of a tinker_nomics.accuracy frame), one
+    colour and marker per `method`, with the y = x line and 2× bands. Points above the line: predicted more
+    than measured (positive signed error; optimistic for a throughput, pessimistic for a time)."""
+    fig, ax = axes(ax, size=(6.2, 5.0))
+    values = np.concatenate([np.asarray(frame["predicted"], float), np.asarray(frame["measured"], float)])
+    low, high = np.nanmin(values) / 1.6, np.nanmax(values) * 1.6
+    line = np.array([low, high])
+    ax.fill_between(line, line / 2, line * 2, color="#DDDDDD", alpha=0.45, lw=0, label="within 2×")
+    ax.plot(line, line, color="#333333", lw=1, label="predicted = measured")
+    spare = iter([("#DD8452", "^", True), ("#55A868", "D", False), ("#937860", "v", True), ("#555555", "o", True)])
+    for method, group in frame.groupby("method", sort=False):
+        colour, marker, filled = METHOD_STYLES.get(method) or next(spare)
+        label = (labels or {}).get(method, method)
+        paint = {"c": colour} if marker in ("x", "+") else \
+            {"facecolors": colour if filled else "none", "edgecolors": colour}
+        ax.scatter(group["measured"], group["predicted"], s=26, marker=marker, linewidths=1.1,
+                   label=f"{label} ({len(group)})", alpha=0.85, zorder=3, **paint)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"measured {unit}")
+    ax.set_ylabel(f"predicted {unit}")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
+    return fig

@@ -1,0 +1,120 @@
+"""Accelerators (data/hardware/gpus.csv), their rental prices (gpu_prices.csv) and sandbox rates."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ..errors import TinkerNomicsError
+from .tables import Column, build_index, load_table, lookup
+
+# ----------------------------------------------------------------------------------------------- GPUs
+
+
+@dataclass(frozen=True)
+class GPU:
+    gpu: str
+    description: str
+    memory_gb: float
+    hbm_bandwidth_tb_s: float
+    bf16_dense_tflops: float | None
+    fp8_dense_tflops: float | None
+    seed_bf16_dense_tflops: float | None
+    interconnect: str
+    source_url: str
+
+    @property
+    def memory_bytes(self) -> float:
+        return self.memory_gb * 1e9
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.hbm_bandwidth_tb_s * 1e12
+
+    def peak_flops(self, method: str = "exact") -> float:
+        """Dense BF16 peak in FLOP/s; the seed method uses the seed's rounded figure where it printed one."""
+        tflops = self.seed_bf16_dense_tflops if (method == "seed" and self.seed_bf16_dense_tflops) \
+            else self.bf16_dense_tflops
+        if tflops is None:
+            raise TinkerNomicsError(f"GPU {self.gpu!r} has no sourced dense BF16 peak; pick another GPU")
+        return tflops * 1e12
+
+
+@functools.lru_cache(maxsize=None)
+def gpus() -> dict[str, GPU]:
+    rows = load_table("hardware/gpus.csv", [
+        Column("gpu"), Column("description", required=False), Column("memory_gb", "float"),
+        Column("hbm_bandwidth_tb_s", "float"), Column("bf16_dense_tflops", "float", False),
+        Column("fp8_dense_tflops", "float", False), Column("interconnect", required=False),
+        Column("seed_bf16_dense_tflops", "float", False), Column("recorded"), Column("source_url")])
+    out = {}
+    for r in rows:
+        if r["memory_gb"] <= 0 or r["hbm_bandwidth_tb_s"] <= 0:
+            raise TinkerNomicsError(f"hardware/gpus.csv row {r['_row']}: memory and bandwidth must be positive")
+        out[r["gpu"]] = GPU(r["gpu"], r["description"] or "", r["memory_gb"], r["hbm_bandwidth_tb_s"],
+                            r["bf16_dense_tflops"], r["fp8_dense_tflops"], r["seed_bf16_dense_tflops"],
+                            r["interconnect"] or "", r["source_url"])
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_index() -> dict[str, str]:
+    return build_index({g: [g.replace(" SXM", "")] if g.endswith(" SXM") else [] for g in gpus()})
+
+
+def get_gpu(name: str) -> GPU:
+    """`H100 SXM`, `h100-sxm`, `B200`, … An ambiguous prefix (`H100`) resolves to the SXM part."""
+    return gpus()[lookup("GPU", name, _gpu_index(), gpus(), "list them with `tinker-nomics gpus`")]
+
+
+@dataclass(frozen=True)
+class GpuPrice:
+    gpu: str
+    provider: str
+    usd_per_gpu_hour: float
+    date: str | None
+    default: bool
+    source_url: str
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_prices() -> list[GpuPrice]:
+    rows = load_table("hardware/gpu_prices.csv", [
+        Column("gpu"), Column("provider"), Column("usd_per_gpu_hour", "float"), Column("date", required=False),
+        Column("default", required=False), Column("source_url")])
+    return [GpuPrice(r["gpu"], r["provider"], r["usd_per_gpu_hour"], r["date"], r["default"] == "yes",
+                     r["source_url"]) for r in rows]
+
+
+def default_gpu_price(gpu: str) -> GpuPrice:
+    """The default $/GPU-hour: RunPod Community Cloud (the seed's anchor), else the cheapest dated listing."""
+    for p in gpu_prices():
+        if p.gpu == gpu and p.default:
+            return p
+    raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r}; pass --gpu-hourly-usd")
+
+
+# ----------------------------------------------------------------------------------------------- sandboxes
+
+
+@functools.lru_cache(maxsize=None)
+def sandbox_rates() -> dict[str, dict[str, float]]:
+    rows = load_table("hardware/sandbox_rates.csv", [
+        Column("sandbox"), Column("resource"), Column("usd_per_unit_hour", "float"), Column("date"),
+        Column("source_url")])
+    out: dict[str, dict[str, float]] = {}
+    for r in rows:
+        if r["usd_per_unit_hour"] < 0:
+            raise TinkerNomicsError(f"hardware/sandbox_rates.csv row {r['_row']} column usd_per_unit_hour: negative")
+        out.setdefault(r["sandbox"], {})[r["resource"]] = r["usd_per_unit_hour"]
+    for name, rates in out.items():
+        missing = {"cpu_core_hour", "memory_gib_hour"} - set(rates)
+        if missing:
+            raise TinkerNomicsError(f"hardware/sandbox_rates.csv: sandbox {name!r} lacks a {sorted(missing)[0]} rate")
+    return out
+
+
+def get_sandbox(name: str) -> str:
+    table = sandbox_rates()
+    return lookup("sandbox", name, build_index({k: [] for k in table}), table)
+
+

@@ -1,0 +1,70 @@
+"""Retired Tinker models and the current models they are billed on (data/models/successors.csv).
+
+A preset or a run whose model Tinker no longer prices is evaluated on its named successor, and every result
+that does so says so.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ..errors import TinkerNomicsError
+from .architectures import has_arch, resolve_model
+from .prices import get_price
+from .tables import Column, load_table
+
+BILLED_METERS = ("prefill", "sample", "train")
+
+
+@dataclass(frozen=True)
+class Successor:
+    retired: str
+    successor: str
+    same_architecture: bool
+    reason: str
+    retired_evidence: str
+    source_url: str
+
+
+@functools.lru_cache(maxsize=None)
+def successors() -> dict[str, Successor]:
+    """Retired preset model -> the current model it is evaluated on (data/models/successors.csv)."""
+    rows = load_table("models/successors.csv", [
+        Column("retired_model"), Column("successor"), Column("same_architecture", "bool"), Column("reason"),
+        Column("retired_evidence"), Column("source_url"), Column("recorded")])
+    out = {}
+    for r in rows:
+        retired, successor = resolve_model(r["retired_model"]), resolve_model(r["successor"])
+        if not has_arch(successor):
+            raise TinkerNomicsError(f"models/successors.csv row {r['_row']}: successor {successor} has no "
+                                    f"architecture in models/model_archs.csv")
+        out[retired] = Successor(retired, successor, r["same_architecture"], r["reason"], r["retired_evidence"],
+                                 r["source_url"])
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def snapshot_dating() -> dict[str, str]:
+    """Snapshot -> how its source dates it ('dated by the source', 'month only; …', 'undated; …')."""
+    rows = load_table("prices/tinker_prices.csv", [Column("snapshot"), Column("snapshot_dating", required=False)])
+    return {r["snapshot"]: r["snapshot_dating"] or "" for r in rows}
+
+
+def is_priced(model: str, snapshot: str) -> bool:
+    """True when `model` has prefill, sample and train prices as of `snapshot` (listed or carried forward)."""
+    try:
+        price = get_price(model, snapshot)
+    except TinkerNomicsError:
+        return False
+    return all(getattr(price, meter) is not None for meter in BILLED_METERS)
+
+
+def model_for(model: str, snapshot: str) -> tuple[str, Successor | None]:
+    """The model a preset is billed as at `snapshot`: itself while Tinker prices it, else its successor."""
+    canonical = resolve_model(model)
+    if is_priced(canonical, snapshot):
+        return canonical, None
+    successor = successors().get(canonical)
+    if successor is not None and is_priced(successor.successor, snapshot):
+        return successor.successor, successor
+    raise TinkerNomicsError(f"{canonical} has no complete Tinker price as of {snapshot} and no priced successor")
