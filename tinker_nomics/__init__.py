@@ -10,7 +10,8 @@ faces (cli, widgets, explorer, plots) → analysis (each chapter's arithmetic) �
 report) → model (Scenario → Estimate) → sources (the sourced tables in data/). errors and fmt serve all.
 """
 from .errors import TinkerNomicsError, UnknownNameError
-from .model.scenario import Estimate, Scenario, estimate
+from .model.estimate import Estimate, estimate
+from .model.scenario import Scenario
 
 __version__ = "0.1.0"
 __all__ = ["Scenario", "Estimate", "estimate", "TinkerNomicsError", "UnknownNameError", "__version__"]

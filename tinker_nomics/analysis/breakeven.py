@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import sources
 from ..errors import TinkerNomicsError
-from ..model.scenario import Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import Scenario
 from ..sources.price_list import priced_models, resolve_snapshot
 from ..sources.successors import is_priced, model_for
 from ..sources.workloads import get_workload

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..errors import TinkerNomicsError
 from ..model import lora, memory, roofline
-from ..model.scenario import Estimate, Scenario, estimate
+from ..model.estimate import Estimate, estimate
+from ..model.scenario import Scenario
 from ..model.tokens import abort_rate
 from ..sources.architectures import get_arch
 from ..sources.defaults import number

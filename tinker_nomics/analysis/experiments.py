@@ -27,7 +27,8 @@ import pandas as pd
 from ..errors import TinkerNomicsError
 from ..model import tokens
 from ..model.billing import meter_cost
-from ..model.scenario import Estimate, Scenario, estimate
+from ..model.estimate import Estimate, estimate
+from ..model.scenario import Scenario
 from ..runs.meters import METERS, MeterTokens
 from ..sources.literature import experiment, seed_experiments
 from ..sources.price_list import newest_snapshot, priced_models, resolve_snapshot

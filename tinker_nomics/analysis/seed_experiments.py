@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..errors import TinkerNomicsError
 from ..model.billing import meter_cost
-from ..model.scenario import Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import Scenario
 from ..runs.calibrate import comparison_table, signed_error
 from ..runs.meters import METERS, MeterTokens, RunBill, bill_meters
 from ..sources.literature import experiment, seed_experiments

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
-from ..model.scenario import Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import Scenario
 from ..sources.architectures import resolve_model
 from ..sources.price_list import priced_models, resolve_snapshot, snapshots
 from ..sources.prices import get_price

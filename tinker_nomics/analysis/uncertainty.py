@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
-from ..model.scenario import BOUNDS, Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import BOUNDS, Scenario
 from ..sources.successors import model_for
 from ..sources.tables import Column, load_table
 from ..sources.workloads import workloads

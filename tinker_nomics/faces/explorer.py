@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import fmt, sources
 from ..analysis import breakeven, timeline
-from ..model.scenario import estimate
+from ..model.estimate import estimate
 from ..sources.workloads import get_workload
 from .plots.beyond import RATIO_CMAP, RATIO_SPAN
 

@@ -18,7 +18,8 @@ from ..analysis.compare import cheaper_factor
 from ..analysis.experiments import informed_scenario
 from ..analysis.seed_experiments import SEED_WORKLOADS, seed_experiment
 from ..errors import TinkerNomicsError
-from ..model.scenario import Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import Scenario
 from ..runs.calibrate import SIGN_CONVENTION
 from ..sources.price_list import priced_models, snapshots
 from ..sources.prices import get_price

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -24,10 +24,7 @@ import numpy as np
 from .. import sources
 from ..errors import TinkerNomicsError
 from ..sources.price_list import resolve_snapshot
-from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.workloads import Workload, get_workload
-from . import billing, lora, tokens
-from .selfhosted import SelfHosted, self_hosted_cost
 
 METHODS = ("seed", "exact")
 DECODE_MODELS = ("auto", "bandwidth", "roofline")
@@ -141,7 +138,7 @@ class Scenario:
         return Scenario(**values)
 
     def to_dict(self) -> dict:
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
 
 
 def preset_fields(workload: Workload) -> dict:
@@ -210,140 +207,9 @@ def _fmt(x: float) -> str:
     return "NaN" if math.isnan(x) else f"{x:g}"
 
 
-def _plain(value):
+def plain(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, (np.floating, np.integer, np.bool_)):
         return value.item()
     return value
-
-
-@dataclass(frozen=True)
-class Estimate:
-    scenario: Scenario
-    price: Price
-    tokens: tokens.TokenStreams
-    per_rollout: tokens.Rollout
-    tinker: billing.TinkerBill
-    self_hosted: SelfHosted | None
-    lora_parameters: np.ndarray
-    checkpoint_gb: np.ndarray
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def cheaper(self):
-        if self.self_hosted is None:
-            return np.asarray("tinker")
-        return np.where(self.tinker.total_usd <= self.self_hosted.total_usd, "tinker", "self_hosted")
-
-    def to_dict(self) -> dict:
-        """The nested keys of `tinker-nomics estimate --format json`; arrays become lists."""
-        t, s = self.tinker, self.self_hosted
-        out = {
-            "scenario": self.scenario.to_dict(),
-            "tokens": {"sample": self.tokens.sample, "train": self.tokens.train, "prefill": self.tokens.prefill,
-                       "eval_sample": self.tokens.eval_sample, "eval_prefill": self.tokens.eval_prefill,
-                       "rollouts": self.tokens.rollouts},
-            "tinker": {"sample_usd": t.sample_usd, "train_usd": t.train_usd, "prefill_usd": t.prefill_usd,
-                       "sandbox_usd": t.sandbox_usd, "storage_usd": t.storage_usd, "total_usd": t.total_usd,
-                       "rates_usd_per_million": {"prefill": self.price.prefill, "sample": self.price.sample,
-                                                 "train": self.price.train,
-                                                 "cached_prefill": self.price.cached_prefill},
-                       "rates_source": self.price.provenance},
-            "lora": {"parameters": self.lora_parameters, "checkpoint_gb": self.checkpoint_gb},
-            "cheaper": self.cheaper,
-            "notes": list(self.notes),
-        }
-        if s is not None:
-            out["self_hosted"] = {name: getattr(s, name) for name in (
-                "rollout_hours", "train_hours", "wallclock_hours", "gpu_hours", "compute_usd", "sandbox_usd")}
-            out["self_hosted"].update({
-                "total_usd": s.total_usd, "min_gpus": s.min_gpus, "num_gpus": s.num_gpus,
-                "kv_cache_gb": s.kv_cache_gb, "kv_cache_fits": s.kv_cache_fits, "gpu_hourly_usd": s.gpu_hourly_usd,
-                "decode_hours": s.decode_hours, "prefill_hours": s.prefill_hours,
-                "sandbox_wait_hours": s.sandbox_wait_hours,
-                "decode_tokens_per_second": s.decode_tokens_per_second,
-                "train_tokens_per_second": s.train_tokens_per_second, "replica_gpus": s.replica_gpus,
-                "concurrent_sequences": s.concurrent_sequences, "sample_tokens": self.tokens.self_hosted_sample})
-        else:
-            out["self_hosted"] = None
-        return _tree(out)
-
-
-def _tree(value):
-    if isinstance(value, dict):
-        return {k: _tree(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_tree(v) for v in value]
-    return _plain(value)
-
-
-def estimate(scenario: Scenario) -> Estimate:
-    """Tinker's bill and the self-hosted cost of one (or a broadcast array of) scenario(s)."""
-    s = scenario.resolved()
-    seed = s.method == "seed"
-    notes: list[str] = []
-    price = get_price(s.model, s.prices)
-    notes.extend(price.notes)
-
-    per = tokens.rollout(s.completion_tokens, s.prompt_tokens, s.length_growth, s.turns, s.output_per_turn,
-                         s.observation_per_turn, s.failure_overhead)
-    streams = tokens.token_streams(s.prompts_per_step, s.group_size, s.steps, per, s.substeps, s.off_policy,
-                                   train_on="completion" if seed else "sequence", eval_every=s.eval_every,
-                                   eval_prompts=s.eval_prompts, abort_prefill=not seed)
-
-    cached_rate = None
-    if s.tinker_cached_prefill:
-        cached_rate = s.tinker_cached_prefill_usd_per_m if s.tinker_cached_prefill_usd_per_m is not None \
-            else price.cached_prefill
-        if cached_rate is None:
-            notes.append(f"snapshot {s.prices} has no cached-prefill rate for {price.model} (cached billing began "
-                         f"between 2026-06-14 and {sources.assumption('tinker_repricing_date')}); all prefill billed "
-                         f"at the full rate")
-    cached_share = s.cache_hit_rate if cached_rate is not None else 0.0
-    sandbox_rollouts = streams.rollouts * tokens.abort_multiplier(s.off_policy) if not seed else streams.rollouts
-    sandbox_usd = billing.sandbox_cost(streams.rollouts, s.sandbox_seconds_per_rollout, s.sandbox,
-                                       s.sandbox_cpu_cores, s.sandbox_memory_gib)
-    self_sandbox_usd = billing.sandbox_cost(sandbox_rollouts, s.sandbox_seconds_per_rollout, s.sandbox,
-                                            s.sandbox_cpu_cores, s.sandbox_memory_gib)
-
-    arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
-    if arch is not None:
-        lora_params = lora.lora_params(arch, s.lora_rank, s.method)
-        ckpt_gb = lora.checkpoint_gb(lora_params)
-        storage_usd = billing.storage_cost(ckpt_gb, s.steps, storage_usd_per_gb_month(s.prices))
-    else:
-        lora_params = ckpt_gb = storage_usd = np.asarray(np.nan)
-        storage_usd = np.asarray(0.0)
-        notes.append(f"{price.model} has no published architecture: checkpoint storage and the self-hosted "
-                     f"side are not computed")
-    bill = billing.tinker_bill(streams.sample, streams.train, streams.prefill, price, cached_share, cached_rate,
-                               sandbox_usd, storage_usd)
-
-    hosted = None
-    if arch is not None:
-        gpu = sources.get_gpu(s.gpu)
-        compute_bound = (s.decode_model == "roofline") or (s.decode_model == "auto" and not seed)
-        concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
-        # The seed's KV length: the completion for single-turn tasks, the whole conversation when multi-turn.
-        seed_context = np.where(per.turns > 1, per.sequence, per.output)
-        hosted = self_hosted_cost(
-            arch=arch, gpu=gpu, method=s.method, compute_bound=compute_bound,
-            sample_tokens=streams.self_hosted_sample, prefill_tokens=streams.self_hosted_prefill,
-            train_tokens=streams.train, concurrency=concurrency,
-            decode_context=seed_context if seed else per.decode_context,
-            kv_context=seed_context if seed else per.sequence, cache_hit_rate=s.cache_hit_rate,
-            off_policy=s.off_policy, num_gpus=s.num_gpus, gpu_hourly_usd=s.gpu_hourly_usd,
-            rollout_efficiency=s.rollout_efficiency, mfu=s.mfu, prefill_mfu=s.prefill_mfu, fine_tune=s.fine_tune,
-            sandbox_usd=self_sandbox_usd,
-            sandbox_wait_hours=np.asarray(s.steps, dtype=float) * s.sandbox_seconds_per_rollout / 3600.0,
-            multi_turn=per.turns > 1)
-        raised = np.asarray(s.num_gpus) < hosted.min_gpus
-        if np.any(raised):
-            notes.append(f"{arch.model} needs at least {int(np.max(hosted.min_gpus))} × {gpu.gpu} for colocated RL; "
-                         f"the GPU count was raised to that minimum")
-        if not np.all(hosted.kv_cache_fits):
-            notes.append("the rollout batch's KV cache exceeds free GPU memory"
-                         + (" (the seed method does not slow down for this)" if seed else
-                            "; fewer sequences are decoded at once"))
-    return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes))

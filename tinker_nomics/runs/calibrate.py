@@ -17,7 +17,8 @@ import pandas as pd
 from .. import fmt
 from ..errors import TinkerNomicsError
 from ..model.billing import meter_cost
-from ..model.scenario import Scenario, estimate
+from ..model.estimate import estimate
+from ..model.scenario import Scenario
 from ..sources.prices import Price
 from .meters import METERS, MeterTokens, price_for, run_group_size, run_meters
 from .runlog import RunLog

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...model import memory
-from ...model.scenario import Scenario, estimate
+from ...model.estimate import estimate
+from ...model.scenario import Scenario
 from ...sources.architectures import get_arch
 from .common import PAGES, Erratum, format_value, implied_growth, printed, printed_figures, sequences_gain
 from .cost_model import (critical_batch, harbor_rl_hours, kv_unit_slip, lora_moe, lora_qwen3_8b, math_rl_hours,

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...model import lora, memory, roofline, tokens
-from ...model.scenario import Scenario, estimate
+from ...model.estimate import estimate
+from ...model.scenario import Scenario
 from ...sources.architectures import get_arch
 from ...sources.defaults import number
 from ...sources.hardware import get_gpu

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.billing import meter_cost
-from ...model.scenario import Scenario, estimate
+from ...model.estimate import estimate
+from ...model.scenario import Scenario
 from ...sources.hardware import default_gpu_price
 from ...sources.literature import experiment
 from ...sources.prices import get_price

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 from ... import fmt
 from ...model import memory, training
-from ...model.scenario import Scenario, estimate
+from ...model.estimate import estimate
+from ...model.scenario import Scenario
 from ...sources.architectures import get_arch
 from ...sources.hardware import get_gpu
 from ...sources.literature import claim

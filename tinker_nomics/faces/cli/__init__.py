@@ -1,0 +1,55 @@
+"""The `tinker-nomics` command line, one module per verb: estimate, the listings (workloads, models, gpus,
+prices) and validate.
+
+Exit status 0 on success, 2 on bad arguments or bad input with one line on stderr naming the bad value.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from ...errors import TinkerNomicsError
+from . import estimate, listings, validate
+from .common import OneLineParser
+from .estimate import NUMERIC_FLAGS
+
+__all__ = ["NUMERIC_FLAGS", "build_parser", "main"]
+
+COMMANDS = {"estimate": estimate.run, "workloads": listings.cmd_workloads, "models": listings.cmd_models,
+            "gpus": listings.cmd_gpus, "prices": listings.cmd_prices, "validate": validate.run}
+
+
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(prog="tinker-nomics",
+                           description="What RL fine-tuning costs on Tinker versus your own GPUs.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    estimate.add_parser(sub)
+    listings.add_parsers(sub)
+    validate.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help()
+            return 2
+        print(COMMANDS[args.command](args))
+        return 0
+    except TinkerNomicsError as exc:
+        print(f"tinker-nomics: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug, not a user mistake: one line unless debugging
+        if os.environ.get("TINKER_NOMICS_DEBUG"):
+            traceback.print_exc()
+        else:
+            print(f"tinker-nomics: internal error: {type(exc).__name__}: {exc} "
+                  f"(set TINKER_NOMICS_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        return 1

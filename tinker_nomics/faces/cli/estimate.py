@@ -1,0 +1,124 @@
+"""`tinker-nomics estimate`: one scenario, Tinker versus self-hosted."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+
+from ... import fmt
+from ...errors import TinkerNomicsError
+from ...model.estimate import estimate
+from ...model.scenario import Scenario
+from ...sources.workloads import get_workload, workloads
+from .common import add_format, number
+
+# flag -> Scenario field, for the numeric inputs of `estimate`
+NUMERIC_FLAGS = {
+    "--prompts-per-step": ("prompts_per_step", "B, prompts (groups) per step"),
+    "--group-size": ("group_size", "G, rollouts per prompt"),
+    "--steps": ("steps", "S, training steps"),
+    "--completion-tokens": ("completion_tokens", "L, average completion tokens at the start of the run"),
+    "--prompt-tokens": ("prompt_tokens", "P, prompt tokens"),
+    "--length-growth": ("length_growth", "end/start completion length factor (1.5 -> x1.25 on average)"),
+    "--substeps": ("substeps", "K, gradient passes over each batch"),
+    "--turns": ("turns", "N, turns per rollout (> 1: agentic multi-turn mode)"),
+    "--output-per-turn": ("output_per_turn", "O, sampled tokens per turn"),
+    "--observation-per-turn": ("observation_per_turn", "Obs, environment tokens appended per turn"),
+    "--failure-overhead": ("failure_overhead", "extra share of turns from failed rollouts (0.18-0.82)"),
+    "--cache-hit-rate": ("cache_hit_rate", "prefix-cache hit rate of prompt tokens (self-hosted; Tinker only "
+                                           "with --tinker-cached-prefill)"),
+    "--tinker-cached-prefill-usd-per-m": ("tinker_cached_prefill_usd_per_m",
+                                          "override the cached-prefill rate in USD per million tokens"),
+    "--off-policy": ("off_policy", "k, async staleness bound; 0 = synchronous"),
+    "--num-gpus": ("num_gpus", "GPUs (raised to the model's minimum)"),
+    "--gpu-hourly-usd": ("gpu_hourly_usd", "USD per GPU-hour (default: the registry's default listing)"),
+    "--rollout-efficiency": ("rollout_efficiency", "share of the decode roofline reached (0-1]"),
+    "--mfu": ("mfu", "training model-FLOPs utilization (0-1]"),
+    "--prefill-mfu": ("prefill_mfu", "prompt-processing utilization (0-1]"),
+    "--sandbox-seconds-per-rollout": ("sandbox_seconds_per_rollout", "sandbox time per rollout"),
+    "--sandbox-cpu-cores": ("sandbox_cpu_cores", "CPU cores per sandbox"),
+    "--sandbox-memory-gib": ("sandbox_memory_gib", "GiB of memory per sandbox"),
+    "--eval-every": ("eval_every", "evaluate every this many steps (0 = no evals)"),
+    "--eval-prompts": ("eval_prompts", "prompts per evaluation (one rollout each)"),
+    "--lora-rank": ("lora_rank", "LoRA rank (checkpoint size and storage)"),
+}
+
+
+def add_parser(sub) -> None:
+    est = sub.add_parser("estimate", help="one scenario, Tinker versus self-hosted",
+                         description="Estimate one RL run on Tinker and on rented GPUs. A --workload preset fills "
+                                     "the inputs; explicit flags override it.")
+    est.add_argument("--workload", help="preset: " + ", ".join(workloads()))
+    est.add_argument("--model", help="model id or short name (Qwen/Qwen3-8B or Qwen3-8B)")
+    est.add_argument("--prices", help="Tinker price snapshot (default: the newest; see `tinker-nomics prices`)")
+    for flag, (_, text) in NUMERIC_FLAGS.items():
+        est.add_argument(flag, type=number(flag), help=text)
+    est.add_argument("--tinker-cached-prefill", action=argparse.BooleanOptionalAction, default=None,
+                     help="bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
+    est.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
+    est.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")
+    est.add_argument("--method", help="seed (the original site's formulas, default) or exact (architecture-exact)")
+    est.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
+    est.add_argument("--fine-tune", help="lora (default) or full")
+    add_format(est)
+
+
+def run(args) -> str:
+    overrides = {field: getattr(args, flag[2:].replace("-", "_")) for flag, (field, _) in NUMERIC_FLAGS.items()}
+    overrides.update(model=args.model, prices=args.prices, gpu=args.gpu, sandbox=args.sandbox, method=args.method,
+                     decode_model=args.decode_model, fine_tune=args.fine_tune,
+                     tinker_cached_prefill=args.tinker_cached_prefill)
+    if args.workload:
+        scenario = Scenario.from_workload(args.workload, **overrides)
+    else:
+        scenario = Scenario(**{k: v for k, v in overrides.items() if v is not None})
+    try:
+        result = estimate(scenario)
+    except TinkerNomicsError as exc:  # speak in flags, not Python field names
+        message = str(exc)
+        for flag, (field, _) in NUMERIC_FLAGS.items():
+            message = re.sub(rf"\b{field}\b", flag, message)
+        raise TinkerNomicsError(message) from None
+    data = result.to_dict()
+    if args.workload:
+        data["workload"] = get_workload(args.workload).name
+    if args.format == "json":
+        return json.dumps(data, indent=2)
+    return render_estimate(data)
+
+
+def render_estimate(d: dict) -> str:
+    sc, tk, tokens, sh = d["scenario"], d["tinker"], d["tokens"], d["self_hosted"]
+    head = " · ".join(x for x in (d.get("workload"), sc["model"], f"Tinker prices {sc['prices']}",
+                                  f"method {sc['method']}") if x)
+    mode = (f"{sc['turns']:g} turns × {sc['output_per_turn']:g} out + {sc['observation_per_turn']:g} obs"
+            if sc["turns"] > 1 else f"L={sc['completion_tokens']:g}")
+    lines = [head,
+             f"Run: B={sc['prompts_per_step']:g} × G={sc['group_size']:g} × S={sc['steps']:g} steps, {mode}, "
+             f"P={sc['prompt_tokens']:g}, growth {sc['length_growth']:g}, K={sc['substeps']:g}",
+             "",
+             f"Tokens        sample {fmt.tokens(tokens['sample'])}   train {fmt.tokens(tokens['train'])}   "
+             f"prefill {fmt.tokens(tokens['prefill'])}",
+             f"Tinker        {fmt.usd(tk['total_usd'])} = sample {fmt.usd(tk['sample_usd'])} + train "
+             f"{fmt.usd(tk['train_usd'])} + prefill {fmt.usd(tk['prefill_usd'])} + sandbox "
+             f"{fmt.usd(tk['sandbox_usd'])} + storage {fmt.usd(tk['storage_usd'])}"]
+    if sh is None:
+        lines.append("Self-hosted   not computed (no published architecture)")
+    else:
+        overlap = "overlapped" if sc["off_policy"] > 0 else "sequential"
+        lines += [
+            f"Self-hosted   {fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
+            f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
+            f"{fmt.usd(sh['sandbox_usd'])}",
+            f"              rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}, "
+            f"wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, {overlap})",
+            f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
+            f"({'fits' if sh['kv_cache_fits'] else 'does not fit'})"]
+        cheaper, other = (tk["total_usd"], sh["total_usd"]) if d["cheaper"] == "tinker" else \
+            (sh["total_usd"], tk["total_usd"])
+        factor = other / cheaper if cheaper > 0 else math.inf
+        lines.append(f"Cheaper       {d['cheaper'].replace('_', '-')} ({factor:.1f}×)")
+    for note in d["notes"]:
+        lines.append(f"Note: {note}")
+    return "\n".join(lines)

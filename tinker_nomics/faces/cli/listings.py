@@ -1,0 +1,132 @@
+"""`tinker-nomics workloads | models | gpus | prices`: what the registries hold."""
+from __future__ import annotations
+
+import json
+
+from ... import fmt, sources
+from ...errors import TinkerNomicsError
+from ...sources.price_list import price_rows, priced_models, resolve_snapshot, snapshots
+from ...sources.prices import get_price
+from ...sources.workloads import workloads
+from .common import add_format, table
+
+
+def add_parsers(sub) -> None:
+    for name, text in (("workloads", "list the workload presets"), ("models", "list the models"),
+                       ("gpus", "list the GPUs and their $/GPU-hour")):
+        add_format(sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + "."))
+    prices = sub.add_parser("prices", help="list Tinker price snapshots, or the prices as of one",
+                            description="Without options: the dated snapshots. With --snapshot: every model's "
+                                        "prices as of that snapshot. With --model: that model across snapshots.")
+    prices.add_argument("--snapshot", help="snapshot id (e.g. 2026-01-05), or 'latest'")
+    prices.add_argument("--model", help="one model's prices in every snapshot")
+    add_format(prices)
+
+
+def cmd_workloads(args) -> str:
+    data = []
+    for w in workloads().values():
+        f = w.fields
+        shape = (f"{f.get('turns', 1):g} turns" if f.get("turns", 1) > 1 else f"L={f.get('completion_tokens', 0):g}")
+        data.append({"name": w.name, "description": w.description, "fields": f, "sources": w.sources,
+                     "summary": [w.name, f["model"], f"{f['prompts_per_step']:g}×{f['group_size']:g}",
+                                 f"{f['steps']:g}", shape, w.description]})
+    if args.format == "json":
+        return json.dumps([{k: v for k, v in d.items() if k != "summary"} for d in data], indent=2)
+    return table([d["summary"] for d in data], ["workload", "model", "B×G", "steps", "length", "description"])
+
+
+def cmd_models(args) -> str:
+    priced = {}
+    for r in price_rows():
+        if r.status == "primary":
+            priced.setdefault(sources.split_context(r.model)[0], set()).add(r.snapshot)
+    out = []
+    for name in sources.model_names():
+        arch = sources.get_arch(name) if sources.has_arch(name) else None
+        snaps = sorted(priced.get(name, ()), key=lambda s: snapshots().get(s, ""))
+        out.append({
+            "model": name, "architecture": arch.arch_type if arch else None,
+            "total_params": arch.total_params if arch else None, "active_params": arch.active_params if arch else None,
+            "kv_bytes_per_token": arch.kv_bytes_per_token if arch else None,
+            "tinker_status": arch.tinker_status if arch else "priced only",
+            "price_snapshots": snaps, "source_url": arch.source_url if arch else None})
+    if args.format == "json":
+        return json.dumps(out, indent=2)
+    rows = [[m["model"], m["architecture"] or "-",
+             f"{m['total_params'] / 1e9:.1f}B" if m["total_params"] else "-",
+             f"{m['active_params'] / 1e9:.2f}B" if m["active_params"] else "-",
+             f"{m['kv_bytes_per_token'] / 1024:.0f} KiB" if m["kv_bytes_per_token"] else "-",
+             ", ".join(m["price_snapshots"]) or "-"] for m in out]
+    return table(rows, ["model", "type", "total", "active", "KV/token", "Tinker price snapshots"])
+
+
+def cmd_gpus(args) -> str:
+    out = []
+    for g in sources.gpus().values():
+        listings = [p for p in sources.gpu_prices() if p.gpu == g.gpu]
+        default = next((p for p in listings if p.default), None)
+        out.append({"gpu": g.gpu, "description": g.description, "memory_gb": g.memory_gb,
+                    "hbm_bandwidth_tb_s": g.hbm_bandwidth_tb_s, "bf16_dense_tflops": g.bf16_dense_tflops,
+                    "fp8_dense_tflops": g.fp8_dense_tflops, "source_url": g.source_url,
+                    "default_usd_per_gpu_hour": default.usd_per_gpu_hour if default else None,
+                    "default_provider": default.provider if default else None,
+                    "listings": [{"provider": p.provider, "usd_per_gpu_hour": p.usd_per_gpu_hour, "date": p.date,
+                                  "source_url": p.source_url} for p in listings]})
+    if args.format == "json":
+        return json.dumps(out, indent=2)
+    rows = [[g["gpu"], f"{g['memory_gb']:g} GB", f"{g['hbm_bandwidth_tb_s']:g} TB/s",
+             f"{g['bf16_dense_tflops']:g}" if g["bf16_dense_tflops"] else "-",
+             fmt.usd(g["default_usd_per_gpu_hour"]) if g["default_usd_per_gpu_hour"] else "-",
+             g["default_provider"] or "-", str(len(g["listings"]))] for g in out]
+    return table(rows, ["gpu", "memory", "bandwidth", "BF16 TFLOPS", "default $/h", "default listing", "listings"])
+
+
+def _priced(pairs):
+    """(model, snapshot, Price) for every pair Tinker prices, skipping the pairs it does not."""
+    for model, snap in pairs:
+        try:
+            yield model, snap, get_price(model, snap)
+        except TinkerNomicsError:
+            continue
+
+
+def cmd_prices(args) -> str:
+    if args.model:
+        model = sources.resolve_model(args.model)
+        out = [{"snapshot": snap, "prefill": p.prefill, "sample": p.sample, "train": p.train,
+                "cached_prefill": p.cached_prefill, "notes": list(p.notes)}
+               for _, snap, p in _priced((model, snap) for snap in snapshots())]
+        if not out:
+            raise TinkerNomicsError(f"Tinker prices {model} in no snapshot")
+        if args.format == "json":
+            return json.dumps({"model": model, "usd_per_million_tokens": out}, indent=2)
+        return f"{model}, USD per million tokens\n" + table(
+            [[o["snapshot"], _rate(o["prefill"]), _rate(o["sample"]), _rate(o["train"]), _rate(o["cached_prefill"])]
+             for o in out], ["snapshot", "prefill", "sample", "train", "cached prefill"])
+    if args.snapshot:
+        snap = resolve_snapshot(args.snapshot)
+        out = [{"model": model, "prefill": p.prefill, "sample": p.sample, "train": p.train,
+                "cached_prefill": p.cached_prefill, "provenance": p.provenance, "notes": list(p.notes)}
+               for model, _, p in _priced((model, snap) for model in priced_models())]
+        if args.format == "json":
+            return json.dumps({"snapshot": snap, "effective_date": snapshots()[snap],
+                               "usd_per_million_tokens": out}, indent=2)
+        rows = [[o["model"], _rate(o["prefill"]), _rate(o["sample"]), _rate(o["train"]), _rate(o["cached_prefill"]),
+                 "carried forward" if o["notes"] else ""] for o in out]
+        return f"Tinker prices as of {snap}, USD per million tokens\n" + table(
+            rows, ["model", "prefill", "sample", "train", "cached prefill", "note"])
+    out = []
+    for snap, date in snapshots().items():
+        rows = [r for r in price_rows() if r.snapshot == snap and r.status == "primary"]
+        out.append({"snapshot": snap, "effective_date": date, "models_listed": len(rows),
+                    "sources": sorted({r.source_url for r in rows})})
+    if args.format == "json":
+        return json.dumps(out, indent=2)
+    return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sources"][0][:70]] for o in out],
+                 ["snapshot", "ordered as", "models", "source"]) + \
+        "\n(newest is the default; `tinker-nomics prices --snapshot ID` lists one)"
+
+
+def _rate(x) -> str:
+    return "-" if x is None else f"{x:g}"
