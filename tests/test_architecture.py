@@ -1,10 +1,10 @@
 """The package's layout rule: five wings, one way down.
 
-    faces → analysis → runs → model → sources        (errors and fmt may be imported from anywhere)
+    faces → analysis → runs → model → sources        (errors, fmt and version may be imported from anywhere)
 
 Every module's imports are read with `ast` (module-level and function-level alike, so a cycle cannot hide in a
 function), resolved to the modules they name, and checked: a wing imports only its own wing and the wings below
-it, errors/fmt import no wing, and the import graph has no cycle. A failure names the two modules. The checker
+it, errors/fmt/version import no wing, and the import graph has no cycle. A failure names the two modules. The checker
 is itself tested on a planted upward import and a planted cycle, in a copy of the real package.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from conftest import REPO
 
 PACKAGE = REPO / "tinker_nomics"
 WINGS = ("sources", "model", "runs", "analysis", "faces")           # bottom to top
-SHARED = ("errors", "fmt")                                          # usable from any wing
+SHARED = ("errors", "fmt", "version")                               # usable from any wing
 PUBLIC = ("tinker_nomics", "tinker_nomics.__main__")                # the public API sits above everything
 
 

@@ -99,7 +99,7 @@ def test_listings_in_table_and_json(command):
 
 
 def test_workloads_json_carries_sources():
-    data = json.loads(run("workloads", "--format", "json")[1])
+    data = json.loads(run("workloads", "--format", "json")[1])["workloads"]
     names = {w["name"] for w in data}
     assert names == {"math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl", "exp1a_gsm8k", "exp1b_math"}
     for w in data:
@@ -123,3 +123,65 @@ def test_readme_example_is_what_the_cli_prints():
         code, out, _ = run(*command.split()[1:])
         assert code == 0
         assert out.strip() == expected.strip(), command
+
+
+# ------------------------------------------------------------------ what produced an output (issue 14, item 6)
+V3B_LOG = "data/runs/omnimath/gptoss-20b-v3b-metrics.jsonl"   # a bundled run (data/runs/omnimath/runs.csv)
+JSON_COMMANDS = {   # one invocation of every command that prints JSON; a new command must be added here
+    "estimate": ["estimate", "--workload", "math_rl"],
+    "workloads": ["workloads"],
+    "models": ["models"],
+    "gpus": ["gpus"],
+    "prices": ["prices"],
+    "prices --snapshot": ["prices", "--snapshot", "2026-01-05"],
+    "prices --model": ["prices", "--model", "Qwen3-8B"],
+    "validate": ["validate", str(ROOT / V3B_LOG), "--model", "gpt-oss-20b"],
+}
+
+
+def test_every_command_with_json_output_is_checked_for_produced_by():
+    from tinker_nomics.faces.cli import build_parser
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    covered = {invocation[0] for invocation in JSON_COMMANDS.values()}
+    assert set(subparsers.choices) == covered, "add the new command to JSON_COMMANDS"
+
+
+@pytest.mark.parametrize("name", JSON_COMMANDS)
+def test_json_output_says_what_produced_it(name):
+    import tinker_nomics
+    from tinker_nomics.sources.provenance import data_recorded
+    code, out, err = run(*JSON_COMMANDS[name], "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert isinstance(data, dict)
+    assert data["produced_by"] == {"tinker_nomics": tinker_nomics.__version__, "data_recorded": data_recorded()}
+
+
+def test_version_flag_prints_the_package_version():
+    import tinker_nomics
+    proc = subprocess.run([sys.executable, "-m", "tinker_nomics", "--version"], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"tinker-nomics {tinker_nomics.__version__}"
+
+
+def test_package_version_is_the_distribution_version():
+    """pyproject.toml reads the version from tinker_nomics/version.py: the installed metadata must agree."""
+    from importlib.metadata import version
+    import tinker_nomics
+    assert version("tinker-nomics") == tinker_nomics.__version__
+
+
+def test_missing_registry_folder_is_one_line(monkeypatch):
+    """A package installed without its data/ (issue 14: `pip install .` used to end in a traceback)."""
+    from tinker_nomics import sources
+    from tinker_nomics.sources import tables
+    monkeypatch.delenv("TINKER_NOMICS_DATA", raising=False)
+    monkeypatch.setattr(tables, "shipped", lambda name: None)
+    sources.clear_caches()
+    try:
+        code, out, err = run("estimate", "--workload", "math_rl")
+    finally:
+        monkeypatch.undo()
+        sources.clear_caches()
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("tinker-nomics: error: registry folder not found: neither tinker_nomics/data")

@@ -12,6 +12,6 @@ report) → model (Scenario → Estimate) → sources (the sourced tables in dat
 from .errors import TinkerNomicsError, UnknownNameError
 from .model.estimate import Estimate, estimate
 from .model.scenario import Scenario
+from .version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["Scenario", "Estimate", "estimate", "TinkerNomicsError", "UnknownNameError", "__version__"]

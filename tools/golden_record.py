@@ -38,7 +38,7 @@ def methods() -> list[str]:
 
 def record() -> dict:
     out: dict = {"estimate": {}, "validate": {}, "glue": {}}
-    for row in cli_json("workloads"):
+    for row in cli_json("workloads")["workloads"]:
         name = row["name"]
         for method in methods():
             out["estimate"][f"{name}/{method}"] = cli_json("estimate", "--workload", name, "--method", method)

@@ -13,9 +13,11 @@ import tempfile
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
+from ..sources.provenance import produced_by
+from ..sources.shipped import shipped
 from .validate import Validation
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "run_validation.ipynb"
+NOTEBOOK = "notebooks/run_validation.ipynb"   # shipped in the wheel (sources.shipped)
 REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt")
 
 
@@ -44,8 +46,9 @@ def render_report(validation: Validation, out_dir, run_path, model: str | None =
                   force: bool = False, timeout: int = 600) -> Path:
     """Execute the chapter for this run into `out_dir`; returns the executed notebook's path."""
     out = check_report_dir(out_dir, run_path, force)
-    if not NOTEBOOK.is_file():
-        raise TinkerNomicsError(f"the chapter notebook {NOTEBOOK} is missing (reports need the repository checkout)")
+    notebook = shipped(NOTEBOOK)
+    if notebook is None:
+        raise TinkerNomicsError(f"the chapter notebook {NOTEBOOK} is missing from the package (reinstall tinker-nomics)")
     try:
         import papermill
     except ImportError:
@@ -57,13 +60,14 @@ def render_report(validation: Validation, out_dir, run_path, model: str | None =
     with tempfile.TemporaryDirectory(prefix="tinker-nomics-report-") as tmp:
         executed = Path(tmp) / REPORT_FILES[0]
         try:
-            papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=parameters, cwd=str(NOTEBOOK.parent),
+            papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
                                        kernel_name="python3", progress_bar=False, execution_timeout=timeout)
         except Exception as exc:  # PapermillExecutionError and kernel failures: one line, no traceback
             first = str(exc).strip().splitlines()
             reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
             raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}") from None
-        (Path(tmp) / REPORT_FILES[1]).write_text(json.dumps(validation.to_dict(), indent=2) + "\n")
+        saved = {"produced_by": produced_by(), **validation.to_dict()}   # as `validate --format json` prints it
+        (Path(tmp) / REPORT_FILES[1]).write_text(json.dumps(saved, indent=2) + "\n")
         (Path(tmp) / REPORT_FILES[2]).write_text(validation.render() + "\n")
         out.mkdir(parents=True, exist_ok=True)
         for name in REPORT_FILES:

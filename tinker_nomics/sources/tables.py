@@ -14,16 +14,23 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import TinkerNomicsError, UnknownNameError, _squash
+from .shipped import CHECKOUT, shipped
 
 # ----------------------------------------------------------------------------------------------- tables
 
 
 def data_dir() -> Path:
-    """The registry folder: $TINKER_NOMICS_DATA, else data/ beside the package (the repository layout)."""
+    """The registry folder: $TINKER_NOMICS_DATA, else the data/ the package ships (sources.shipped)."""
     env = os.environ.get("TINKER_NOMICS_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "data"
-    if not path.is_dir():
-        raise TinkerNomicsError(f"registry folder {path} not found (set TINKER_NOMICS_DATA to the data/ folder)")
+    if env:
+        if not Path(env).is_dir():
+            raise TinkerNomicsError(f"registry folder {env} (TINKER_NOMICS_DATA) not found")
+        return Path(env)
+    path = shipped("data")
+    if path is None or not path.is_dir():
+        raise TinkerNomicsError(f"registry folder not found: neither tinker_nomics/data in the installed package nor "
+                                f"{CHECKOUT / 'data'} beside it (reinstall tinker-nomics, or set TINKER_NOMICS_DATA "
+                                f"to a data/ folder)")
     return path
 
 

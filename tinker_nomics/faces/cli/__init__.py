@@ -10,6 +10,7 @@ import sys
 import traceback
 
 from ...errors import TinkerNomicsError
+from ...version import __version__
 from . import estimate, listings, validate
 from .common import OneLineParser
 from .estimate import NUMERIC_FLAGS
@@ -23,6 +24,7 @@ COMMANDS = {"estimate": estimate.run, "workloads": listings.cmd_workloads, "mode
 def build_parser() -> OneLineParser:
     parser = OneLineParser(prog="tinker-nomics",
                            description="What RL fine-tuning costs on Tinker versus your own GPUs.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     estimate.add_parser(sub)
     listings.add_parsers(sub)
@@ -31,8 +33,8 @@ def build_parser() -> OneLineParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     try:
+        parser = build_parser()   # inside the try: the parser lists the presets, so it reads data/ already
         args = parser.parse_args(argv)
         if not args.command:
             parser.print_help()

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ...errors import TinkerNomicsError
+from ...sources.provenance import produced_by
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -25,6 +27,11 @@ def number(flag: str):
 
 def add_format(p):
     p.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
+
+
+def to_json(data: dict) -> str:
+    """What `--format json` prints: the command's object, led by what produced it (version, data date)."""
+    return json.dumps({"produced_by": produced_by(), **data}, indent=2)
 
 
 def table(rows: list[list], header: list[str]) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 
@@ -11,7 +10,7 @@ from ...errors import TinkerNomicsError
 from ...model.estimate import estimate
 from ...model.scenario import Scenario
 from ...sources.workloads import get_workload, workloads
-from .common import add_format, number
+from .common import add_format, number, to_json
 
 # flag -> Scenario field, for the numeric inputs of `estimate`
 NUMERIC_FLAGS = {
@@ -84,7 +83,7 @@ def run(args) -> str:
     if args.workload:
         data["workload"] = get_workload(args.workload).name
     if args.format == "json":
-        return json.dumps(data, indent=2)
+        return to_json(data)
     return render_estimate(data)
 
 

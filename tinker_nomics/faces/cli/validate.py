@@ -4,10 +4,8 @@ The run readers (and pandas) are imported when the command runs, so `estimate` s
 """
 from __future__ import annotations
 
-import json
-
 from ...errors import TinkerNomicsError
-from .common import add_format, number
+from .common import add_format, number, to_json
 
 
 def add_parser(sub) -> None:
@@ -54,6 +52,6 @@ def run(args) -> str:
         data = result.to_dict()
         if report is not None:
             data["report"] = str(report)
-        return json.dumps(data, indent=2)
+        return to_json(data)
     text = result.render()
     return text + (f"\nReport: {report}" if report is not None else "")
