@@ -6,7 +6,20 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast book validate clean
+.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve book validate bench clean
+
+# Which Python: the first make goal that needs .venv checks $(PYTHON) before .venv exists, and stops in one line
+# naming the supported Pythons found on this machine (tools/check_python.sh; the supported minor versions are
+# pyproject.toml's classifiers). An existing, installed .venv is used as it is.
+VENV_GOALS := install test test-fast test-deep test-resolve book validate bench
+ifneq ($(filter $(VENV_GOALS),$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(STAMP)),)
+PYTHON_PROBLEM := $(shell tools/check_python.sh "$(PYTHON)" $(filter $(VENV_GOALS),$(MAKECMDGOALS)))
+ifneq ($(PYTHON_PROBLEM),)
+$(error $(PYTHON_PROBLEM))
+endif
+endif
+endif
 
 help:  ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -25,24 +38,25 @@ vendor: $(VENDOR_STAMP)  ## fetch the widget manager, RequireJS and MathJax from
 $(VENDOR_STAMP): tools/vendor_js.sh tools/widgets-setup.js
 	tools/vendor_js.sh
 
-browser-deps:  ## install headless Chromium and fonts for the browser test (apt-get; needs root)
-	@if [ -x /usr/bin/chromium ]; then \
-	  echo "browser-deps: /usr/bin/chromium is installed"; \
-	elif [ "$$(id -u)" != 0 ]; then \
-	  echo "browser-deps: /usr/bin/chromium is missing; as root run: apt-get install -y chromium chromium-driver fonts-dejavu-core" >&2; \
-	  exit 1; \
-	else \
-	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver fonts-dejavu-core; \
-	fi
+# tools/find_browser.py: CHROMIUM=/path, else a Chromium or Chrome on PATH or at the usual paths of Debian, Ubuntu,
+# Fedora and macOS, else Playwright's own download. When none is found it prints the one install command for this
+# system; as root on Debian it runs it (apt-get). Root is needed only to install, never for the tests.
+browser-deps:  ## find the browser the browser tests drive (CHROMIUM=/path to choose one); install Chromium as root on Debian
+	@$(PYTHON) tools/find_browser.py --install-as-root
 
 test-deep: install  ## the fast tests with the thorough hypothesis profile and a long fuzz run (minutes)
-	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow"
+	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow and not network"
 
 test-fast: install  ## unit, property and CLI tests only (no notebooks, no browser)
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not network"
 
-test: install browser-deps  ## every test: unit, property, CLI, notebooks, and the browser test of the built book
-	$(PY) -m pytest -q
+test: install browser-deps  ## every offline test: unit, property, CLI, notebooks, the wheel, and the browser test of the built book
+	$(PY) -m pytest -q -m "not network"
+
+# Needs the package index (pip's resolver), so it is not part of the offline `make test`; .ci/run runs it as its
+# own phase. REQUIRE_NETWORK=1 turns "index unreachable" into a failure instead of a skip.
+test-resolve: install  ## resolve every requirements file for every supported Python against the package index
+	REQUIRE_NETWORK=1 $(PY) -m pytest -q -m network tests/test_resolve.py
 
 book: install  ## execute the chapters and build the static site into _build/html
 	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh

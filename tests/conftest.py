@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import importlib.util
 import os
 import subprocess
 import sys
@@ -198,7 +199,6 @@ def built_site(notebook_runs) -> Path:
 # One local server and one headless Chromium per session, shared by every browser test file
 # (tests/test_book_site.py, tests/test_beyond_browser.py): Playwright's sync API runs one instance at a time.
 
-CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -227,13 +227,27 @@ def site_url(built_site):
     server.server_close()
 
 
+def load_tool(name: str):
+    """A module from tools/ (tools/find_browser.py is shared with the Makefile's browser-deps)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module   # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+find_browser = load_tool("find_browser")
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright  # imported here: the fast tests need no Playwright
 
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} not found: run `make browser-deps` (apt-get install chromium, as root)", pytrace=False)
+    try:
+        found = find_browser.find_browser()   # CHROMIUM=, PATH and usual paths, then Playwright's own download
+    except find_browser.BrowserNotFound as exc:
+        pytest.fail(str(exc), pytrace=False)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(found.path), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
