@@ -13,6 +13,8 @@ py=${1:-python3}
 shift || true
 goals=${*:-book}
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Folders searched besides PATH, pyenv and uv (system, Homebrew); tests/test_python_support.py narrows them.
+search_dirs=${PYTHON_SEARCH_DIRS-/usr/bin /usr/local/bin /opt/homebrew/bin}
 
 supported=$(sed -n 's/.*"Programming Language :: Python :: \(3\.[0-9][0-9]*\)".*/\1/p' "$here/pyproject.toml")
 if [ -z "$supported" ]; then
@@ -41,8 +43,7 @@ is_supported() {  # is_supported 3.11.2
 found_here() {  # the supported Pythons on this machine, "name (version)" joined by ", "
   local list="" seen=" " candidate version real minor
   for minor in $supported; do
-    for candidate in "python$minor" /usr/bin/python"$minor" /usr/local/bin/python"$minor" \
-        /opt/homebrew/bin/python"$minor" \
+    for candidate in "python$minor" $(for dir in $search_dirs; do echo "$dir/python$minor"; done) \
         "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python3 \
         "$HOME"/.local/share/uv/python/cpython-"$minor".*/bin/python3; do
       case "$candidate" in
