@@ -75,6 +75,11 @@ class ModelArch:
     seed_total_b: float
     seed_active_b: float
     seed_size_source: str
+    # Shapes the registry keeps as text and a config gives as fields (LoRA counting): Gated DeltaNet
+    # (qk heads, v heads, qk head dim, v head dim) and Mamba-2 (inner width, 2·groups·state, heads).
+    linear_shape: tuple | None = None
+    mamba_shape: tuple | None = None
+    checkpoint_precision: str = "bf16"   # the weights as published: bf16, fp8, int8 or int4
 
     @property
     def is_moe(self) -> bool:
