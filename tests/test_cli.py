@@ -62,7 +62,7 @@ def test_python_module_entry_point():
     (["--mfu", "1.5"], "--mfu must be a finite number > 0 and <= 1, got 1.5"),
     (["--completion-tokens", "abc"], "expects a number, got 'abc'"),
     (["--model", "Qwen3-9B"], "unknown model 'Qwen3-9B'; closest: Qwen/Qwen3.5-9B"),
-    (["--gpu", "H900"], "unknown GPU 'H900'; closest: H200 SXM"),
+    (["--gpu", "H900"], "unknown GPU 'H900'; closest: H20, H800 SXM, H200 SXM"),
     (["--prices", "2025-01-01"], "unknown price snapshot '2025-01-01'"),
     (["--sandbox", "docker"], "unknown sandbox 'docker'"),
     (["--method", "magic"], "method must be one of seed, exact"),

@@ -26,7 +26,7 @@ import math
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from .architectures import ModelArch
+from .model_record import ModelArch
 
 BF16_BYTES = 2
 FP32_BYTES = 4
