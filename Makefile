@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast book validate clean
+.PHONY: help install vendor browser-deps test test-fast book validate calibrate clean
 
 help:  ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -54,6 +54,10 @@ validate: $(STAMP)  ## bill a finished run from its logs and render its report: 
 	$(PY) -m tinker_nomics validate "$(RUN)" $(if $(MODEL),--model "$(MODEL)") $(if $(PRICES),--prices "$(PRICES)") \
 	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" \
 	  $(if $(FORCE),--force)
+
+calibrate: $(STAMP)  ## fit the calibrated method's efficiencies to data/measurements/ and write data/calibration/efficiencies.csv
+	$(PY) tools/build_measurement_cases.py
+	$(PY) tools/calibrate.py
 
 bench: install  ## measure speed and memory on this machine (prints JSON and a table; includes two book builds)
 	$(PY) tools/bench.py

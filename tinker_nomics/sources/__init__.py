@@ -10,11 +10,13 @@
     workloads      workload presets
     literature     figures quoted from papers and from the seed's experiments
     bundled_runs   public run logs shipped in data/runs/
+    hf_config      a Hugging Face config.json read into a ModelArch
+    calibration    the calibrated method's fitted efficiencies (make calibrate)
 """
 from __future__ import annotations
 
-from . import (architectures, bundled_runs, defaults, hardware, literature, price_list, prices, successors, tables,
-               workloads)
+from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_config, literature, price_list, prices,
+               successors, tables, workloads)
 from .architectures import (ARCH_ALIASES, ModelArch, get_arch, has_arch, model_names, models, resolve_model,
                             split_context)
 from .defaults import Assumption, assumption, assumptions, number
@@ -31,7 +33,7 @@ __all__ = [
     "split_context", "storage_usd_per_gb_month",
 ]
 MODULES = (tables, defaults, hardware, price_list, architectures, prices, successors, workloads, literature,
-           bundled_runs)
+           bundled_runs, calibration)
 
 
 def clear_caches() -> None:
