@@ -187,16 +187,23 @@ def rollout(arch: ModelArch, gpu: GPU, eff: Efficiencies, num_gpus, samples, pro
             context_tokens=None, sequence_tokens=None, bandwidth_efficiency=None, precision: str = "bf16",
             kv_precision: str = "bf16") -> Rollout:
     """One step's generation: `samples` sequences of `prompt_tokens` prompt (uncached share) and `output_tokens`
-    sampled tokens on `num_gpus` GPUs, replicas of the smallest size that fits, at most the engine's
-    max_num_seqs per replica, in waves. `context_tokens` is the mean context while decoding (default prompt +
+    sampled tokens on `num_gpus` GPUs, replicas of the smallest power-of-two size that holds the weights and
+    one full sequence in the rollout engine's memory share, at most the engine's max_num_seqs per replica,
+    in waves. `context_tokens` is the mean context while decoding (default prompt +
     half the output) and `sequence_tokens` a sequence's full length (default prompt + output)."""
-    fraction = number("rollout_memory_fraction")
     bpp = precision_bytes(precision)
     p, o = np.asarray(prompt_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
     ctx = p + o / 2.0 if context_tokens is None else np.asarray(context_tokens, dtype=float)
     full = p + o if sequence_tokens is None else np.asarray(sequence_tokens, dtype=float)
     n = np.asarray(num_gpus, dtype=float)
-    need = smallest_replica(arch, gpu, full, fraction, bpp, kv_precision)
+    # A colocated job's rollout engine gets the RL framework's share of memory; where that cannot hold a
+    # replica on the GPUs given, the engine takes a serving engine's share (the trainer's state offloaded).
+    shared = number("rollout_memory_fraction")
+    alone = number("engine_memory_fraction")
+    need_shared = smallest_replica(arch, gpu, full, shared, bpp, kv_precision)
+    need_alone = smallest_replica(arch, gpu, full, alone, bpp, kv_precision)
+    fraction = np.where(need_shared <= n, shared, alone)
+    need = np.where(need_shared <= n, need_shared, need_alone)
     feasible = need <= n
     tp = np.minimum(need, np.power(2.0, np.floor(np.log2(np.maximum(n, 1.0)))))
     replicas = np.maximum(np.floor(n / tp), 1.0)

@@ -140,6 +140,15 @@ def get_arch(name: str) -> ModelArch:
     return models()[canonical]
 
 
+def has_name(name: str) -> bool:
+    """Whether `name` resolves to a model the registries know (by architecture or by a Tinker price)."""
+    try:
+        resolve_model(name)
+    except TinkerNomicsError:
+        return False
+    return True
+
+
 def has_arch(name: str) -> bool:
     canonical = split_context(resolve_model(name))[0]
     return ARCH_ALIASES.get(canonical, canonical) in models()
