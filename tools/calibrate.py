@@ -21,7 +21,7 @@ sys.path.insert(0, str(REPO))
 from tinker_nomics.analysis import calibration  # noqa: E402
 
 TABLE = REPO / "data" / "calibration" / "efficiencies.csv"
-COLUMNS = ["parameter", "class", "value", "unit", "cases", "sources", "loso_median_abs_error", "fitted", "inputs",
+COLUMNS = ["parameter", "class", "value", "unit", "cases", "source", "loso_median_abs_error", "fitted", "inputs",
            "note"]
 
 

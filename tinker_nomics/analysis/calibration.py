@@ -367,7 +367,7 @@ def efficiency_rows(today: str | None = None) -> list[dict]:
 
     def row(parameter, kind, value, unit, cases, sources, err, inputs, note):
         return {"parameter": parameter, "class": kind, "value": f"{value:.6g}", "unit": unit, "cases": cases,
-                "sources": sources, "loso_median_abs_error": f"{err:.4f}", "fitted": today, "inputs": inputs,
+                "source": f"tools/calibrate.py (make calibrate), fitted on: {sources}", "loso_median_abs_error": f"{err:.4f}", "fitted": today, "inputs": inputs,
                 "note": note}
 
     return [

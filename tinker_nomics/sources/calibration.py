@@ -46,7 +46,7 @@ class FittedValue:
     value: float
     unit: str
     cases: int
-    sources: str
+    source: str
     loso_median_abs_error: float | None
     fitted: str
     inputs: str
@@ -57,7 +57,7 @@ class FittedValue:
 def fitted_values() -> dict[tuple[str, str], FittedValue]:
     rows = load_table("calibration/efficiencies.csv", [
         Column("parameter"), Column("class"), Column("value", "float"), Column("unit"), Column("cases", "int"),
-        Column("sources"), Column("loso_median_abs_error", "float", False), Column("fitted"), Column("inputs"),
+        Column("source"), Column("loso_median_abs_error", "float", False), Column("fitted"), Column("inputs"),
         Column("note", required=False)])
     out = {}
     for r in rows:
@@ -68,7 +68,7 @@ def fitted_values() -> dict[tuple[str, str], FittedValue]:
             raise TinkerNomicsError(f"calibration/efficiencies.csv row {r['_row']}: {key} is listed twice")
         if r["value"] < 0:
             raise TinkerNomicsError(f"calibration/efficiencies.csv row {r['_row']} column value: negative")
-        out[key] = FittedValue(r["parameter"], r["class"], r["value"], r["unit"], r["cases"], r["sources"],
+        out[key] = FittedValue(r["parameter"], r["class"], r["value"], r["unit"], r["cases"], r["source"],
                                r["loso_median_abs_error"], r["fitted"], r["inputs"], r["note"] or "")
     missing = PARAMETERS - set(out)
     if missing:
