@@ -150,7 +150,7 @@ def estimate(scenario: Scenario) -> Estimate:
             cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
             gpu_hourly_usd=s.gpu_hourly_usd, rollout_efficiency=s.rollout_efficiency, mfu=s.mfu,
             fine_tune=s.fine_tune, sandbox_usd=self_sandbox_usd,
-            sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0)
+            sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0, time_factor=s.model_error_factor)
         if not np.all(hosted.feasible):
             notes.append(f"infeasible on {_count(s.num_gpus)} × {gpu.gpu}: the smallest GPU count that holds "
                          f"{arch.model} for colocated RL and one rollout sequence is {_count(hosted.fitting_gpus)}; "

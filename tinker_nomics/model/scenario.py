@@ -32,6 +32,8 @@ from ..errors import TinkerNomicsError
 from ..sources.calibration import efficiencies
 from ..sources.hf_config import load_config
 from ..sources.price_list import resolve_snapshot
+from ..sources.prices import get_price
+from ..sources.successors import model_for
 from ..sources.workloads import Workload, get_workload
 
 METHODS = ("seed", "exact", "calibrated")
@@ -50,6 +52,7 @@ BOUNDS: dict[str, tuple[float, bool, float | None]] = {
     "sandbox_seconds_per_rollout": (0, True, None), "sandbox_cpu_cores": (0, True, None),
     "sandbox_memory_gib": (0, True, None), "eval_every": (0, True, None), "eval_prompts": (0, True, None),
     "lora_rank": (0, False, None), "tinker_cached_prefill_usd_per_m": (0, True, None),
+    "model_error_factor": (0, False, None),
 }
 TEXT_FIELDS = ("model", "prices", "gpu", "sandbox", "method", "decode_model", "fine_tune", "model_config",
                "gpu_hourly_usd_source")
@@ -90,6 +93,7 @@ class Scenario:
     prices: str | None = None
     method: str | None = None
     decode_model: str | None = None
+    model_error_factor: Any = None       # calibrated: multiplies the self-hosted hours (the Monte-Carlo's model error)
     model_config: str | None = None      # a Hugging Face config.json: the architecture of the self-hosted side
     gpu_hourly_usd_source: str | None = None   # where the $/GPU-hour comes from (filled in by resolved())
 
@@ -136,7 +140,7 @@ class Scenario:
         for name in ("gpu", "sandbox", "turns", "length_growth", "substeps", "failure_overhead", "cache_hit_rate",
                      "off_policy", "num_gpus", "rollout_efficiency", "mfu", "prefill_mfu",
                      "sandbox_seconds_per_rollout", "sandbox_cpu_cores", "sandbox_memory_gib", "eval_every",
-                     "eval_prompts", "lora_rank"):
+                     "eval_prompts", "lora_rank", "model_error_factor"):
             if values[name] is None and not (calibrated and name in ("rollout_efficiency", "mfu")):
                 values[name] = sources.assumption(name)
         values["gpu"] = sources.get_gpu(str(values["gpu"])).gpu
@@ -144,6 +148,9 @@ class Scenario:
         values["method"] = _choice("method", values["method"] or DEFAULT_METHOD, METHODS)
         values["decode_model"] = _choice("decode_model", values["decode_model"] or "auto", DECODE_MODELS)
         values["fine_tune"] = _choice("fine_tune", values["fine_tune"] or "lora", FINE_TUNES)
+        if values["tinker_cached_prefill"] is None and values["method"] == "calibrated":
+            # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
+            values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
         if values["gpu_hourly_usd"] is None:
             listing = sources.default_gpu_price(values["gpu"])
@@ -224,6 +231,14 @@ def _fill_calibrated(values: dict) -> None:
         values["rollout_efficiency"] = eff.bandwidth(arch)
     if values["mfu"] is None:
         values["mfu"] = eff.mfu(arch)
+
+
+def _has_cached_rate(model: str, snapshot: str) -> bool:
+    try:
+        billed, _ = model_for(model, snapshot)
+        return get_price(billed, snapshot).cached_prefill is not None
+    except TinkerNomicsError:
+        return False
 
 
 def _arch_of(values: dict):

@@ -104,10 +104,13 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
 def calibrated_self_hosted_cost(*, arch: ModelArch, gpu: GPU, eff: Efficiencies, steps, samples_per_step,
                                 output_per_rollout, prefill_per_rollout, decode_context, sequence, train_tokens,
                                 concurrency, cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd,
-                                rollout_efficiency, mfu, fine_tune, sandbox_usd, sandbox_wait_hours=0.0) -> SelfHosted:
+                                rollout_efficiency, mfu, fine_tune, sandbox_usd, sandbox_wait_hours=0.0,
+                                time_factor=1.0) -> SelfHosted:
     """The calibrated method: each step's rollout runs at the concurrency that fits in waves
     (calibrated.rollout), training at the fitted MFU; if the requested GPUs cannot hold the colocated job or
-    one replica and one sequence, the cost is computed on the smallest count that can, and `feasible` says so."""
+    one replica and one sequence, the cost is computed on the smallest count that can, and `feasible` says so.
+    `time_factor` multiplies the GPU-bound hours (generation and training): the model's own error, drawn by the
+    Monte-Carlo around 1."""
     total, active = arch.params("exact")
     train_need = memory.min_gpus(total, gpu, fine_tune)
     requested = np.asarray(num_gpus, dtype=float)
@@ -119,12 +122,13 @@ def calibrated_self_hosted_cost(*, arch: ModelArch, gpu: GPU, eff: Efficiencies,
     plan = calibrated.rollout(arch, gpu, eff, gpus_used, samples_per_step, prompt, output_per_rollout,
                               decode_context, sequence, rollout_efficiency)
     s = np.asarray(steps, dtype=float)
-    decode_hours = s * plan.decode_seconds / 3600.0
-    prefill_hours = s * plan.prefill_seconds / 3600.0
+    factor = np.asarray(time_factor, dtype=float)
+    decode_hours = s * plan.decode_seconds / 3600.0 * factor
+    prefill_hours = s * plan.prefill_seconds / 3600.0 * factor
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
     rollout_hours = decode_hours + prefill_hours + sandbox_wait
     train_hours = calibrated.train_seconds(arch, gpu, eff, gpus_used, train_tokens, decode_context, fine_tune,
-                                           mfu) / 3600.0
+                                           mfu) / 3600.0 * factor
     wallclock = training.wallclock_hours(rollout_hours, train_hours, off_policy)
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
