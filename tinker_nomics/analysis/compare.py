@@ -127,6 +127,7 @@ class HeadlineRow:
     rollout_concurrency: float
     rollout_waves: float
     wallclock_hours: float
+    step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
 
     @property
     def successor(self) -> bool:
@@ -156,7 +157,8 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
         rows.append(HeadlineRow(name, est.scenario.model, est.price.model, True, "", float(est.tinker.total_usd),
                                 float(s.total_usd), str(side), float(factor), est.scenario.gpu,
                                 float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
-                                float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours)))
+                                float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
+                                float(est.scenario.prompts_per_step * est.scenario.group_size)))
     return rows
 
 
