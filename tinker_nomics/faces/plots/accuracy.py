@@ -39,3 +39,29 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
     return fig
+
+
+LOSO_COLOURS = ["#8172B3", "#4C72B0", "#55A868", "#C44E52"]
+
+
+def errors_by_source(table, quantity: str, ax=None, title=None):
+    """Horizontal bars: the median |signed error| of each source (rows) under each method (one bar each), from
+    an analysis.calibration.comparison_table; the 'all sources' row last, on a log scale."""
+    rows = table[table["quantity"] == quantity]
+    methods = list(dict.fromkeys(rows["method"]))
+    sources = [s for s in dict.fromkeys(rows["source"]) if s != "all sources"] + ["all sources"]
+    fig, ax = axes(ax, size=(7.5, 0.55 * len(sources) + 1.4))
+    height = 0.8 / len(methods)
+    y = np.arange(len(sources))
+    for i, method in enumerate(methods):
+        values = rows[rows["method"] == method].set_index("source").reindex(sources)["median_abs_error"]
+        ax.barh(y + (i - (len(methods) - 1) / 2) * height, np.asarray(values, float) * 100, height,
+                label=method, color=LOSO_COLOURS[i % len(LOSO_COLOURS)])
+    ax.set_yticks(y, sources, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("median |signed error|, % (log scale)")
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or quantity, fontsize=10, loc="left")
+    return fig
