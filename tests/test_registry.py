@@ -156,5 +156,5 @@ def test_storage_and_gpu_price_defaults():
 
 def test_gpu_without_price_asks_for_one():
     # H20: no dated USD listing was found (data/hardware/gpu_prices_added.csv has none)
-    with pytest.raises(TinkerNomicsError, match="no sourced \\$/GPU-hour for 'H20'.*--gpu-hourly-usd"):
+    with pytest.raises(TinkerNomicsError, match="no sourced \\$/GPU-hour for 'H20'.*gpu_hourly_usd"):
         registry.default_gpu_price("H20")

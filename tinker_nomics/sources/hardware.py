@@ -103,7 +103,7 @@ def default_gpu_price(gpu: str) -> GpuPrice:
         if p.gpu == gpu and p.default:
             return p
     raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r} in data/hardware/gpu_prices*.csv; give the rate "
-                            f"with --gpu-hourly-usd (Python: gpu_hourly_usd=)")
+                            "with gpu_hourly_usd")
 
 
 # ----------------------------------------------------------------------------------------------- sandboxes

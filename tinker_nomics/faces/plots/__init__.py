@@ -20,7 +20,8 @@ from .costs import (async_speedups, cache_per_sequence, cost_breakdown, cost_bre
 from .empirical import cost_vs_wallclock, meters_predicted_vs_actual
 
 __all__ = ["COLORS", "async_speedups", "breakeven_map", "breakeven_maps", "cache_per_sequence", "cost_breakdown",
-           "cost_breakdowns", "cost_vs_wallclock", "decode_throughput", "driver_steps", "errors_by_source", "grouped_barh",
+           "cost_breakdowns", "cost_vs_wallclock", "decode_throughput", "driver_steps", "errors_by_source",
+           "grouped_barh",
            "influence_chart", "mc_intervals", "mc_ratio_histograms", "meters_predicted_vs_actual",
            "meters_side_by_side", "predicted_vs_measured", "prefill_vs_turns", "rollout_share", "sweep",
            "verdict_timeline", "workload_comparison"]
