@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve book validate bench clean
+.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve book validate calibrate bench clean
 
 # Which Python: the first make goal that needs .venv checks $(PYTHON) before .venv exists, and stops in one line
 # naming the supported Pythons found on this machine (tools/check_python.sh; the supported minor versions are
 # pyproject.toml's classifiers). An existing, installed .venv is used as it is.
-VENV_GOALS := install test test-fast test-deep test-resolve book validate bench
+VENV_GOALS := install test test-fast test-deep test-resolve book validate calibrate bench
 ifneq ($(filter $(VENV_GOALS),$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(STAMP)),)
 PYTHON_PROBLEM := $(shell tools/check_python.sh "$(PYTHON)" $(filter $(VENV_GOALS),$(MAKECMDGOALS)))
@@ -68,6 +68,10 @@ validate: $(STAMP)  ## bill a finished run from its logs and render its report: 
 	$(PY) -m tinker_nomics validate "$(RUN)" $(if $(MODEL),--model "$(MODEL)") $(if $(PRICES),--prices "$(PRICES)") \
 	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" \
 	  $(if $(FORCE),--force)
+
+calibrate: $(STAMP)  ## fit the calibrated method's efficiencies to data/measurements/ and write data/calibration/efficiencies.csv
+	$(PY) tools/build_measurement_cases.py
+	$(PY) tools/calibrate.py
 
 bench: install  ## measure speed and memory on this machine (prints JSON and a table; includes two book builds)
 	$(PY) tools/bench.py

@@ -61,7 +61,7 @@ def test_map_cells_are_the_core_numbers():
     m = breakeven.length_group_map("code_rl")
     assert m.ratio.shape == (m.y.size, m.x.size) == (breakeven.GROUP_SIZES.size, breakeven.LENGTHS_SINGLE_TURN.size)
     j, i = 3, 7
-    est = estimate(Scenario.from_workload("code_rl", completion_tokens=m.x[i], group_size=m.y[j]))
+    est = estimate(Scenario.from_workload("code_rl", method="seed", completion_tokens=m.x[i], group_size=m.y[j]))
     assert m.tinker_usd[j, i] == pytest.approx(float(est.tinker.total_usd))
     assert m.self_hosted_usd[j, i] == pytest.approx(float(est.self_hosted.total_usd))
     assert m.preset == (24000.0, 8.0)

@@ -93,7 +93,7 @@ def test_the_undated_list_repeats_january_for_the_preset_models():
 @pytest.mark.parametrize("workload", WORKLOADS)
 def test_january_row_is_the_takeaway_preset(table, workload):
     r = row(table, workload, JANUARY)
-    est = estimate(Scenario.from_workload(workload))
+    est = estimate(Scenario.from_workload(workload, method="seed"))
     assert not r.successor and not r.cached_billing
     assert r.tinker_usd == pytest.approx(float(est.tinker.total_usd), rel=1e-12)
     assert r.self_hosted_usd == pytest.approx(float(est.self_hosted.total_usd), rel=1e-12)
@@ -208,7 +208,7 @@ def test_factor_column_matches_compare_cheaper_factor(table):
     from tinker_nomics.analysis import compare
     for name in WORKLOADS:
         r = row(table, name, JANUARY)
-        _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, prices=JANUARY)))
+        _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, method="seed", prices=JANUARY)))
         assert r.factor == pytest.approx(float(factor))
         assert r.factor == pytest.approx(max(r.tinker_usd, r.self_hosted_usd) / min(r.tinker_usd, r.self_hosted_usd))
 

@@ -1,5 +1,6 @@
 """Monte-Carlo (tinker_nomics.analysis.uncertainty): the distributions table, its sources, the vectorized draws and
-the key numbers the uncertainty chapter quotes."""
+the key numbers the uncertainty chapter quotes: under the calibrated default (its model error drawn, at the
+newest prices) and under the seed method at the seed's January prices."""
 
 import csv
 
@@ -16,13 +17,21 @@ WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
 N = 20_000   # enough for the percentiles the tests check; the book uses 10^5
 
 
+PRESETS = WORKLOADS + ("exp1a_gsm8k", "exp1b_math")
+
+
 @pytest.fixture(scope="module")
 def january():
-    return {w: uncertainty.simulate(w, n=N) for w in WORKLOADS}
+    return {w: uncertainty.simulate(w, n=N, method="seed") for w in WORKLOADS}
 
 
-def dist(parameter, workload="math_rl"):
-    return uncertainty.for_workload(workload)[parameter]
+@pytest.fixture(scope="module")
+def calibrated():
+    return {w: uncertainty.simulate(w, n=N) for w in PRESETS}
+
+
+def dist(parameter, workload="math_rl", method="seed"):
+    return uncertainty.for_workload(workload, method)[parameter]
 
 
 # ----------------------------------------------------------------------------- the table
@@ -33,7 +42,7 @@ def test_table_schema():
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         assert reader.fieldnames == ["parameter", "applies_to", "distribution", "parameters", "relative_to_preset",
-                                     "source", "reason"]
+                                     "source", "reason", "methods"]
         rows = list(reader)
     assert rows
     for r in rows:
@@ -43,15 +52,27 @@ def test_table_schema():
     parsed = uncertainty.distributions()
     assert len(parsed) == len(rows)
     assert {d.parameter for d in parsed} == {"length_growth", "rollout_efficiency", "mfu", "turns",
-                                            "failure_overhead", "off_policy"}
+                                            "failure_overhead", "off_policy", "model_error_factor"}
 
 
 @pytest.mark.parametrize("workload", WORKLOADS)
 def test_each_workload_gets_one_row_per_parameter(workload):
-    chosen = uncertainty.for_workload(workload)
-    assert {"rollout_efficiency", "mfu", "off_policy"} <= set(chosen)
+    chosen = uncertainty.for_workload(workload, "seed")
+    assert {"rollout_efficiency", "mfu", "off_policy"} <= set(chosen) and "model_error_factor" not in chosen
     multi = workload in ("harbor_rl", "swe_rl", "osworld_rl")
     assert ("turns" in chosen) == multi and ("failure_overhead" in chosen) == multi
+    # the calibrated method draws its fitted model error instead of the seed's efficiency ranges, and counts
+    # failed turns once (in the measured turn counts)
+    chosen = uncertainty.for_workload(workload)
+    assert {"model_error_factor", "off_policy"} <= set(chosen)
+    assert not {"rollout_efficiency", "mfu", "failure_overhead"} & set(chosen)
+    assert ("turns" in chosen) == multi
+
+
+def test_model_error_is_the_fitted_spread():
+    from tinker_nomics.sources.calibration import model_error
+    error = dist("model_error_factor", method="calibrated").params
+    assert error == {"median": 1.0, "sigma": model_error("rl_step")}
 
 
 def test_bounds_come_from_their_sources():
@@ -78,10 +99,10 @@ def test_bounds_come_from_their_sources():
 def test_bad_rows_are_rejected(tmp_path, monkeypatch):
     src = sources.data_dir()
     for sub in ("assumptions", "workloads", "models", "prices", "hardware", "literature", "experiments",
-                "measurements"):
+                "measurements", "calibration"):
         (tmp_path / sub).symlink_to(src / sub) if sub != "assumptions" else (tmp_path / sub).mkdir()
     (tmp_path / "assumptions" / "defaults.csv").write_text((src / "assumptions" / "defaults.csv").read_text())
-    header = "parameter,applies_to,distribution,parameters,relative_to_preset,source,reason\n"
+    header = "parameter,applies_to,distribution,parameters,relative_to_preset,source,reason,methods\n"
     monkeypatch.setenv("TINKER_NOMICS_DATA", str(tmp_path))
     bad_rows = {
         "gpu,all,uniform,low=1 high=2,no,s,r\n": "not a numeric Scenario field",
@@ -89,6 +110,8 @@ def test_bad_rows_are_rejected(tmp_path, monkeypatch):
         "mfu,all,triangular,low=0.3 high=0.1,no,s,r\n": "mode",
         "mfu,all,uniform,low=0.1 high=0.3,no,s,r\nmfu,math_rl,uniform,low=0.1 high=0.2,no,s,r\n": "two rows",
         "mfu,nosuch_rl,uniform,low=0.1 high=0.3,no,s,r\n": "unknown workload",
+        "mfu,all,uniform,low=0.1 high=0.3,no,s,r,magic\n": "names a method",
+        "mfu,all,lognormal,median=1 sigma=fitted:nothing,no,s,r\n": "names no fitted model error",
     }
     try:
         for body, message in bad_rows.items():
@@ -96,7 +119,7 @@ def test_bad_rows_are_rejected(tmp_path, monkeypatch):
             sources.clear_caches()
             uncertainty.clear_caches()
             with pytest.raises(TinkerNomicsError, match=message):
-                uncertainty.for_workload("math_rl")
+                uncertainty.for_workload("math_rl", "seed")
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
         sources.clear_caches()
@@ -107,9 +130,9 @@ def test_bad_rows_are_rejected(tmp_path, monkeypatch):
 
 
 def test_draws_are_seeded_and_stay_in_bounds():
-    a = uncertainty.simulate("swe_rl", n=5000, seed=3)
-    b = uncertainty.simulate("swe_rl", n=5000, seed=3)
-    c = uncertainty.simulate("swe_rl", n=5000, seed=4)
+    a = uncertainty.simulate("swe_rl", n=5000, seed=3, method="seed")
+    b = uncertainty.simulate("swe_rl", n=5000, seed=3, method="seed")
+    c = uncertainty.simulate("swe_rl", n=5000, seed=4, method="seed")
     assert np.array_equal(a.tinker_usd, b.tinker_usd) and not np.array_equal(a.tinker_usd, c.tinker_usd)
     assert a.draws["turns"].min() >= 18 - 1e-9 and a.draws["turns"].max() <= 50 + 1e-9
     assert a.draws["mfu"].min() >= 0.016 and a.draws["mfu"].max() <= 0.40
@@ -126,12 +149,33 @@ def test_one_vectorized_call(monkeypatch):
     assert len(calls) == 2 and mc.tinker_usd.shape == (100_000,)
 
 
-def test_point_estimate_is_the_preset(january):
+def test_point_estimate_is_the_preset(january, calibrated):
     from tinker_nomics import Scenario, estimate
-    for name, mc in january.items():
-        est = estimate(Scenario.from_workload(name))
-        assert mc.point_tinker_usd == pytest.approx(float(est.tinker.total_usd))
-        assert mc.point_self_hosted_usd == pytest.approx(float(est.self_hosted.total_usd))
+    for method, runs in (("seed", january), ("calibrated", calibrated)):
+        for name, mc in runs.items():
+            est = estimate(Scenario.from_workload(name, method=method))
+            assert mc.point_tinker_usd == pytest.approx(float(est.tinker.total_usd))
+            assert mc.point_self_hosted_usd == pytest.approx(float(est.self_hosted.total_usd))
+
+
+@pytest.mark.parametrize("workload", PRESETS)
+def test_point_estimate_lies_inside_p10_p90(calibrated, workload):
+    """The band and the point come from the same model: every preset's calibrated point estimate lies inside
+    its own P10–P90, on both sides."""
+    mc = calibrated[workload]
+    q = mc.quantiles()
+    assert q["tinker"][0] <= mc.point_tinker_usd <= q["tinker"][2]
+    assert q["self_hosted"][0] <= mc.point_self_hosted_usd <= q["self_hosted"][2]
+
+
+def test_calibrated_draws_carry_the_model_error(calibrated):
+    from tinker_nomics.sources.calibration import model_error
+    draws = calibrated["math_rl"].draws["model_error_factor"]
+    assert np.median(draws) == pytest.approx(1.0, abs=0.02)
+    assert np.std(np.log(draws)) == pytest.approx(model_error("rl_step"), rel=0.03)
+    # the self-hosted band is at least as wide as the model's own error: e^±1.28σ around the point
+    q = calibrated["math_rl"].quantiles()["self_hosted"]
+    assert q[2] / q[0] >= np.exp(2 * 1.2 * model_error("rl_step"))
 
 
 # ----------------------------------------------------------------------------- the chapter's numbers
@@ -154,7 +198,7 @@ def test_january_verdicts_hold_in_most_draws(january):
 
 
 def test_today_the_flips_are_mostly_firm():
-    p = {w: uncertainty.simulate(w, n=N, snapshot="latest").p_tinker_cheaper for w in WORKLOADS}
+    p = {w: uncertainty.simulate(w, n=N, snapshot="latest", method="seed").p_tinker_cheaper for w in WORKLOADS}
     assert p["code_rl"] < 0.1 and p["swe_rl"] < 0.01 and p["math_rl"] < 0.05
     assert 0.6 < p["osworld_rl"] < 0.95        # Tinker in most draws, not all
     assert 0.05 < p["harbor_rl"] < 0.4         # the close call
@@ -185,7 +229,7 @@ def test_verdict_shares_and_medians_against_direct_computation(january):
 
 
 def test_summary_columns_and_order():
-    table = uncertainty.summary(["math_rl", "osworld_rl"], n=2000)
+    table = uncertainty.summary(["math_rl", "osworld_rl"], n=2000, method="seed")
     for side in ("tinker", "self_hosted", "ratio"):
         assert (table[f"{side}_p10"] <= table[f"{side}_p50"]).all()
         assert (table[f"{side}_p50"] <= table[f"{side}_p90"]).all()

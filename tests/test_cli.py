@@ -31,7 +31,8 @@ CONTRACT_KEYS = {
 
 
 def test_estimate_json_has_the_contract_keys_and_the_seed_figures():
-    code, out, err = run("estimate", "--workload", "math_rl", "--prices", "2026-01-05", "--format", "json")
+    code, out, err = run("estimate", "--workload", "math_rl", "--method", "seed", "--prices", "2026-01-05",
+                         "--format", "json")
     assert code == 0 and err == ""
     data = json.loads(out)
     for group, keys in CONTRACT_KEYS.items():
@@ -62,15 +63,16 @@ def test_python_module_entry_point():
     (["--mfu", "1.5"], "--mfu must be a finite number > 0 and <= 1, got 1.5"),
     (["--completion-tokens", "abc"], "expects a number, got 'abc'"),
     (["--model", "Qwen3-9B"], "unknown model 'Qwen3-9B'; closest: Qwen/Qwen3.5-9B"),
-    (["--gpu", "H900"], "unknown GPU 'H900'; closest: H200 SXM"),
+    (["--gpu", "H900"], "unknown GPU 'H900'; closest: H20, H800 SXM, H200 SXM"),
     (["--prices", "2025-01-01"], "unknown price snapshot '2025-01-01'"),
     (["--sandbox", "docker"], "unknown sandbox 'docker'"),
-    (["--method", "magic"], "method must be one of seed, exact"),
-    (["--prices", "2026-10-07"], "no Tinker price for Qwen/Qwen3-8B".replace("Qwen3-8B", "Qwen3-8B")),
+    (["--method", "magic"], "method must be one of seed, exact, calibrated"),
+    (["--model", "Llama-3.1-8B", "--prices", "2026-10-07"], "no Tinker price for meta-llama/Llama-3.1-8B"),
+    (["--gpu", "H20"], "no sourced $/GPU-hour for 'H20' in data/hardware/gpu_prices*.csv; "
+                       "give the rate with --gpu-hourly-usd"),
+    (["--model-config", "/nonexistent/config.json"], "cannot read model config /nonexistent/config.json"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needle):
-    if needle.startswith("no Tinker price"):   # Qwen3-8B is priced in October; use a retired model instead
-        args, needle = ["--model", "Qwen3-32B", "--prices", "2026-10-07"], "no Tinker price for Qwen/Qwen3-32B"
     code, out, err = run("estimate", "--workload", "math_rl", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -136,6 +138,10 @@ JSON_COMMANDS = {   # one invocation of every command that prints JSON; a new co
     "prices --snapshot": ["prices", "--snapshot", "2026-01-05"],
     "prices --model": ["prices", "--model", "Qwen3-8B"],
     "validate": ["validate", str(ROOT / V3B_LOG), "--model", "gpt-oss-20b"],
+    "predict": ["predict", "decode", "--model", "Llama-3.1-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "64",
+                "--input-len", "1000", "--output-len", "1000"],
+    "predict rl-step": ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
+                        "1024", "--prompt-len", "200", "--response-len", "1000"],
 }
 
 
@@ -185,3 +191,150 @@ def test_missing_registry_folder_is_one_line(monkeypatch):
         sources.clear_caches()
     assert code == 2 and out == "" and err.count("\n") == 1
     assert err.startswith("tinker-nomics: error: registry folder not found: neither tinker_nomics/data")
+# ----------------------------------------------------------------------------- the calibrated default
+
+
+def estimate_json(*args):
+    code, out, err = run("estimate", *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_calibrated_is_the_default_at_the_newest_prices():
+    from tinker_nomics.sources import newest_snapshot
+
+    data = estimate_json("--workload", "math_rl")
+    assert data["scenario"]["method"] == "calibrated" and data["scenario"]["prices"] == newest_snapshot()
+    for key in ("rollout_concurrency", "rollout_waves", "feasible", "gpu_hourly_usd_source"):
+        assert key in data["self_hosted"]
+    # the calibrated method takes its fitted efficiencies, not the seed's 70% MBU / 10% MFU
+    from tinker_nomics.sources.calibration import efficiencies
+    assert data["scenario"]["mfu"] == efficiencies().mfu_dense
+    assert data["scenario"]["rollout_efficiency"] == efficiencies().bandwidth_dense
+
+
+def test_gpu_rate_follows_the_gpu():
+    """The preset's $2.69/h is the H100's (seed takeaway page); a B200 takes the B200's registry default,
+    RunPod Community Cloud $5.98 (data/hardware/gpu_prices.csv), and says where the rate came from."""
+    h100 = estimate_json("--workload", "math_rl")["self_hosted"]
+    assert h100["gpu_hourly_usd"] == 2.69 and h100["gpu_hourly_usd_source"].startswith("preset math_rl")
+    b200 = estimate_json("--workload", "math_rl", "--gpu", "B200")["self_hosted"]
+    assert b200["gpu_hourly_usd"] == 5.98 and "registry default for B200" in b200["gpu_hourly_usd_source"]
+    given = estimate_json("--workload", "math_rl", "--gpu", "B200", "--gpu-hourly-usd", "4")["self_hosted"]
+    assert given["gpu_hourly_usd"] == 4 and given["gpu_hourly_usd_source"] == "given"
+    assert estimate_json("--workload", "math_rl", "--gpu", "H100")["self_hosted"]["gpu_hourly_usd"] == 2.69
+
+
+@pytest.mark.parametrize("workload", ["swe_rl", "code_rl", "osworld_rl"])
+def test_long_rollouts_run_at_the_concurrency_that_fits(workload):
+    """The issue's three workloads whose rollout KV cache exceeds 8 H100s' memory: the calibrated estimate
+    decodes fewer sequences at a time than the step's B × G and runs in waves, and says so."""
+    data = estimate_json("--workload", workload)
+    sh, sc = data["self_hosted"], data["scenario"]
+    assert not sh["kv_cache_fits"] and sh["feasible"]
+    assert sh["rollout_concurrency"] < sc["prompts_per_step"] * sc["group_size"]
+    assert sh["rollout_waves"] > 1
+    assert any("waves per step" in note for note in data["notes"])
+
+
+def test_infeasible_configuration_names_the_smallest_gpu_count():
+    data = estimate_json("--workload", "harbor_rl")
+    sh = data["self_hosted"]
+    assert sh["feasible"] is False and sh["fitting_gpus"] > 8 and sh["num_gpus"] == sh["fitting_gpus"]
+    assert any("smallest GPU count" in note and f"{sh['fitting_gpus']:g}" in note for note in data["notes"])
+
+
+def test_retired_model_is_billed_on_its_successor():
+    data = estimate_json("--workload", "swe_rl")
+    assert data["tinker"]["billed_model"] == "Qwen/Qwen3.6-27B" and data["tinker"]["successor_of"] == "Qwen/Qwen3-32B"
+    assert data["scenario"]["model"] == "Qwen/Qwen3-32B"
+    assert any("named successor" in note for note in data["notes"])
+    seed = estimate_json("--workload", "swe_rl", "--method", "seed")
+    assert seed["tinker"]["billed_model"] == "Qwen/Qwen3-32B" and seed["scenario"]["prices"] == "2026-01-05"
+
+
+def test_model_config_instead_of_model(tmp_path):
+    """--model-config: the architecture from a config.json (here Qwen3-8B's, rebuilt from its registry row)
+    gives the same self-hosted side as the registry row."""
+    cfg = {"model_type": "qwen3", "hidden_size": 4096, "num_hidden_layers": 36, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288, "vocab_size": 151936,
+           "tie_word_embeddings": False, "_name_or_path": "Qwen/Qwen3-8B"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    by_config = estimate_json("--workload", "math_rl", "--model-config", str(path))
+    by_name = estimate_json("--workload", "math_rl")
+    assert by_config["self_hosted"]["total_usd"] == pytest.approx(by_name["self_hosted"]["total_usd"])
+    cfg["_name_or_path"] = "someone/unpriced-model"
+    path.write_text(json.dumps(cfg))
+    code, _, err = run("estimate", "--prompts-per-step", "8", "--group-size", "8", "--steps", "10",
+                       "--completion-tokens", "100", "--prompt-tokens", "10", "--model-config", str(path))
+    assert code == 2 and "give --model" in err and err.count("\n") == 1
+
+
+# ----------------------------------------------------------------------------- predict
+
+def predict_json(*args):
+    code, out, err = run("predict", *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_predict_decode_json_keys():
+    data = predict_json("decode", "--model", "Llama-3.1-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency",
+                        "64", "--input-len", "1000", "--output-len", "1000")
+    assert {"output_tokens_per_second", "concurrency", "bound"} <= set(data)
+    assert data["bound"] in ("bandwidth", "compute", "memory") and data["output_tokens_per_second"] > 0
+    assert data["output_tokens_per_second_per_gpu"] == data["output_tokens_per_second"]
+
+
+def test_predict_rl_step_json_keys():
+    data = predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "1024",
+                        "--prompt-len", "200", "--response-len", "1000")
+    assert {"generation_seconds", "training_seconds", "step_seconds"} <= set(data)
+    assert data["step_seconds"] == pytest.approx(data["generation_seconds"] + data["training_seconds"])
+    overlapped = predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
+                              "1024", "--prompt-len", "200", "--response-len", "1000", "--off-policy", "1")
+    assert overlapped["step_seconds"] == pytest.approx(max(data["generation_seconds"], data["training_seconds"]))
+
+
+@pytest.mark.parametrize("gpu", ["A100 40GB", "H20", "L40S", "RTX 4090", "GB200", "MI300X"])
+def test_predict_answers_on_the_added_gpus(gpu):
+    for method in ("calibrated", "exact", "seed"):
+        data = predict_json("decode", "--model", "Qwen3-0.6B", "--gpu", gpu, "--num-gpus", "1", "--concurrency",
+                            "32", "--input-len", "500", "--output-len", "500", "--method", method)
+        assert data["output_tokens_per_second"] > 0 and data["method"] == method
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["decode", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "1", "--input-len", "1", "--output-len", "1"],
+     "give --model or --model-config"),
+    (["decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "0", "--input-len", "1",
+      "--output-len", "1"], "concurrency must be a finite number >= 1"),
+    (["decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "8", "--input-len", "1",
+      "--output-len", "1", "--precision", "fp7"], "precision must be one of bf16, fp16, fp8, int8, int4"),
+    (["decode", "--model", "Llama-3.1-70B", "--gpu", "RTX 4090", "--num-gpus", "1", "--concurrency", "8",
+      "--input-len", "100", "--output-len", "100"], "does not fit"),
+    (["rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "1",
+      "--response-len", "10", "--fine-tune", "qlora"], "fine_tune must be one of full, lora"),
+    (["rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "1",
+      "--response-len", "10", "--method", "magic"], "method must be one of seed, exact, calibrated"),
+    (["decode", "--model", "Qwen3-8B"], "the following arguments are required"),
+])
+def test_predict_bad_input_is_one_line_and_exit_2(args, needle):
+    code, out, err = run("predict", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and needle in err
+
+
+def test_predict_with_a_model_config(tmp_path):
+    """A config for a model the registry lacks (Mistral-7B-v0.1's published shape) on an added GPU."""
+    cfg = {"model_type": "mistral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "tie_word_embeddings": False,
+           "sliding_window": 4096}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    data = predict_json("decode", "--model-config", str(path), "--gpu", "L40S", "--num-gpus", "1",
+                        "--concurrency", "16", "--input-len", "512", "--output-len", "512")
+    assert data["output_tokens_per_second"] > 0
+    data = predict_json("rl-step", "--model-config", str(path), "--gpu", "H20", "--num-gpus", "8",
+                        "--samples", "256", "--prompt-len", "256", "--response-len", "512", "--fine-tune", "lora")
+    assert data["step_seconds"] > 0 and data["fine_tune"] == "lora"

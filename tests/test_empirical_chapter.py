@@ -117,7 +117,7 @@ def test_verl_comparison_exp1a():
     assert (c.tinker_minutes, c.tinker_usd, c.verl_minutes, c.verl_usd) == (33, 12.96, 116, 77)
     assert c.verl_usd_recorded and not c.verl_projected
     default, measured = c.row("model, default MFU"), c.row("model, measured MFU")
-    est = estimate(Scenario.from_workload("exp1a_gsm8k", gpu_hourly_usd=c.gpu_hourly_usd))
+    est = estimate(Scenario.from_workload("exp1a_gsm8k", method="seed", gpu_hourly_usd=c.gpu_hourly_usd))
     assert default["minutes"] == pytest.approx(float(est.self_hosted.wallclock_hours) * 60)
     assert default["usd"] == pytest.approx(float(est.self_hosted.total_usd))
     assert default["mfu"] == 0.10 and measured["mfu"] == 0.016

@@ -41,3 +41,24 @@ def test_notebook_has_one_parameters_cell(source):
 def test_notebook_runs_under_papermill(source, notebook_runs):
     run = notebook_runs.run(source)
     assert run.error is None, f"{source.name} failed after {run.seconds:.1f} s:\n{run.error}"
+
+
+def _snapshots():
+    from tinker_nomics.sources import snapshots
+    return list(snapshots())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("snapshot", _snapshots())
+def test_takeaway_runs_at_every_listed_snapshot(snapshot, tmp_path):
+    """The takeaway leads with the answer at a price list (`-p prices`); it must run at every list the package
+    holds, retired models billed on their successors wherever a list has dropped them."""
+    import papermill
+
+    source = REPO / "notebooks" / "takeaway.ipynb"
+    out = tmp_path / f"takeaway-{snapshot}.ipynb"
+    papermill.execute_notebook(str(source), str(out), parameters={"prices": snapshot}, kernel_name="python3",
+                               cwd=str(source.parent), progress_bar=False)
+    executed = json.loads(out.read_text())
+    glued = "".join(str(o) for c in executed["cells"] for o in c.get("outputs", []))
+    assert snapshot in glued

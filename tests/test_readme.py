@@ -37,6 +37,7 @@ DRY_RUN = {"make book", "make test", "make test-fast", "make test-deep", "make t
            "make book PYTHON=python3.11", "make test CHROMIUM=/path/to/chrome"}
 ELSEWHERE = {
     "pip install .": "tests/test_wheel.py builds the wheel and installs it into a fresh venv, offline",
+    "make calibrate": "tests/test_calibration.py runs tools/calibrate.py --check: the committed table is what the fit gives",
     ".venv/bin/python -m playwright install chromium": "downloads a browser (network); tests/test_find_browser.py "
                                                        "finds a Playwright-installed one",
     ".venv/bin/python -m playwright install chromium --with-deps": "as above, with system libraries (root)",
@@ -140,20 +141,11 @@ def test_make_validate_renders_the_report(tmp_path):
             shutil.move(aside, out)
 
 
-class UnpricedAtSnapshot(Exception):
-    """The takeaway stops because a preset's model has no price in the chosen list (issue 14, item 7)."""
-
-
 @pytest.mark.slow
-@pytest.mark.xfail(raises=UnpricedAtSnapshot, strict=True,
-                   reason="issue 10 makes the takeaway bill unpriced presets on their successors; until it lands, "
-                          "three presets' models are unpriced at 2026-10-07. Remove this mark when it passes.")
 def test_papermill_example_as_written(tmp_path):
     """Runs in a scratch folder that links notebooks/, so out.ipynb lands there and not in the checkout."""
     (tmp_path / "notebooks").symlink_to(REPO / "notebooks")
     done = run(command("papermill "), cwd=tmp_path, check=False)
-    if done.returncode != 0 and "no Tinker price for" in done.stderr:
-        raise UnpricedAtSnapshot(next(x for x in done.stderr.splitlines() if "no Tinker price for" in x))
     assert done.returncode == 0, done.stderr[-3000:]
     executed = json.loads((tmp_path / "out.ipynb").read_text())
     assert executed["cells"] and not [o for c in executed["cells"] for o in c.get("outputs", [])
@@ -162,6 +154,7 @@ def test_papermill_example_as_written(tmp_path):
 
 def test_python_example_as_written(tmp_path):
     (block,) = fenced_blocks("python")
+    (tmp_path / "data").symlink_to(REPO / "data")   # the example reads a bundled config.json by its repository path
     checks = """
 import json, subprocess, sys
 assert est.cheaper in ("tinker", "self_hosted") and est.tinker.total_usd > 0

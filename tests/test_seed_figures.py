@@ -1,7 +1,9 @@
 """Every figure of the seed documents (../shared/spec/seed-figures.md), computed by the package.
 
 Each expected number is the figure the named seed page prints; tolerances are the rounding of the printed
-digits unless the spec gives one. Where the seed is inconsistent, the test pins the seed's number with the
+digits unless the spec gives one. Every estimate here says method="seed": the calibrated method is the default,
+and the seed method (with each preset's seed-only rows: its January price list, its 70% MBU and 10% MFU) is
+what reproduces the seed. Where the seed is inconsistent, the test pins the seed's number with the
 seed's method and the consistent number too (both are explained on the book's errata page).
 """
 import math
@@ -44,7 +46,7 @@ def test_length_growth_average_multiplier():
 
 def test_tinker_cost_formula_math_rl():
     # takeaway reproduction (spec): $99.16 = 117.96M sample + 117.96M train at $0.40 + 36.86M prefill at $0.13
-    est = estimate(Scenario.from_workload("math_rl", prices="2026-01-05"))
+    est = estimate(Scenario.from_workload("math_rl", method="seed", prices="2026-01-05"))
     assert printed(est.tokens.sample / 1e6, 117.96, 2) and printed(est.tokens.train / 1e6, 117.96, 2)
     assert printed(est.tokens.prefill / 1e6, 36.86, 2)
     assert printed(float(est.tinker.tokens_usd), 99.16, 2)
@@ -75,7 +77,7 @@ def test_training_throughput_86625():
 def test_efficiency_and_mfu_defaults():
     # "Efficiency defaults: 0.50"; "MFU default 0.10 for RL+LoRA, 0.35 for SFT"
     resolved = Scenario(model="Qwen3-8B", prompts_per_step=1, group_size=1, steps=1, completion_tokens=1,
-                        prompt_tokens=1).resolved()
+                        prompt_tokens=1, method="seed").resolved()
     assert resolved.rollout_efficiency == 0.5 and resolved.mfu == 0.10
     assert number("mfu_sft") == 0.35
 
@@ -97,13 +99,13 @@ def test_async_overlap_and_abort_rule():
 
 def test_tinker_cost_does_not_depend_on_k():
     # "Tinker cost is unaffected by k"
-    bills = [float(estimate(Scenario.from_workload("math_rl", off_policy=k)).tinker.total_usd) for k in (0, 1, 2, 8)]
+    bills = [float(estimate(Scenario.from_workload("math_rl", method="seed", off_policy=k)).tinker.total_usd) for k in (0, 1, 2, 8)]
     assert max(bills) == min(bills)
 
 
 def test_math_rl_rollout_and_training_hours():
     # cost model page: "math_rl (0.5h rollout vs 1.3h training)" at the calculator's default efficiency 0.50
-    est = estimate(Scenario.from_workload("math_rl", rollout_efficiency=number("rollout_efficiency")))
+    est = estimate(Scenario.from_workload("math_rl", method="seed", rollout_efficiency=number("rollout_efficiency")))
     assert printed(float(est.self_hosted.rollout_hours), 0.5, 1)
     assert printed(float(est.self_hosted.train_hours), 1.3, 1)
 
@@ -251,7 +253,7 @@ def test_mla_architecture_figures():
 def test_exp1a_prediction():
     # predicted 34.0M / 34.0M / 6.0M → $7.49 / $7.49 / $0.42 = $15.39 (15.395 before rounding: the seed
     # truncates; the errata page says so)
-    est = estimate(Scenario.from_workload("exp1a_gsm8k"))
+    est = estimate(Scenario.from_workload("exp1a_gsm8k", method="seed"))
     assert printed(est.tokens.sample / 1e6, 34.0, 1) and printed(est.tokens.train / 1e6, 34.0, 1)
     assert printed(est.tokens.prefill / 1e6, 6.0, 1)
     assert printed(float(est.tinker.sample_usd), 7.49, 2) and printed(float(est.tinker.prefill_usd), 0.42, 2)
@@ -261,7 +263,7 @@ def test_exp1a_prediction():
 def test_exp1b_prediction_and_its_prefill_slip():
     # predicted 92.4M / 92.4M / 1.8M → $20.33 / $20.33 / $0.13 = $40.78. The 1.8M prefill is B·P·S without G
     # (P ≈ 150); with the page's own B·G·P·S rule and MATH's 191-token prompts it is 18.4M.
-    est = estimate(Scenario.from_workload("exp1b_math"))
+    est = estimate(Scenario.from_workload("exp1b_math", method="seed"))
     assert printed(est.tokens.sample / 1e6, 92.4, 1) and printed(float(est.tinker.sample_usd), 20.33, 2)
     per_group = tokens.token_streams(128, 1, 94, tokens.rollout(800, 150, 1.4, 1, 0, 0), train_on="completion")
     assert printed(per_group.prefill / 1e6, 1.8, 1)
@@ -285,27 +287,27 @@ TAKEAWAY = {  # workload: (Tinker, self-hosted, Tinker with prefix caching or No
 @pytest.mark.parametrize("workload", sorted(TAKEAWAY))
 def test_takeaway_table(workload):
     tinker, hosted, cached, tol = TAKEAWAY[workload]
-    est = estimate(Scenario.from_workload(workload, prices="2026-01-05"))
+    est = estimate(Scenario.from_workload(workload, method="seed", prices="2026-01-05"))
     assert float(est.tinker.total_usd) == pytest.approx(tinker, rel=tol)
     assert float(est.self_hosted.total_usd) == pytest.approx(hosted, rel=tol)
     if cached is not None:  # the seed's "w/ prefix caching": cache hits free at the preset's 92% hit rate
-        free = estimate(Scenario.from_workload(workload, tinker_cached_prefill=True,
+        free = estimate(Scenario.from_workload(workload, method="seed", tinker_cached_prefill=True,
                                                tinker_cached_prefill_usd_per_m=0.0))
         assert float(free.tinker.total_usd) == pytest.approx(cached, rel=tol)
 
 
 def test_takeaway_winners():
     # "Self-hosted (3.5x)", "Tinker (1.3x)", "Tinker (1.6x)", "Self-hosted (4.9x)", "Self-hosted (1.5x)"
-    winners = {w: str(estimate(Scenario.from_workload(w)).cheaper) for w in TAKEAWAY}
+    winners = {w: str(estimate(Scenario.from_workload(w, method="seed")).cheaper) for w in TAKEAWAY}
     assert winners == {"math_rl": "self_hosted", "code_rl": "tinker", "harbor_rl": "tinker",
                        "swe_rl": "self_hosted", "osworld_rl": "self_hosted"}
-    math = estimate(Scenario.from_workload("math_rl"))
+    math = estimate(Scenario.from_workload("math_rl", method="seed"))
     assert printed(float(math.tinker.total_usd / math.self_hosted.total_usd), 3.5, 1)
 
 
 def test_swe_rl_prefill_projection():
     # empirical page: swe_rl prefill "$34.6K per-rollout billing vs $4.3K with per-group caching" (G = 8)
-    est = estimate(Scenario.from_workload("swe_rl"))
+    est = estimate(Scenario.from_workload("swe_rl", method="seed"))
     assert float(est.tinker.prefill_usd) == pytest.approx(34_600, rel=0.10)
     per_group = float(est.tinker.prefill_usd) / est.scenario.group_size
     assert per_group == pytest.approx(4_300, rel=0.10)

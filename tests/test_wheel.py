@@ -100,8 +100,11 @@ def test_estimate_answers_as_in_the_checkout(installed):
     assert run(cli, *args, cwd=elsewhere, env=env).stdout == checkout_cli(*args)
     installed_json = json.loads(run(cli, *args, "--format", "json", cwd=elsewhere, env=env).stdout)
     assert installed_json == json.loads(checkout_cli(*args, "--format", "json"))
-    # TODO(issue 10, enable at merge): `predict` lands with the calibrated default; run it from the wheel too:
-    # assert run(cli, "predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "1", "--concurrency", "64", "--input-len", "512", "--output-len", "512", "--format", "json", cwd=elsewhere, env=env).stdout == checkout_cli("predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "1", "--concurrency", "64", "--input-len", "512", "--output-len", "512", "--format", "json")
+    for kind in (("decode", "--concurrency", "64", "--input-len", "512", "--output-len", "512"),
+                 ("rl-step", "--samples", "1024", "--prompt-len", "200", "--response-len", "1000")):
+        args = ("predict", kind[0], "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8", *kind[1:],
+                "--format", "json")
+        assert json.loads(run(cli, *args, cwd=elsewhere, env=env).stdout) == json.loads(checkout_cli(*args))
 
 
 def test_validate_a_bundled_run_and_render_its_report(installed, tmp_path):

@@ -52,6 +52,11 @@ def seconds(x: float) -> str:
     return f"{x:.1f} s" if x < 60 else f"{x / 60:.1f} min"
 
 
+def microseconds(x_seconds: float) -> str:
+    """A short time in µs (67 µs): per-layer, per-step costs."""
+    return f"{float(x_seconds) * 1e6:,.0f} µs"
+
+
 def pct(x: float, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 

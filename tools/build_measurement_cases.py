@@ -3,8 +3,9 @@
     .venv/bin/python tools/build_measurement_cases.py          # rewrite the three *_cases.csv files
     .venv/bin/python tools/build_measurement_cases.py --check  # exit 1 if they differ from what is committed
 
-Inputs (copies of ../shared/reference, one row per published number):
-    decode_throughput.csv, rl_mfu.csv, published_runs.csv
+Inputs (one row per published number): decode_throughput.csv, rl_mfu.csv, published_runs.csv (copies of
+../shared/reference) and decode_more.csv, rl_more.csv (further sources gathered 2026-12-01, notes/data; their
+README's reading of each source is repeated in the rows' notes)
 Outputs (read by tinker_nomics.analysis.accuracy; committed):
     decode_cases.csv, rl_step_cases.csv, run_cases.csv
 
@@ -51,6 +52,26 @@ MODELS = {
         "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "the page names 'Nemotron Nano 30B' (MoE) without a version; "
         "the 30B MoE Nemotron Nano is NVIDIA-Nemotron-3-Nano-30B-A3B (hybrid Mamba-2 + attention), identified by "
         "name only"),
+    # decode_more.csv names (AMD ROCm, TensorRT-LLM @03e27c7d, LMDeploy).
+    "amd/Llama-3.1-70B-Instruct-FP8-KV": (
+        "meta-llama/Llama-3.1-70B", "AMD Quark FP8-KV checkpoint of Llama-3.1-70B-Instruct (architecture of "
+        "the registry row meta-llama/Llama-3.1-70B)"),
+    "amd/Llama-3.1-405B-Instruct-FP8-KV": (
+        "meta-llama/Llama-3.1-405B", "AMD Quark FP8-KV checkpoint of Llama-3.1-405B-Instruct (architecture from "
+        "data/models/configs/meta-llama--Llama-3.1-405B.json)"),
+    "openai/gpt-oss-20b": ("openai/gpt-oss-20b", ""),
+    "meta-llama/Llama-2-7b (table says 'llama2-7b/13b/70b'; base vs chat not stated)": (
+        "meta-llama/Llama-2-7b-hf", "base and chat share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-13b (table says 'llama2-7b/13b/70b'; base vs chat not stated)": (
+        "meta-llama/Llama-2-13b-hf", "base and chat share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-70b (table says 'llama2-7b/13b/70b'; base vs chat not stated)": (
+        "meta-llama/Llama-2-70b-hf", "base and chat share one architecture (data/models/configs/)"),
+    "deepseek-ai/DeepSeek-R1": ("deepseek-ai/DeepSeek-V3", "DeepSeek-R1 shares DeepSeek-V3's architecture"),
+    "deepseek-ai/DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", ""),
+    # rl_more.csv names.
+    "meta-llama/Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", ""),
+    "Qwen/Qwen2.5-7B (report: 'Qwen2.5-7B Function RM')": (
+        "Qwen/Qwen2.5-7B", "the report's 'Qwen2.5-7B Function RM' run trains Qwen2.5-7B (data/models/configs/)"),
     # NeMo RL names.
     "Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", ""),
     "DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", ""),
@@ -70,9 +91,26 @@ GPUS = {
                   "2.0 TB/s)"),
     "DGX-H100": ("H100 SXM", "a DGX H100 holds 8 H100 SXM GPUs"),
     "GB200-NVL72": ("GB200", "a GPU of a GB200 NVL72 rack"),
+    "MI300X": ("MI300X", ""),
+    "H100 SXM": ("H100 SXM", ""),
+    "H200 SXM": ("H200 SXM", ""),
+    "B200": ("B200", ""),
+    "H20": ("H20", ""),
+    "RTX PRO 6000 Blackwell Server": ("RTX PRO 6000 Blackwell Server", ""),
+    "A100 80GB (form factor not stated)": (
+        "A100 80GB SXM", "'(x8) A100-80G' does not say SXM or PCIe; the SXM part (2.04 TB/s) of an 8-GPU server "
+        "assumed (PCIe: 1.94 TB/s, 5% less)"),
+    "H100 (variant not stated)": ("H100 SXM", "'H100' without a variant; SXM assumed (3.35 TB/s)"),
 }
 
-PRECISION_BYTES = {"BF16": 2.0, "FP8": 1.0, "FP4": 0.5}
+PRECISION_BYTES = {"BF16": 2.0, "FP16": 2.0, "FP8": 1.0, "FP4": 0.5}
+# NVIDIA's ModelOpt checkpoints (nvidia/*-FP8, *-FP4) carry "kv_cache_quant_algo": "FP8" in their
+# hf_quant_config.json (e.g. ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/
+# nvidia--Qwen3-32B-NVFP4_hf_quant_config.json), and the engines follow it: the KV cache is FP8.
+MODELOPT_KV_NOTE = ("NVIDIA ModelOpt checkpoint: its hf_quant_config.json sets kv_cache_quant_algo FP8 (as in "
+                    "ai-dynamo/aiconfigurator's copy of nvidia/Qwen3-32B-NVFP4), so the KV cache is FP8, 1 byte "
+                    "per cached value")
+
 PRECISION_NOTES = {
     "FP8": "FP8 weights priced at 1 byte per parameter (any layers the checkpoint leaves in BF16, such as the "
            "LM head, are not split out); KV cache priced at BF16 (the row does not say whether it was FP8)",
@@ -100,9 +138,16 @@ def _source_label(url: str) -> str:
                        ("vultr", "Vultr B200 cookbook"), ("tim-wang", "tim-wang blog"),
                        ("aimultiple", "aimultiple blog"), ("spheron", "Spheron blog"),
                        ("NeMo/RL/blob/9dbd9adc", "NeMo RL v0.5"), ("NeMo/RL/blob/7ea279ab", "NeMo RL v0.6"),
+                       ("NeMo/RL/blob/06beed91", "NeMo RL v0.4"),
                        ("docs/perf/dpsk.md", "verl perf docs"), ("fully_async_policy", "verl fully_async README"),
-                       ("py-inference-scheduler", "verl step log (llm-d)"), ("lm-sys", "Miles (LMSYS/AMD)"),
-                       ("vllm-colocate", "TRL colocate blog"), ("2405.11143", "OpenRLHF report")):
+                       ("py-inference-scheduler", "verl step log (llm-d)"),
+                       ("sglang-ant-group", "LMSYS SGLang on H20"), ("2db4e4042b", "LMSYS 96×H100 EP"),
+                       ("lm-sys", "Miles (LMSYS/AMD)"),
+                       ("vllm-colocate", "TRL colocate blog"), ("2405.11143", "OpenRLHF report"),
+                       ("ROCm/vllm", "AMD ROCm vLLM"), ("InternLM/lmdeploy", "LMDeploy benchmark"),
+                       ("AReaL/blob/3ec86a4c", "AReaL examples"), ("AReaL_v0_3", "AReaL v0.3 blog"),
+                       ("one_step_off", "verl one-step-off doc"), ("37899697233", "verl benchmark report (H100)"),
+                       ("prime-rl", "prime-rl trainer bench")):
         if key in url:
             return label
     return url
@@ -128,7 +173,7 @@ def _check_ids(model: str | None, gpu: str | None) -> None:
 # ----------------------------------------------------------------------------------------- decode
 
 DECODE_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "engine", "model", "gpu",
-                  "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "concurrency",
+                  "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "kv_precision", "concurrency",
                   "concurrency_basis", "kv_memory_fraction", "input_tokens", "output_tokens",
                   "measured_output_tok_s", "notes"]
 
@@ -157,6 +202,10 @@ def _tensor_parallel(row: dict) -> float | None:
 
 
 def decode_cases() -> list[dict]:
+    return _decode_reference_cases() + _decode_more_cases()
+
+
+def _decode_reference_cases() -> list[dict]:
     out = []
     for line, row in _read("decode_throughput.csv"):
         source = _source_label(row["source_url"])
@@ -190,7 +239,12 @@ def decode_cases() -> list[dict]:
                          "in its checkpoint dtype, bfloat16, unless asked to quantize)")
         case["precision"] = precision
         case["bytes_per_param"] = PRECISION_BYTES[precision]
-        if precision in PRECISION_NOTES:
+        case["kv_precision"] = "BF16"
+        if row["model"].startswith("nvidia/") and precision in ("FP8", "FP4"):
+            case["kv_precision"] = "FP8"
+            notes.append(PRECISION_NOTES[precision].split("; KV cache")[0])
+            notes.append(MODELOPT_KV_NOTE)
+        elif precision in PRECISION_NOTES:
             notes.append(PRECISION_NOTES[precision])
 
         tp = _tensor_parallel(row)
@@ -238,11 +292,104 @@ def decode_cases() -> list[dict]:
     return out
 
 
+# decode_more.csv: one rule per source (notes/data/README.md explains each reading).
+MORE_EXCLUDED = {
+    "LMSYS SGLang on H20": "speculative decoding (MTP) on: accept lengths of 1.8-3.3 tokens per step, while the "
+                           "roofline emits one token per sequence per step",
+    "LMSYS 96×H100 EP": "a decode-only rate at a fixed 2,000-token KV length with no output length (prefill "
+                        "measured separately), not an end-to-end request rate",
+}
+
+
+def _decode_more_cases() -> list[dict]:
+    out = []
+    for line, row in _read("decode_more.csv"):
+        source = _source_label(row["source_url"])
+        case = {c: "" for c in DECODE_COLUMNS}
+        case.update(case_id=f"decode-m{line:02d}", source=source, raw_file="decode_more.csv", raw_row=line,
+                    engine=row["engine"].split(" (")[0], num_gpus=row["num_gpus"],
+                    measured_output_tok_s=row["output_tok_s"])
+        notes: list[str] = []
+        reasons: list[str] = []
+        if source in MORE_EXCLUDED:
+            reasons.append(MORE_EXCLUDED[source])
+        model = MODELS.get(row["model"])
+        gpu = GPUS.get(row["gpu"])
+        if model is None or gpu is None:
+            raise SystemExit(f"decode_more.csv row {line}: no rule for model {row['model']!r} or GPU {row['gpu']!r}")
+        case["model"], case["gpu"] = model[0], gpu[0]
+        notes.extend(text for text in (model[1], gpu[1]) if text)
+        _check_ids(case["model"], case["gpu"])
+        if sources.get_gpu(case["gpu"]).bf16_dense_tflops is None:
+            reasons.append(f"GPU {case['gpu']} has no sourced dense BF16 or FP8 peak (data/hardware/gpus_added.csv), "
+                           f"so the compute ceiling cannot be evaluated")
+        text = row["precision"]
+        labelled = "'(FP8)'" in text   # gpt-oss rows: the column label, before the MXFP4 caveat
+        precision = "FP8" if labelled else next((p for p in ("FP4", "FP8", "FP16", "BF16") if p in text), "BF16")
+        case["precision"], case["bytes_per_param"] = precision, PRECISION_BYTES[precision]
+        case["kv_precision"] = "FP8" if "FP8 KV" in text else ("FP16" if "weights and KV" in text else "BF16")
+        if row["model"].startswith("nvidia/") and precision in ("FP8", "FP4"):
+            case["kv_precision"] = "FP8"
+            notes.append(PRECISION_NOTES[precision].split("; KV cache")[0])
+            notes.append(MODELOPT_KV_NOTE)
+        elif precision in PRECISION_NOTES and case["kv_precision"] == "BF16":
+            notes.append(PRECISION_NOTES[precision])
+        if "MXFP4" in text:
+            notes.append("the doc labels the column FP8, but gpt-oss ships its MoE weights as MXFP4: weights priced "
+                         "at FP8's 1 byte as labelled")
+        if case["kv_precision"] == "FP8":
+            notes.append("FP8 KV cache (the row's --kv-cache-dtype fp8): 1 byte per cached value")
+        tp = re.search(r"TP(\d+)", row["notes"])
+        pp = re.search(r"PP(\d+)", row["notes"])
+        tensor = float(tp.group(1)) if tp else float(row["num_gpus"])
+        if pp and int(pp.group(1)) > 1:
+            reasons.append("pipeline parallel over PCIe (PP2): two pipeline stages, a layout the roofline's "
+                           "tensor-parallel replica does not describe")
+        case["tensor_parallel"] = tensor
+        if source == "LMSYS SGLang on H20":
+            case["tensor_parallel"] = float(row["num_gpus"])
+        case["input_tokens"] = float(row["input_len"])
+        out_len = row["output_len"].strip()
+        case["output_tokens"] = float(out_len) if re.fullmatch(r"\d+", out_len) else ""
+        conc = row["concurrency"].strip()
+        if conc.startswith("max"):
+            case["concurrency_basis"] = "kv_limited_max"
+            if source == "AMD ROCm vLLM":
+                seqs = re.search(r"max_num_seqs=(\d+)", conc)
+                case["concurrency"] = float(seqs.group(1))
+                notes.append(f"offline maximum load with max_num_seqs = num_prompts = {seqs.group(1)} (the row's "
+                             f"settings): the engine runs as many as fit in KV memory")
+            else:
+                notes.append(TRTLLM_KV_NOTE)
+            case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
+        else:
+            case["concurrency"] = float(conc)
+            case["concurrency_basis"] = "stated"
+            case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
+            notes.append("static batch: the stated batch is the concurrency (the end-to-end rate includes the "
+                         "batch's prefill)" if source in ("AMD ROCm vLLM", "LMDeploy benchmark") else SERVING_KV_NOTE)
+        if source == "AMD ROCm vLLM" and "latency" in row["notes"]:
+            notes.append("DERIVED by the raw row: batch × output length / end-to-end latency")
+        if source == "AMD ROCm vLLM" and conc.startswith("max"):
+            notes.append("'Throughput (tokens/s)' read as output tokens/s (the same README's latency table makes a "
+                         "total-token reading inconsistent; notes/data/README.md)")
+        if source == "TensorRT-LLM perf-overview":
+            notes.append("newer perf-overview (@03e27c7d): 'output tokens per second per GPU' × GPUs (DERIVED); the "
+                         "same publisher as decode_throughput.csv's rows, so held out with them")
+        if source == "LMDeploy benchmark":
+            notes.append("LMDeploy 0.1.0a1 (late 2023) static-batch benchmark; FP16 weights and KV cache")
+        case["usable"] = "no" if reasons else "yes"
+        case["reason"] = "; ".join(reasons)
+        case["notes"] = "; ".join(notes)
+        out.append(case)
+    return out
+
+
 # ----------------------------------------------------------------------------------------- RL step
 
 RL_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm", "model",
-              "gpu", "num_gpus", "precision", "bytes_per_param", "off_policy", "generation_samples",
-              "generated_tokens", "generation_tp", "measured_step_s", "measured_tokens_per_s_per_gpu",
+              "gpu", "num_gpus", "precision", "bytes_per_param", "off_policy", "fine_tune", "generation_samples",
+              "prompt_tokens", "generated_tokens", "generation_tp", "measured_step_s", "measured_tokens_per_s_per_gpu",
               "measured_mfu", "notes"]
 
 
@@ -253,12 +400,25 @@ def _off_policy(algorithm: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+RL_MORE_EXCLUDED = {
+    "AReaL examples": "average generated length not stated (only the 16K default / 27K recipe maximum); the example "
+                      "log's 16,384 sequences conflict with the table's 512×16",
+    "AReaL v0.3 blog": "batch and generation lengths not restated; GPU type assumed",
+    "verl one-step-off doc": "batch size and mean response length not stated (only the 20K/8K maximum)",
+    "prime-rl trainer bench": "trainer-only micro-batch benchmark: no generation, not a whole RL step",
+}
+
+
 def rl_step_cases() -> list[dict]:
+    return [case for name, prefix in (("rl_mfu.csv", "rl-"), ("rl_more.csv", "rl-m")) for case in _rl_cases(name, prefix)]
+
+
+def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
     out = []
-    for line, row in _read("rl_mfu.csv"):
+    for line, row in _read(raw_file):
         source = _source_label(row["source_url"])
         case = {c: "" for c in RL_COLUMNS}
-        case.update(case_id=f"rl-{line:02d}", source=source, raw_file="rl_mfu.csv", raw_row=line,
+        case.update(case_id=f"{prefix}{line:02d}", source=source, raw_file=raw_file, raw_row=line,
                     framework=row["framework"], algorithm=row["algorithm"], num_gpus=row["num_gpus"],
                     measured_step_s=row["step_time_s"], measured_mfu=row["mfu"])
         notes: list[str] = []
@@ -291,6 +451,7 @@ def rl_step_cases() -> list[dict]:
                          "definition 'Tokens/sec/GPU = total tokens used in training / (step time x #GPUs)' (a "
                          "token count, not a time) and takes prompt = that − generated")
             notes.append("full-parameter training (Megatron-core): 6N FLOPs per trained token")
+            case["fine_tune"] = "full"
             if case["off_policy"]:
                 notes.append(f"{int(case['off_policy'])}-step off-policy: generation overlaps training, so the step "
                              f"is the longer of the two (training.wallclock_hours)")
@@ -298,12 +459,31 @@ def rl_step_cases() -> list[dict]:
                 notes.append("DAPO's dynamic sampling may generate more than G-GBS samples; only G-GBS is counted")
             if "v0.6" in source:
                 notes.append("NeMo RL v0.6 remeasures the v0.5 Qwen3-30B-A3B configuration; kept as its own source")
+            if "v0.4" in source:
+                notes.append("NeMo RL v0.4 measures the Llama-3.1-8B configuration of v0.5 (notes/data: a "
+                             "version-drift check); kept as its own source")
+        elif source == "verl benchmark report (H100)":
+            model, gpu = MODELS[row["model"]], GPUS[row["gpu"]]
+            case["model"], case["gpu"] = model[0], gpu[0]
+            notes.extend(text for text in (model[1], gpu[1]) if text)
+            _check_ids(case["model"], case["gpu"])
+            case.update(precision="BF16", bytes_per_param=2.0, off_policy=0.0, fine_tune="full", generation_tp=1.0,
+                        generation_samples=5120.0, prompt_tokens=92.97754, generated_tokens=232.04102,
+                        measured_step_s=80.33)
+            notes.append("a single anonymous W&B summary (low trust); samples per step 5,120 DERIVED in the raw row "
+                         "from total tokens / (mean prompt + mean response); the step without the final step's "
+                         "validation (16.59 s) and checkpoint save (17.93 s), 114.85 − 16.59 − 17.93 = 80.33 s "
+                         "(DERIVED in the raw row); verl's default colocated synchronous GRPO, FSDP full-parameter "
+                         "training; BF16 assumed (not stated); rollout tensor parallel not stated (1 assumed)")
+        elif raw_file == "rl_more.csv":
+            reasons.append(RL_MORE_EXCLUDED[source])
+            notes.append("raw row kept for the count of excluded measurements")
         else:
             # Name the architecture where the raw row allows it, so the chapter can quote these rows' MFU.
             known = next((hf for raw, (hf, _) in MODELS.items() if row["model"].startswith(raw + " ")), "")
             case["model"] = known
-            if re.search(r"\bH20\b", row["gpu"]):
-                reasons.append("GPU H20 is not in data/hardware/gpus.csv")
+            if source == "verl perf docs" and row["step_time_s"]:
+                reasons.append("batch size not stated (a recommended configuration with its mean response length)")
             if source == "verl perf docs" and not row["step_time_s"]:
                 reasons.append("MFU only, no step time, GPU not stated; quoted beside the fitted MFU")
             if source == "verl step log (llm-d)":
@@ -330,19 +510,19 @@ RUN_COLUMNS = ["case_id", "source", "run", "raw_file", "raw_row", "usable", "rea
 # What each run lacks for a prediction (the shape the cost model needs: model architecture, GPU, steps,
 # prompts per step, rollouts per prompt, average prompt and completion lengths).
 RUN_GAPS = {
-    "DeepSeek": "GPU H800 is not in data/hardware/gpus.csv; steps, batch and lengths not in the row",
+    "DeepSeek": "steps, batch and lengths not in the row",
     "DeepScaleR": "DeepSeek-R1-Distill-Qwen-1.5B (a Qwen2.5 architecture) is not in data/models/model_archs.csv; "
                   "A100 memory size not stated; batch and average lengths not in the row (only the 8K→16K→24K "
                   "context limits and ~1,750 steps)",
     "SimpleRL-Zoo": "Qwen2.5-7B/14B/32B architectures are not in data/models/model_archs.csv; average prompt and "
                     "completion lengths not in the row (only the 8,192 maximum response)",
-    "MiniMax": "GPU H800 is not in data/hardware/gpus.csv; steps, batch and lengths not in the row",
+    "MiniMax": "steps, batch and lengths not in the row",
     "ProRL": "the 1.5B Qwen2.5-architecture model is not in data/models/model_archs.csv; steps, batch and lengths "
              "not in the row",
-    "DAPO (": "GPU H20 is not in data/hardware/gpus.csv; duration not stated",
-    "verl": "GPU H20 is not in data/hardware/gpus.csv; average response length not stated (28K/8K maximum only)",
+    "DAPO (": "duration not stated",
+    "verl": "average response length not stated (28K/8K maximum only)",
     "Olmo": "GPU type not stated; steps, batch and lengths not in the row",
-    "Light-R1": "GPU H800 is not in data/hardware/gpus.csv; stages covered by the cost unclear",
+    "Light-R1": "stages covered by the cost unclear",
     "s1-32B": "supervised fine-tuning, not RL (outside the RL cost model); token counts not in the row",
     "ScaleRL": "model, GPU and shape not captured",
 }

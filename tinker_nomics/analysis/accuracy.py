@@ -42,7 +42,7 @@ METHOD_LABELS = {"seed": "seed: nominal, bandwidth-only", "exact": "exact, bandw
 RL_METHODS = ("seed", "exact")
 # Bytes per cached value: the registry's KV bytes are BF16; an FP8 cache halves them (a sensitivity, since
 # no decode row states its KV-cache precision).
-KV_BYTES_PER_VALUE = {"BF16": 2.0, "FP8": 1.0}
+KV_BYTES_PER_VALUE = {"BF16": 2.0, "FP16": 2.0, "FP8": 1.0}
 
 SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for tokens/s positive = optimistic "
                    "(cost too low), for step time positive = pessimistic (cost too high)")
@@ -97,11 +97,12 @@ def _decode_rows() -> tuple[dict, ...]:
         Column("engine", required=False), Column("model", required=False), Column("gpu", required=False),
         Column("num_gpus", "float", False), Column("tensor_parallel", "float", False),
         Column("precision", required=False), Column("bytes_per_param", "float", False),
+        Column("kv_precision", required=False),
         Column("concurrency", "float", False), Column("concurrency_basis", required=False),
         Column("kv_memory_fraction", "float", False), Column("input_tokens", "float", False),
         Column("output_tokens", "float", False), Column("measured_output_tok_s", "float")],
-        ("model", "gpu", "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "concurrency_basis",
-         "kv_memory_fraction", "input_tokens", "output_tokens"))
+        ("model", "gpu", "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "kv_precision",
+         "concurrency_basis", "kv_memory_fraction", "input_tokens", "output_tokens"))
     for row in rows:
         if row["usable"] == "yes":
             basis = row["concurrency_basis"]
@@ -125,11 +126,12 @@ def _rl_rows() -> tuple[dict, ...]:
         Column("framework", required=False), Column("algorithm", required=False), Column("model", required=False),
         Column("gpu", required=False), Column("num_gpus", required=False), Column("precision", required=False),
         Column("bytes_per_param", "float", False), Column("off_policy", "float", False),
-        Column("generation_samples", "float", False), Column("generated_tokens", "float", False),
+        Column("fine_tune", required=False), Column("generation_samples", "float", False),
+        Column("prompt_tokens", "float", False), Column("generated_tokens", "float", False),
         Column("generation_tp", "float", False), Column("measured_step_s", "float", False),
         Column("measured_tokens_per_s_per_gpu", "float", False), Column("measured_mfu", "float", False)],
-        ("model", "gpu", "num_gpus", "off_policy", "generation_samples", "generated_tokens", "measured_step_s",
-         "measured_tokens_per_s_per_gpu")))
+        ("model", "gpu", "num_gpus", "off_policy", "fine_tune", "generation_samples", "generated_tokens",
+         "measured_step_s")))
 
 
 def rl_step_cases(usable_only: bool = False) -> list[dict]:
@@ -180,7 +182,7 @@ def case_counts() -> dict[str, dict[str, int]]:
 def peak_flops_for_precision(gpu: GPU, precision: str) -> float:
     """Dense peak FLOP/s at a weight precision: BF16 from the registry, FP8's dense figure for FP8, and for
     FP4 also FP8's (the registry has no sourced FP4 peak; FP4 tensor cores would raise the ceiling)."""
-    if precision == "BF16":
+    if precision in ("BF16", "FP16"):
         return gpu.peak_flops("exact")
     if gpu.fp8_dense_tflops is None:
         raise TinkerNomicsError(f"GPU {gpu.gpu!r} has no sourced dense FP8 peak")
@@ -202,10 +204,15 @@ def _kv_scale(kv_precision: str) -> float:
     return KV_BYTES_PER_VALUE[kv_precision] / KV_BYTES_PER_VALUE["BF16"]
 
 
-def resolved_concurrency(rows: list[dict], kv_precision: str = "BF16") -> dict[str, np.ndarray]:
+def _kv_scales(rows: list[dict], kv_precision: str | None) -> np.ndarray:
+    """KV bytes relative to BF16 per case: each case's own cache precision, or `kv_precision` for all."""
+    return np.array([_kv_scale(kv_precision or r["kv_precision"]) for r in rows])
+
+
+def resolved_concurrency(rows: list[dict], kv_precision: str | None = None) -> dict[str, np.ndarray]:
     """Sequences decoded at once, per case: the KV-memory-limited maximum (`fit`, from the exact
     architecture's KV and state bytes for full input + output sequences and kv_memory_fraction of the memory
-    the weights leave free on each replica, at `kv_precision`); `seed` = the stated concurrency, or `fit` for offline rows
+    the weights leave free on each replica, at each case's KV precision or `kv_precision`); `seed` = the stated concurrency, or `fit` for offline rows
     (the seed does not cap a stated concurrency, as in estimate()); `exact` = the stated concurrency capped
     at `fit`, or `fit` for offline rows. All rows must share one model and one GPU."""
     arch, gpu = get_arch(rows[0]["model"]), get_gpu(rows[0]["gpu"])
@@ -215,7 +222,7 @@ def resolved_concurrency(rows: list[dict], kv_precision: str = "BF16") -> dict[s
     total = float(arch.total_params)
     budget = memory.engine_kv_memory_available(total, gpu, tp, _column(rows, "kv_memory_fraction"),
                                                 _column(rows, "bytes_per_param")) * replicas
-    scale = _kv_scale(kv_precision)
+    scale = _kv_scales(rows, kv_precision)
     fit = np.maximum(memory.max_concurrent_sequences(
         total, gpu, gpus, memory.kv_bytes_per_token(arch, "exact") * scale, per.sequence,
         memory.recurrent_bytes_per_sequence(arch, "exact") * scale, available_bytes=budget), 1.0)
@@ -225,7 +232,7 @@ def resolved_concurrency(rows: list[dict], kv_precision: str = "BF16") -> dict[s
 
 
 def _predict_group(rows: list[dict], method: str, efficiency: float, concurrency: dict,
-                   kv_precision: str = "BF16") -> np.ndarray:
+                   kv_precision: str | None = None) -> np.ndarray:
     arch, gpu = get_arch(rows[0]["model"]), get_gpu(rows[0]["gpu"])
     kind = "seed" if method == "seed" else "exact"
     per = _single_turn(_column(rows, "input_tokens"), _column(rows, "output_tokens"))
@@ -238,17 +245,18 @@ def _predict_group(rows: list[dict], method: str, efficiency: float, concurrency
     return roofline.decode_tokens_per_second(
         concurrency=concurrency[kind], num_gpus=_column(rows, "num_gpus"), replica_gpus=_column(rows, "tensor_parallel"),
         weight_bytes_per_step=lambda batch: roofline.weight_bytes_read(arch, batch, kind, bytes_per_param),
-        kv_bytes_per_token=memory.kv_bytes_per_token(arch, kind) * _kv_scale(kv_precision), context=context,
-        state_bytes_per_sequence=memory.recurrent_bytes_per_sequence(arch, kind) * _kv_scale(kv_precision),
+        kv_bytes_per_token=memory.kv_bytes_per_token(arch, kind) * _kv_scales(rows, kv_precision), context=context,
+        state_bytes_per_sequence=memory.recurrent_bytes_per_sequence(arch, kind) * _kv_scales(rows, kv_precision),
         bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s, peak_flops=peak,
         flops_per_token=number("forward_flops_per_param") * active + attention, efficiency=efficiency,
         compute_bound=method == "roofline")
 
 
-def predict_decode(efficiency: float = 1.0, methods=DECODE_METHODS, kv_precision: str = "BF16"):
+def predict_decode(efficiency: float = 1.0, methods=DECODE_METHODS, kv_precision: str | None = None):
     """Every usable decode case × method: predicted and measured output tok/s and the signed error.
-    Returns a pandas DataFrame (one row per case and method). `kv_precision="FP8"` halves the KV and state
-    bytes (traffic and the KV-limited batch): what the prediction would be if the engines cached in FP8."""
+    Returns a pandas DataFrame (one row per case and method). The KV cache is charged at each case's own
+    precision (kv_precision column: FP8 where the row or its ModelOpt checkpoint says so, else BF16);
+    `kv_precision="BF16"` or `"FP8"` charges every case at that one (traffic and the KV-limited batch)."""
     import pandas as pd
 
     cases = decode_cases(usable_only=True)
@@ -342,12 +350,20 @@ def fitted_efficiency(frame) -> dict[str, float]:
 
 # ----------------------------------------------------------------------------------------------- RL step
 
+def case_prompt_tokens(row: dict) -> float:
+    """A case's mean prompt: stated, else derived from the row's training tokens (its own definition,
+    Tokens/sec/GPU × step time × GPUs, per sample) minus the generated length."""
+    if row.get("prompt_tokens") is not None:
+        return row["prompt_tokens"]
+    trained = row["measured_tokens_per_s_per_gpu"] * row["measured_step_s"] * row["num_gpus"]
+    return max(trained / row["generation_samples"] - row["generated_tokens"], 0.0)
+
+
 def _rl_inputs(row: dict, method: str) -> dict:
     """Token counts of one step. The prompt is not stated: the row's training tokens (its own definition,
     Tokens/sec/GPU × step time × GPUs) per sample, minus the generated length, gives it."""
     samples, generated = row["generation_samples"], row["generated_tokens"]
-    trained = row["measured_tokens_per_s_per_gpu"] * row["measured_step_s"] * row["num_gpus"]
-    prompt = max(trained / samples - generated, 0.0)
+    prompt = case_prompt_tokens(row)
     per = _single_turn(prompt, generated)
     seed = method == "seed"
     return {"samples": samples, "prompt": prompt, "per": per,

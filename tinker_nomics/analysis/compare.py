@@ -109,6 +109,117 @@ def workload_table(names, **overrides) -> list[WorkloadRow]:
 
 
 @dataclass(frozen=True)
+class HeadlineRow:
+    """One preset under the calibrated default: both bills, who wins, and whether and how the run fits."""
+    workload: str
+    model: str                     # the model the self-hosted side runs (the preset's)
+    billed_model: str | None       # the model Tinker bills (its successor when the list has retired it)
+    priced: bool                   # False when the list prices neither the model nor a successor
+    note: str                      # why not, when not priced
+    tinker_usd: float | None
+    self_hosted_usd: float | None
+    cheaper: str | None
+    factor: float | None
+    gpu: str
+    requested_gpus: float
+    num_gpus: float                # the GPUs costed (the smallest count that fits, when the request does not)
+    feasible: bool
+    rollout_concurrency: float
+    rollout_waves: float
+    wallclock_hours: float
+    step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
+
+    @property
+    def successor(self) -> bool:
+        return bool(self.billed_model) and self.billed_model != self.model
+
+    @property
+    def wallclock_days(self) -> float:
+        return self.wallclock_hours / 24.0
+
+
+def headline_table(names, prices: str | None = None, **overrides) -> list[HeadlineRow]:
+    """The takeaway's answer: every preset under the calibrated method at `prices` (default: the newest list),
+    retired models billed on their successors, cached prefill billed where the list has a cached rate. A
+    preset the list cannot bill at all gets a row that says so."""
+    rows = []
+    for name in names:
+        scenario = Scenario.from_workload(name, prices=prices, **{"method": "calibrated", **overrides})
+        try:
+            est = estimate(scenario)
+        except TinkerNomicsError as exc:
+            rows.append(HeadlineRow(name, str(get_workload(name).fields["model"]), None, False, str(exc), None, None,
+                                    None, None, str(scenario.gpu or ""), float("nan"), float("nan"), False,
+                                    float("nan"), float("nan"), float("nan")))
+            continue
+        s = est.self_hosted
+        side, factor = cheaper_factor(est)
+        rows.append(HeadlineRow(name, est.scenario.model, est.price.model, True, "", float(est.tinker.total_usd),
+                                float(s.total_usd), str(side), float(factor), est.scenario.gpu,
+                                float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
+                                float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
+                                float(est.scenario.prompts_per_step * est.scenario.group_size)))
+    return rows
+
+
+@dataclass(frozen=True)
+class SeedRow:
+    """One row of the seed's takeaway table: what it printed and what the seed method computes."""
+    workload: str
+    model: str
+    printed_tinker: float
+    tinker: float
+    printed_self_hosted: float
+    self_hosted: float
+    printed_cheaper: str
+    cheaper: str
+    printed_factor: float
+    factor: float
+    printed_cached: float | None        # the seed's "w/ prefix caching" Tinker bill, where it printed one
+    cached: float | None
+
+    @property
+    def tinker_difference(self) -> float:
+        """(computed − printed) / printed."""
+        return (self.tinker - self.printed_tinker) / self.printed_tinker
+
+    @property
+    def self_hosted_difference(self) -> float:
+        return (self.self_hosted - self.printed_self_hosted) / self.printed_self_hosted
+
+    @property
+    def cached_difference(self) -> float | None:
+        if self.printed_cached is None or self.cached is None:
+            return None
+        return (self.cached - self.printed_cached) / self.printed_cached
+
+
+def largest_difference(rows: list[SeedRow]) -> float:
+    """The largest |computed − printed| / printed over every figure of the seed's table (Tinker, self-hosted and
+    the prefix-caching hypothetical)."""
+    diffs = [d for r in rows for d in (r.tinker_difference, r.self_hosted_difference, r.cached_difference)
+             if d is not None]
+    return float(max(abs(d) for d in diffs))
+
+
+def seed_reproduction(names) -> list[SeedRow]:
+    """The seed's takeaway table reproduced by the seed method (each preset's seed rows: January prices, 70% MBU,
+    10% MFU) next to the figures the seed printed (data/literature/seed_printed_figures.csv)."""
+    from .errata.common import printed_figures     # the seed's printed figures, with their quotes
+
+    printed = printed_figures()
+    rows = []
+    for row in workload_table(names, method="seed"):
+        tinker, hosted = printed[f"{row.workload}_tinker_usd"].value, printed[f"{row.workload}_self_hosted_usd"].value
+        cached = printed.get(f"{row.workload}_tinker_cached_usd")
+        rows.append(SeedRow(row.workload, row.model, tinker, row.tinker_usd, hosted, row.self_hosted_usd,
+                            "tinker" if tinker <= hosted else "self_hosted", row.cheaper,
+                            printed[f"{row.workload}_cheaper_factor"].value, row.factor,
+                            cached.value if cached else None, row.tinker_free_cache_usd if cached else None))
+    return rows
+
+
+@dataclass(frozen=True)
 class OffPolicy:
     off_policy: np.ndarray
     abort_rate: np.ndarray

@@ -86,7 +86,7 @@ def error_sources(name: str, scenario: Scenario | None = None) -> pd.DataFrame:
     prefill: training prompts (length) + eval prompts + rounding
     "rounding" is what the seed's printed meter totals leave over its printed parts (±0.05M each)."""
     _check(name)
-    est = estimate(scenario if scenario is not None else Scenario.from_workload(SEED_WORKLOADS[name]))
+    est = estimate(scenario if scenario is not None else Scenario.from_workload(SEED_WORKLOADS[name], method="seed"))
     m = _measured(name)
     price = seed_experiment(name).bill.price
     t = est.tokens
@@ -121,7 +121,7 @@ def prediction_summary(name: str) -> dict:
     """The three totals the chapter compares: the preset's prediction, the measured-input prediction, and the
     bill from the logged token sums, each against Tinker's real bill."""
     e = seed_experiment(name)
-    preset = estimate(Scenario.from_workload(SEED_WORKLOADS[name]))
+    preset = estimate(Scenario.from_workload(SEED_WORKLOADS[name], method="seed"))
     informed = estimate(informed_scenario(name))
     billed = e.billed_usd
     out = {"billed_usd": billed, "logged_usd": e.computed_usd, "logged_error": e.error,
@@ -366,7 +366,7 @@ def verl_comparison(name: str, gpu_hourly_usd: float | None = None) -> VerlCompa
     implies (both runs used the same cluster), so measured and predicted dollars compare hours with hours."""
     _check(name)
     have = seed_experiments()[name]
-    preset = Scenario.from_workload(SEED_WORKLOADS[name])
+    preset = Scenario.from_workload(SEED_WORKLOADS[name], method="seed")
     resolved = preset.resolved()
     if gpu_hourly_usd is None:
         rate, basis = cluster_hourly_usd(), "implied by exp 1a's recorded veRL cost"

@@ -87,7 +87,7 @@ def seed_experiment(name: str) -> SeedExperiment:
     bill = bill_meters(meters, model, snapshot)
     half = SEED_TOKEN_RESOLUTION / 2
     rounding = sum(float(meter_cost(figures[m] * half, bill.price.rate(m))) for m in METERS)
-    est = estimate(Scenario.from_workload(workload.name))
+    est = estimate(Scenario.from_workload(workload.name, method="seed"))
     predicted = {"sample": float(est.tokens.sample), "train": float(est.tokens.train),
                  "prefill": float(est.tokens.prefill)}
     table = comparison_table(predicted, meters, bill.price, str(est.scenario.method))

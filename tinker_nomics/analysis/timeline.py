@@ -79,6 +79,7 @@ def undated_snapshots() -> list[str]:
 def scenario_at(workload: str, snapshot: str, cached: bool = False, **overrides) -> tuple[Scenario, Successor | None]:
     preset = get_workload(workload).fields
     model, successor = model_for(overrides.pop("model", preset["model"]), snapshot)
+    overrides.setdefault("method", "seed")   # the price lists compared under the takeaway table's arithmetic
     scenario = Scenario.from_workload(workload, model=model, prices=snapshot, tinker_cached_prefill=cached,
                                       **overrides)
     return scenario, successor

@@ -1,6 +1,9 @@
 """Monte-Carlo over the inputs nobody knows in advance: how sure is a verdict?
 
-The distributions, with their sources and reasons, are data (data/assumptions/uncertainty.csv). Every draw
+The distributions, with their sources and reasons, are data (data/assumptions/uncertainty.csv); a row may be
+limited to some methods (the seed's rollout-efficiency and MFU ranges belong to the seed and exact methods; the
+calibrated method draws its fitted model error instead, `sigma=fitted:rl_step` naming the spread that
+tools/calibrate.py wrote to data/calibration/efficiencies.csv). Every draw
 of every input goes through the core in one vectorized `estimate` call per workload (10^5 draws is one
 call), with a seeded random generator, so the numbers are the same on every build. Inputs are drawn
 independently; everything a row does not name stays at the preset's value.
@@ -21,7 +24,8 @@ import pandas as pd
 
 from ..errors import TinkerNomicsError
 from ..model.estimate import estimate
-from ..model.scenario import BOUNDS, Scenario
+from ..model.scenario import BOUNDS, DEFAULT_METHOD, METHODS, Scenario
+from ..sources.calibration import model_error
 from ..sources.successors import model_for
 from ..sources.tables import Column, load_table
 from ..sources.workloads import workloads
@@ -47,6 +51,7 @@ class Distribution:
     relative: bool                     # draws multiply the preset's value
     source: str
     reason: str
+    methods: tuple[str, ...] = METHODS  # the methods whose Monte-Carlo draws it
 
     def applies(self, workload: str) -> bool:
         return self.applies_to == ("all",) or workload in self.applies_to
@@ -93,6 +98,12 @@ def _parse_params(text: str, where: str) -> dict:
                 continue
         if key is None:
             raise TinkerNomicsError(f"{where}: {text!r} must read name=value")
+        if token.startswith("fitted:"):
+            try:
+                out[key].append(model_error(token.partition(":")[2]))
+            except KeyError:
+                raise TinkerNomicsError(f"{where}: {token!r} names no fitted model error (decode, rl_step)") from None
+            continue
         try:
             out[key].append(float(token))
         except ValueError:
@@ -104,7 +115,7 @@ def _parse_params(text: str, where: str) -> dict:
 def distributions() -> tuple[Distribution, ...]:
     rows = load_table("assumptions/uncertainty.csv", [
         Column("parameter"), Column("applies_to"), Column("distribution"), Column("parameters"),
-        Column("relative_to_preset", "bool"), Column("source"), Column("reason")])
+        Column("relative_to_preset", "bool"), Column("source"), Column("reason"), Column("methods", required=False)])
     known = set(workloads())
     out = []
     for r in rows:
@@ -127,16 +138,19 @@ def distributions() -> tuple[Distribution, ...]:
         unknown = [w for w in applies if w != "all" and w not in known]
         if unknown:
             raise TinkerNomicsError(f"{where} column applies_to: unknown workload(s) {', '.join(unknown)}")
+        methods = tuple(r["methods"].split()) if r["methods"] else METHODS
+        if set(methods) - set(METHODS):
+            raise TinkerNomicsError(f"{where} column methods: {r['methods']!r} names a method not in {', '.join(METHODS)}")
         out.append(Distribution(r["parameter"], applies, kind, params, r["relative_to_preset"], r["source"],
-                                r["reason"]))
+                                r["reason"], methods))
     return tuple(out)
 
 
-def for_workload(workload: str) -> dict[str, Distribution]:
-    """The distributions that apply to one workload (at most one row per parameter)."""
+def for_workload(workload: str, method: str = DEFAULT_METHOD) -> dict[str, Distribution]:
+    """The distributions that apply to one workload under one method (at most one row per parameter)."""
     chosen: dict[str, Distribution] = {}
     for dist in distributions():
-        if dist.applies(workload):
+        if dist.applies(workload) and method in dist.methods:
             if dist.parameter in chosen:
                 raise TinkerNomicsError(f"assumptions/uncertainty.csv: two rows give {dist.parameter} for {workload}")
             chosen[dist.parameter] = dist
@@ -146,8 +160,8 @@ def for_workload(workload: str) -> dict[str, Distribution]:
 def table() -> pd.DataFrame:
     """The distributions as the book prints them."""
     return pd.DataFrame([{"parameter": d.parameter, "workloads": " ".join(d.applies_to),
-                          "distribution": d.describe(), "source": d.source, "reason": d.reason}
-                         for d in distributions()])
+                          "methods": " ".join(d.methods), "distribution": d.describe(), "source": d.source,
+                          "reason": d.reason} for d in distributions()])
 
 
 def probability_text(p: float) -> str:
@@ -242,13 +256,23 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
              **overrides) -> MonteCarlo:
     """n draws of the uncertain inputs of one workload, through one `estimate` call.
 
-    snapshot None keeps the preset's own price snapshot (January 2026 for the takeaway workloads); any other
-    snapshot bills the preset's model or, when retired, its successor (sources.successors.model_for), with cached
+    Under the calibrated method (the default) the preset is priced as the estimate prices it (the newest list
+    unless `snapshot` names another; a retired model billed on its successor, cached prefill where the list
+    has a cached rate) and the model's own error is drawn. Under the seed or exact method, snapshot None keeps
+    the preset's own price snapshot (January 2026 for the takeaway workloads); any other snapshot bills the
+    preset's model or, when retired, its successor on both sides (sources.successors.model_for), with cached
     prefill where the snapshot has a cached rate."""
     base = Scenario.from_workload(workload, **overrides)
+    method = str(base.method or DEFAULT_METHOD)
     successor = False
     cached = False
-    if snapshot is not None:
+    if method == "calibrated":
+        if snapshot is not None:
+            base = base.replace(prices=snapshot)
+        resolved = base.resolved()
+        successor = model_for(resolved.model, resolved.prices)[1] is not None
+        cached = bool(resolved.tinker_cached_prefill)
+    elif snapshot is not None:
         model, succ = model_for(base.model, snapshot)
         cached = timeline.has_cached_rate(model, snapshot)
         base = base.replace(model=model, prices=snapshot, tinker_cached_prefill=cached)
@@ -256,7 +280,7 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
     resolved = base.resolved()
     rng = _rng(seed, workload)
     draws = {}
-    for name, dist in sorted(for_workload(workload).items()):
+    for name, dist in sorted(for_workload(workload, method).items()):
         values = dist.draw(n, rng)
         if dist.relative:
             values = values * float(getattr(resolved, name))
@@ -268,11 +292,12 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
                       float(point.tinker.total_usd), float(point.self_hosted.total_usd))
 
 
-def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None) -> pd.DataFrame:
+def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None,
+            **overrides) -> pd.DataFrame:
     """P10/P50/P90 of both sides, the preset's point estimate and P(Tinker cheaper), one row per workload."""
     rows = []
     for name in workload_names:
-        mc = simulate(name, n=n, seed=seed, snapshot=snapshot)
+        mc = simulate(name, n=n, seed=seed, snapshot=snapshot, **overrides)
         q = mc.quantiles()
         rows.append({"workload": name, "snapshot": mc.snapshot, "model": mc.model, "successor": mc.successor,
                      "draws": mc.n,

@@ -19,10 +19,10 @@ from ..analysis.experiments import informed_scenario
 from ..analysis.seed_experiments import SEED_WORKLOADS, seed_experiment
 from ..errors import TinkerNomicsError
 from ..model.estimate import estimate
-from ..model.scenario import Scenario
+from ..model.scenario import METHODS, Scenario
 from ..runs.calibrate import SIGN_CONVENTION
 from ..sources.price_list import priced_models, snapshots
-from ..sources.prices import get_price
+from ..sources.successors import model_for
 from ..sources.workloads import get_workload, workloads
 from . import plots
 
@@ -51,11 +51,12 @@ SLIDERS = {
 
 
 def priced_architectures(snapshot: str) -> list[str]:
-    """Models with both a Tinker price as of `snapshot` and a published architecture."""
+    """Models with a published architecture that Tinker bills as of `snapshot`: priced there, or retired and
+    billed on a successor that is (sources.successors)."""
     names = []
     for model in priced_models():
         try:
-            get_price(model, snapshot)
+            model_for(model, snapshot)
         except TinkerNomicsError:
             continue
         if sources.has_arch(model):
@@ -105,7 +106,7 @@ class Calculator:
         self.prices = W.Dropdown(options=list(snapshots()), description="Tinker prices", style=STYLE, layout=LAYOUT)
         self.model = W.Dropdown(description="model", style=STYLE, layout=LAYOUT)
         self.gpu = W.Dropdown(options=priced_gpus(), description="GPU", style=STYLE, layout=LAYOUT)
-        self.method = W.ToggleButtons(options=["seed", "exact"], description="method", style=STYLE)
+        self.method = W.ToggleButtons(options=list(reversed(METHODS)), description="method", style=STYLE)
         self.cached = W.Checkbox(description="Tinker bills cached prefill (from 2026-07-17)", indent=False,
                                  layout=W.Layout(width="420px"))
         for name, (label, make) in SLIDERS.items():
@@ -116,7 +117,9 @@ class Calculator:
         self.load(workload, **overrides)
         self.workload.observe(lambda change: self.load(change["new"]), names="value")
         self.prices.observe(self._on_prices, names="value")
-        for w in [self.model, self.gpu, self.method, self.cached, *self.controls.values()]:
+        self.gpu.observe(self._on_gpu, names="value")
+        self.method.observe(self._on_method, names="value")
+        for w in [self.model, self.cached, *self.controls.values()]:
             w.observe(lambda change: self.redraw(), names="value")
         c = self.controls
         run = W.VBox([self.workload, self.model, self.prices, c["prompts_per_step"], c["group_size"], c["steps"],
@@ -170,11 +173,39 @@ class Calculator:
             self._quiet = False
         self.redraw()
 
+    def _on_gpu(self, change):
+        """The $/GPU-hour follows the GPU: the preset's rate for the preset's GPU, else the GPU's registry default."""
+        self._set_quietly("gpu_hourly_usd", self._rate_for(change["new"])[0])
+        self.redraw()
+
+    def _on_method(self, change):
+        """Each method's own efficiencies: the seed's 70% MBU and 10% MFU, or the calibrated fit for the model."""
+        preset = Scenario.from_workload(self.workload.value, model=self.model.value, method=change["new"]).resolved()
+        self._set_quietly("rollout_efficiency", preset.rollout_efficiency)
+        self._set_quietly("mfu", preset.mfu)
+        self.redraw()
+
+    def _set_quietly(self, name: str, value: float) -> None:
+        widget = self.controls[name]
+        self._quiet = True
+        try:
+            widget.value = type(widget.value)(min(max(value, widget.min), widget.max))
+        finally:
+            self._quiet = False
+
+    def _rate_for(self, gpu: str) -> tuple[float, str]:
+        """The $/GPU-hour a GPU takes on this panel and where it comes from (Scenario.from_workload's rule)."""
+        preset = Scenario.from_workload(self.workload.value, gpu=gpu).resolved()
+        return float(preset.gpu_hourly_usd), str(preset.gpu_hourly_usd_source)
+
     def scenario(self) -> Scenario:
         values = {name: widget.value for name, widget in self.controls.items()}
+        rate, source = self._rate_for(self.gpu.value)
         return Scenario.from_workload(self.workload.value, model=self.model.value, prices=self.prices.value,
                                       gpu=self.gpu.value, method=self.method.value,
-                                      tinker_cached_prefill=self.cached.value, **values)
+                                      tinker_cached_prefill=self.cached.value,
+                                      gpu_hourly_usd_source=source if abs(values["gpu_hourly_usd"] - rate) < 0.005
+                                      else "set on the panel", **values)
 
     # ---------------------------------------------------------------- drawing
     def redraw(self):
@@ -232,7 +263,7 @@ class ExperimentPanel:
         self.prompt = W.IntSlider(min=0, max=400, step=1, description=r"prompt tokens \(P\)")
         self.growth = W.FloatSlider(min=0.5, max=2.5, step=0.05, description="length growth (end/start)")
         self.evals = W.Checkbox(description="count the eval rollouts the run made", indent=False)
-        self.method = W.ToggleButtons(options=["seed", "exact"], description="method", style=STYLE)
+        self.method = W.ToggleButtons(options=list(reversed(METHODS)), description="method", style=STYLE)
         for w in (self.completion, self.prompt, self.growth):
             w.style, w.layout, w.continuous_update = STYLE, LAYOUT, False
         self._quiet = False
@@ -246,8 +277,8 @@ class ExperimentPanel:
         self.redraw()
 
     def load(self, experiment: str):
-        """Start from the seed's prediction inputs (the workload preset)."""
-        preset = Scenario.from_workload(self.workloads[experiment]).resolved()
+        """Start from the seed's prediction (the workload preset under the seed method)."""
+        preset = Scenario.from_workload(self.workloads[experiment], method="seed").resolved()
         self._quiet = True
         try:
             self.experiment.value = experiment

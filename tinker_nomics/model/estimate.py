@@ -10,10 +10,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import sources
+from ..errors import TinkerNomicsError
+from ..sources.calibration import efficiencies
+from ..sources.hf_config import load_config
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
+from ..sources.successors import Successor, model_for
 from . import billing, lora, tokens
 from .scenario import Scenario, plain
-from .selfhosted import SelfHosted, self_hosted_cost
+from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class Estimate:
     lora_parameters: np.ndarray
     checkpoint_gb: np.ndarray
     notes: tuple[str, ...] = field(default_factory=tuple)
+    successor: Successor | None = None       # Tinker no longer prices the model: billed on this successor
 
     @property
     def cheaper(self):
@@ -47,7 +52,8 @@ class Estimate:
                        "rates_usd_per_million": {"prefill": self.price.prefill, "sample": self.price.sample,
                                                  "train": self.price.train,
                                                  "cached_prefill": self.price.cached_prefill},
-                       "rates_source": self.price.provenance},
+                       "rates_source": self.price.provenance, "billed_model": self.price.model,
+                       "successor_of": self.successor.retired if self.successor else None},
             "lora": {"parameters": self.lora_parameters, "checkpoint_gb": self.checkpoint_gb},
             "cheaper": self.cheaper,
             "notes": list(self.notes),
@@ -62,7 +68,10 @@ class Estimate:
                 "sandbox_wait_hours": s.sandbox_wait_hours,
                 "decode_tokens_per_second": s.decode_tokens_per_second,
                 "train_tokens_per_second": s.train_tokens_per_second, "replica_gpus": s.replica_gpus,
-                "concurrent_sequences": s.concurrent_sequences, "sample_tokens": self.tokens.self_hosted_sample})
+                "concurrent_sequences": s.concurrent_sequences, "sample_tokens": self.tokens.self_hosted_sample,
+                "rollout_concurrency": s.rollout_concurrency, "rollout_waves": s.rollout_waves,
+                "feasible": s.feasible, "fitting_gpus": s.fitting_gpus,
+                "gpu_hourly_usd_source": self.scenario.gpu_hourly_usd_source})
         else:
             out["self_hosted"] = None
         return _tree(out)
@@ -81,8 +90,12 @@ def estimate(scenario: Scenario) -> Estimate:
     s = scenario.resolved()
     seed = s.method == "seed"
     notes: list[str] = []
-    price = get_price(s.model, s.prices)
+    billed, successor = _billed_model(s.model, s.prices)
+    price = get_price(billed, s.prices)
     notes.extend(price.notes)
+    if successor is not None:
+        notes.append(f"Tinker's {s.prices} list no longer prices {successor.retired}: billed on its named successor "
+                     f"{successor.successor} (data/models/successors.csv); the self-hosted side runs {s.model}")
 
     per = tokens.rollout(s.completion_tokens, s.prompt_tokens, s.length_growth, s.turns, s.output_per_turn,
                          s.observation_per_turn, s.failure_overhead)
@@ -105,7 +118,10 @@ def estimate(scenario: Scenario) -> Estimate:
     self_sandbox_usd = billing.sandbox_cost(sandbox_rollouts, s.sandbox_seconds_per_rollout, s.sandbox,
                                             s.sandbox_cpu_cores, s.sandbox_memory_gib)
 
-    arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
+    if s.model_config:
+        arch = load_config(s.model_config)
+    else:
+        arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
     if arch is not None:
         lora_params = lora.lora_params(arch, s.lora_rank, s.method)
         ckpt_gb = lora.checkpoint_gb(lora_params)
@@ -119,7 +135,30 @@ def estimate(scenario: Scenario) -> Estimate:
                                sandbox_usd, storage_usd)
 
     hosted = None
-    if arch is not None:
+    if arch is not None and s.method == "calibrated":
+        gpu = sources.get_gpu(s.gpu)
+        steps = np.asarray(s.steps, dtype=float)
+        output = np.asarray(per.output, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            samples = np.where(output > 0, streams.self_hosted_sample / (steps * output), 0.0)
+            prompt = np.where(samples > 0, streams.self_hosted_prefill / (steps * np.maximum(samples, 1e-300)), 0.0)
+        concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
+        hosted = calibrated_self_hosted_cost(
+            arch=arch, gpu=gpu, eff=efficiencies(), steps=steps, samples_per_step=samples,
+            output_per_rollout=output, prefill_per_rollout=prompt, decode_context=per.decode_context,
+            sequence=per.sequence, train_tokens=streams.train, concurrency=concurrency,
+            cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
+            gpu_hourly_usd=s.gpu_hourly_usd, rollout_efficiency=s.rollout_efficiency, mfu=s.mfu,
+            fine_tune=s.fine_tune, sandbox_usd=self_sandbox_usd,
+            sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0, time_factor=s.model_error_factor)
+        if not np.all(hosted.feasible):
+            notes.append(f"infeasible on {_count(s.num_gpus)} × {gpu.gpu}: the smallest GPU count that holds "
+                         f"{arch.model} for colocated RL and one rollout sequence is {_count(hosted.fitting_gpus)}; "
+                         f"the self-hosted side is costed on that many")
+        if np.any(hosted.rollout_waves > 1):
+            notes.append(f"the rollout batch does not fit at once: {_count(hosted.rollout_concurrency)} sequences "
+                         f"are decoded at a time, in {_count(hosted.rollout_waves)} waves per step")
+    elif arch is not None:
         gpu = sources.get_gpu(s.gpu)
         compute_bound = (s.decode_model == "roofline") or (s.decode_model == "auto" and not seed)
         concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
@@ -144,4 +183,20 @@ def estimate(scenario: Scenario) -> Estimate:
             notes.append("the rollout batch's KV cache exceeds free GPU memory"
                          + (" (the seed method does not slow down for this)" if seed else
                             "; fewer sequences are decoded at once"))
-    return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes))
+    return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes),
+                    successor)
+
+
+def _billed_model(model: str, snapshot: str) -> tuple[str, Successor | None]:
+    """The model Tinker bills: the model itself while the snapshot prices it, else its named successor."""
+    try:
+        return model_for(model, snapshot)
+    except TinkerNomicsError:
+        return model, None      # get_price then says which snapshots price it
+
+
+def _count(values) -> str:
+    """A count for a note: one number, or the range an array spans."""
+    arr = np.asarray(values, dtype=float)
+    low, high = float(np.min(arr)), float(np.max(arr))
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"

@@ -34,7 +34,10 @@ def seed_lora_params_per_rank(arch: ModelArch) -> float:
 
 
 def _linear_heads(arch: ModelArch) -> tuple[int, int, int, int]:
-    """(qk heads, v heads, qk head dim, v head dim) of Gated-DeltaNet layers, from the registry's text fields."""
+    """(qk heads, v heads, qk head dim, v head dim) of Gated-DeltaNet layers, from a config's fields or the
+    registry's text fields."""
+    if arch.linear_shape:
+        return tuple(arch.linear_shape)
     raw = _arch_text(arch.hf_id)
     heads = re.findall(r"\d+", raw.get("linear_attn_heads_qk_v", ""))
     dims = re.findall(r"\d+", raw.get("linear_attn_head_dim", ""))
@@ -44,7 +47,9 @@ def _linear_heads(arch: ModelArch) -> tuple[int, int, int, int]:
 
 
 def _mamba_shape(arch: ModelArch) -> tuple[int, int, int]:
-    """(inner width, 2·groups·state, heads) of Mamba-2 layers, from the registry's text fields."""
+    """(inner width, 2·groups·state, heads) of Mamba-2 layers, from a config's fields or the registry's text."""
+    if arch.mamba_shape:
+        return tuple(arch.mamba_shape)
     raw = _arch_text(arch.hf_id)
     heads = int(re.search(r"mamba_num_heads=(\d+)", raw["linear_attn_heads_qk_v"]).group(1))
     groups = int(re.search(r"n_groups=(\d+)", raw["linear_attn_heads_qk_v"]).group(1))
@@ -77,7 +82,8 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
     if family in ("qwen3_dense", "llama", "qwen3_moe", "gpt_oss"):
         attn = layers * ((h + q_out) + 2 * (h + kv_out) + (q_out + h))
         if arch.is_moe:
-            mlp = layers * moe_layer(arch.num_experts, arch.moe_intermediate_size, 0)
+            mlp = layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,
+                                     arch.shared_expert_intermediate_size or 0)
         else:
             mlp = layers * 3 * (h + arch.intermediate_size)
     elif family == "mla_moe":

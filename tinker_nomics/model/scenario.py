@@ -11,6 +11,12 @@ Methods (a named choice, `method=`):
   exact — architecture-exact counts (parameters, GQA/MLA/hybrid/sliding KV, MoE experts touched), sharded
           rollout replicas, compute-bound-aware decode, attention FLOPs, trained tokens = prompt + completion
           (what Tinker bills), aborted rollouts re-prefilled.
+  calibrated (the default) — exact, plus memory-feasible rollouts (the batch that fits, in waves) and
+          efficiencies fitted to published measurements (model/calibrated.py; data/calibration/).
+
+Presets (data/workloads/workloads.csv) keep the seed's own assumptions (its 70% MBU, its 10% MFU) on rows
+marked for the seed and exact methods; the calibrated method takes its fitted efficiencies instead. A preset's
+$/GPU-hour belongs to the preset's GPU: choosing another GPU without a rate takes that GPU's registry default.
 """
 from __future__ import annotations
 
@@ -23,10 +29,15 @@ import numpy as np
 
 from .. import sources
 from ..errors import TinkerNomicsError
+from ..sources.calibration import efficiencies
+from ..sources.hf_config import load_config
 from ..sources.price_list import resolve_snapshot
+from ..sources.prices import get_price
+from ..sources.successors import model_for
 from ..sources.workloads import Workload, get_workload
 
-METHODS = ("seed", "exact")
+METHODS = ("seed", "exact", "calibrated")
+DEFAULT_METHOD = "calibrated"
 DECODE_MODELS = ("auto", "bandwidth", "roofline")
 FINE_TUNES = ("lora", "full")
 
@@ -41,8 +52,10 @@ BOUNDS: dict[str, tuple[float, bool, float | None]] = {
     "sandbox_seconds_per_rollout": (0, True, None), "sandbox_cpu_cores": (0, True, None),
     "sandbox_memory_gib": (0, True, None), "eval_every": (0, True, None), "eval_prompts": (0, True, None),
     "lora_rank": (0, False, None), "tinker_cached_prefill_usd_per_m": (0, True, None),
+    "model_error_factor": (0, False, None),
 }
-TEXT_FIELDS = ("model", "prices", "gpu", "sandbox", "method", "decode_model", "fine_tune")
+TEXT_FIELDS = ("model", "prices", "gpu", "sandbox", "method", "decode_model", "fine_tune", "model_config",
+               "gpu_hourly_usd_source")
 
 
 @dataclass(frozen=True)
@@ -80,15 +93,33 @@ class Scenario:
     prices: str | None = None
     method: str | None = None
     decode_model: str | None = None
+    model_error_factor: Any = None       # calibrated: multiplies the self-hosted hours (the Monte-Carlo's model error)
+    model_config: str | None = None      # a Hugging Face config.json: the architecture of the self-hosted side
+    gpu_hourly_usd_source: str | None = None   # where the $/GPU-hour comes from (filled in by resolved())
 
     @classmethod
     def from_workload(cls, name: str, **overrides) -> "Scenario":
-        """A preset from data/workloads/, with any field overridden (None leaves the preset's value)."""
-        preset = preset_fields(get_workload(name))
+        """A preset from data/workloads/, with any field overridden (None leaves the preset's value).
+
+        The preset's rows for other methods are left out (the seed's 70% MBU and 10% MFU are its assumptions,
+        not the calibrated method's), and its $/GPU-hour goes with its GPU: another GPU without a rate given
+        takes that GPU's registry default."""
         unknown = set(overrides) - {f.name for f in fields(cls)}
         if unknown:
             raise TinkerNomicsError(f"unknown Scenario field(s): {', '.join(sorted(unknown))}")
-        merged = {**preset, **{k: v for k, v in overrides.items() if v is not None}}
+        given = {k: v for k, v in overrides.items() if v is not None}
+        workload = get_workload(name)
+        method = _choice("method", given.get("method", workload.fields.get("method", DEFAULT_METHOD)), METHODS)
+        preset = preset_fields(workload, method)
+        if "gpu_hourly_usd" in preset:
+            preset["gpu_hourly_usd_source"] = f"preset {workload.name}: {workload.sources['gpu_hourly_usd']}"
+        if "gpu" in given and "gpu_hourly_usd" not in given and "gpu" in preset and \
+                sources.get_gpu(str(given["gpu"])).gpu != sources.get_gpu(str(preset["gpu"])).gpu:
+            preset.pop("gpu_hourly_usd", None)        # the preset's rate is for the preset's GPU
+            preset.pop("gpu_hourly_usd_source", None)
+        if "gpu_hourly_usd" in given:
+            preset.pop("gpu_hourly_usd_source", None)
+        merged = {**preset, **given}
         return cls(**merged)
 
     def replace(self, **changes) -> "Scenario":
@@ -97,24 +128,39 @@ class Scenario:
     def resolved(self) -> "Scenario":
         """Every default filled in, names made canonical, values checked."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if values["model_config"] is not None:
+            values["model_config"] = str(values["model_config"])
+            if values["model"] is None:
+                values["model"] = config_model_name(values["model_config"])
         if values["model"] is None:
             raise TinkerNomicsError("model is required (e.g. Qwen3-8B), or start from a workload preset")
         values["model"] = sources.resolve_model(values["model"])
         values["prices"] = resolve_snapshot(values["prices"])
+        calibrated = str(values["method"] or DEFAULT_METHOD).strip().lower() == "calibrated"
         for name in ("gpu", "sandbox", "turns", "length_growth", "substeps", "failure_overhead", "cache_hit_rate",
                      "off_policy", "num_gpus", "rollout_efficiency", "mfu", "prefill_mfu",
                      "sandbox_seconds_per_rollout", "sandbox_cpu_cores", "sandbox_memory_gib", "eval_every",
-                     "eval_prompts", "lora_rank"):
-            if values[name] is None:
+                     "eval_prompts", "lora_rank", "model_error_factor"):
+            if values[name] is None and not (calibrated and name in ("rollout_efficiency", "mfu")):
                 values[name] = sources.assumption(name)
         values["gpu"] = sources.get_gpu(str(values["gpu"])).gpu
         values["sandbox"] = sources.get_sandbox(str(values["sandbox"]))
-        values["method"] = _choice("method", values["method"] or "seed", METHODS)
+        values["method"] = _choice("method", values["method"] or DEFAULT_METHOD, METHODS)
         values["decode_model"] = _choice("decode_model", values["decode_model"] or "auto", DECODE_MODELS)
         values["fine_tune"] = _choice("fine_tune", values["fine_tune"] or "lora", FINE_TUNES)
+        if values["tinker_cached_prefill"] is None and values["method"] == "calibrated":
+            # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
+            values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
         if values["gpu_hourly_usd"] is None:
-            values["gpu_hourly_usd"] = sources.default_gpu_price(values["gpu"]).usd_per_gpu_hour
+            listing = sources.default_gpu_price(values["gpu"])
+            values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
+            values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
+                                               f"{listing.date or 'undated'} ({listing.source_url})")
+        elif values["gpu_hourly_usd_source"] is None:
+            values["gpu_hourly_usd_source"] = "given"
+        if values["method"] == "calibrated":
+            _fill_calibrated(values)
         for name in ("prompts_per_step", "group_size", "steps", "prompt_tokens"):
             if values[name] is None:
                 raise TinkerNomicsError(f"{name} is required (or start from a workload preset)")
@@ -141,12 +187,15 @@ class Scenario:
         return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
 
 
-def preset_fields(workload: Workload) -> dict:
+def preset_fields(workload: Workload, method: str | None = None) -> dict:
     """A workload preset's parameters as Scenario fields, each checked: a known field, text for the name fields,
-    true/false for tinker_cached_prefill, a number for the rest."""
+    true/false for tinker_cached_prefill, a number for the rest. With `method`, rows the preset marks for
+    other methods only are left out."""
     known = {f.name for f in fields(Scenario)}
     out = {}
     for name, value in workload.fields.items():
+        if method is not None and method not in workload.methods.get(name, METHODS):
+            continue
         where = f"workloads/workloads.csv row {workload.rows.get(name, '?')}"
         if name not in known:
             raise TinkerNomicsError(f"{where} column parameter: {name!r} is not a Scenario field")
@@ -159,6 +208,43 @@ def preset_fields(workload: Workload) -> dict:
             raise TinkerNomicsError(f"{where} column value: {value!r} is not a number")
         out[name] = value
     return out
+
+
+def config_model_name(path: str) -> str:
+    """The model a config.json names (`_name_or_path`), for Tinker's price list; one line if it names none."""
+    arch = load_config(path)
+    if arch.hf_id and sources.architectures.has_name(arch.hf_id):
+        return arch.hf_id
+    raise TinkerNomicsError(f"model config {path} names no model Tinker prices ({arch.hf_id!r}); give --model with "
+                            f"the Tinker model to bill (the config still describes the self-hosted side)")
+
+
+def _fill_calibrated(values: dict) -> None:
+    """The calibrated method's efficiencies for the model's class, where the scenario does not set them."""
+    if values["rollout_efficiency"] is not None and values["mfu"] is not None:
+        return
+    arch = _arch_of(values)
+    if arch is None:
+        return
+    eff = efficiencies()
+    if values["rollout_efficiency"] is None:
+        values["rollout_efficiency"] = eff.bandwidth(arch)
+    if values["mfu"] is None:
+        values["mfu"] = eff.mfu(arch)
+
+
+def _has_cached_rate(model: str, snapshot: str) -> bool:
+    try:
+        billed, _ = model_for(model, snapshot)
+        return get_price(billed, snapshot).cached_prefill is not None
+    except TinkerNomicsError:
+        return False
+
+
+def _arch_of(values: dict):
+    if values.get("model_config"):
+        return load_config(values["model_config"])
+    return sources.get_arch(values["model"]) if sources.has_arch(values["model"]) else None
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:

@@ -10,13 +10,15 @@
     workloads      workload presets
     literature     figures quoted from papers and from the seed's experiments
     bundled_runs   public run logs shipped in data/runs/
+    hf_config      a Hugging Face config.json read into a ModelArch
+    calibration    the calibrated method's fitted efficiencies (make calibrate)
     shipped        where data/ and the report's notebook are: inside the installed package, or the checkout
     provenance     what produced an output: the package version and the newest recorded date in data/
 """
 from __future__ import annotations
 
-from . import (architectures, bundled_runs, defaults, hardware, literature, price_list, prices, provenance, successors,
-               tables, workloads)
+from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_config, literature, price_list, prices,
+               provenance, successors, tables, workloads)
 from .architectures import (ARCH_ALIASES, ModelArch, get_arch, has_arch, model_names, models, resolve_model,
                             split_context)
 from .defaults import Assumption, assumption, assumptions, number
@@ -33,7 +35,7 @@ __all__ = [
     "split_context", "storage_usd_per_gb_month",
 ]
 MODULES = (tables, defaults, hardware, price_list, architectures, prices, successors, workloads, literature,
-           bundled_runs, provenance)
+           bundled_runs, calibration, provenance)
 
 
 def clear_caches() -> None:

@@ -5,12 +5,14 @@ Hugging Face id (`qwen3-8b` -> `Qwen/Qwen3-8B`).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
-from dataclasses import dataclass
 
 from ..errors import TinkerNomicsError
+from .hf_config import load_config
+from .model_record import ModelArch
 from .price_list import priced_models
-from .tables import Column, build_index, load_table, lookup
+from .tables import Column, build_index, data_dir, load_table, lookup
 
 # ----------------------------------------------------------------------------------------------- models
 
@@ -32,63 +34,6 @@ ARCH_COLUMNS = [
     Column("kv_bytes_per_token_bf16", "int"), Column("recurrent_state_bytes_per_seq", "int"),
     Column("source_url"), Column("recorded"),
 ]
-
-
-@dataclass(frozen=True)
-class ModelArch:
-    """One model's architecture, from its config.json, with computed parameter and KV-byte counts."""
-    model: str
-    hf_id: str
-    arch_type: str
-    hidden_size: int
-    num_layers: int
-    num_heads: int
-    num_kv_heads: int
-    head_dim: int | None
-    intermediate_size: int | None
-    vocab_size: int
-    tied_embeddings: bool
-    num_experts: int | None
-    experts_per_token: int | None
-    moe_intermediate_size: int | None
-    n_shared_experts: int | None
-    shared_expert_intermediate_size: int | None
-    first_k_dense: int | None
-    q_lora_rank: int | None
-    kv_lora_rank: int | None
-    qk_nope_head_dim: int | None
-    qk_rope_head_dim: int | None
-    v_head_dim: int | None
-    sliding_window: int | None
-    full_attention_layers: int
-    linear_or_mamba_layers: int | None
-    attn_output_gate: bool
-    published_total_b: float
-    published_active_b: float
-    total_params: int
-    active_params_incl_embed: int
-    active_params: int                 # excluding the input-embedding lookup: the N of 2N FLOPs per token
-    kv_bytes_per_token: int            # BF16, token-linear part (full-attention layers, or the MLA latent)
-    recurrent_bytes_per_sequence: int  # constant per-sequence state of linear-attention / Mamba layers
-    source_url: str
-    tinker_status: str
-    seed_total_b: float
-    seed_active_b: float
-    seed_size_source: str
-
-    @property
-    def is_moe(self) -> bool:
-        return bool(self.num_experts)
-
-    @property
-    def is_mla(self) -> bool:
-        return bool(self.kv_lora_rank)
-
-    def params(self, method: str) -> tuple[float, float]:
-        """(total, active) parameter counts: the seed's nominal sizes, or the architecture-exact counts."""
-        if method == "seed":
-            return self.seed_total_b * 1e9, self.seed_active_b * 1e9
-        return float(self.total_params), float(self.active_params)
 
 
 @functools.lru_cache(maxsize=None)
@@ -119,9 +64,26 @@ def models() -> dict[str, ModelArch]:
             r["computed_active_params_incl_embed"], r["computed_active_params_excl_input_embed"],
             r["kv_bytes_per_token_bf16"], r["recurrent_state_bytes_per_seq"], r["source_url"],
             r["tinker_status"], total_b, active_b, size_src)
+    for hf_id, arch in bundled_configs().items():
+        if hf_id in out:
+            raise TinkerNomicsError(f"models/configs/sources.csv: {hf_id} is already a registry row")
+        out[hf_id] = arch
     unknown_seed = set(seed) - set(out)
     if unknown_seed:
         raise TinkerNomicsError(f"models/seed_model_sizes.csv names unknown model(s): {', '.join(sorted(unknown_seed))}")
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def bundled_configs() -> dict[str, ModelArch]:
+    """Models known by their config.json only (data/models/configs/, each with its source in sources.csv):
+    the models of published measurements that the registry's rows do not cover."""
+    out = {}
+    for r in load_table("models/configs/sources.csv", [Column("file"), Column("hf_id"), Column("source_url"),
+                                                       Column("verified_copy"), Column("recorded")]):
+        arch = load_config(data_dir() / "models" / "configs" / r["file"])
+        out[r["hf_id"]] = dataclasses.replace(arch, model=r["hf_id"].split("/")[-1], hf_id=r["hf_id"],
+                                              source_url=r["source_url"], tinker_status="no (config file)")
     return out
 
 
@@ -176,6 +138,15 @@ def get_arch(name: str) -> ModelArch:
             f"model {canonical!r} has no published architecture in data/models/model_archs.csv, so its "
             f"self-hosted cost cannot be computed")
     return models()[canonical]
+
+
+def has_name(name: str) -> bool:
+    """Whether `name` resolves to a model the registries know (by architecture or by a Tinker price)."""
+    try:
+        resolve_model(name)
+    except TinkerNomicsError:
+        return False
+    return True
 
 
 def has_arch(name: str) -> bool:

@@ -1,4 +1,9 @@
-"""Accelerators (data/hardware/gpus.csv), their rental prices (gpu_prices.csv) and sandbox rates."""
+"""Accelerators (data/hardware/gpus.csv), their rental prices (gpu_prices.csv) and sandbox rates.
+
+gpus_added.csv and gpu_prices_added.csv hold GPUs people rent that the imported reference tables lack (H20,
+RTX 4090, L4, …) and default prices for GPUs that had none (MI300X, …), each row with its source
+(recorded 2026-12-01; tools/import_reference.py regenerates only the first two files).
+"""
 from __future__ import annotations
 
 import functools
@@ -39,17 +44,23 @@ class GPU:
         return tflops * 1e12
 
 
-@functools.lru_cache(maxsize=None)
-def gpus() -> dict[str, GPU]:
-    rows = load_table("hardware/gpus.csv", [
+GPU_COLUMNS = [
         Column("gpu"), Column("description", required=False), Column("memory_gb", "float"),
         Column("hbm_bandwidth_tb_s", "float"), Column("bf16_dense_tflops", "float", False),
         Column("fp8_dense_tflops", "float", False), Column("interconnect", required=False),
-        Column("seed_bf16_dense_tflops", "float", False), Column("recorded"), Column("source_url")])
+        Column("seed_bf16_dense_tflops", "float", False), Column("recorded"), Column("source_url")]
+
+
+@functools.lru_cache(maxsize=None)
+def gpus() -> dict[str, GPU]:
+    rows = [(name, r) for name in ("hardware/gpus.csv", "hardware/gpus_added.csv")
+            for r in load_table(name, GPU_COLUMNS)]
     out = {}
-    for r in rows:
+    for name, r in rows:
         if r["memory_gb"] <= 0 or r["hbm_bandwidth_tb_s"] <= 0:
-            raise TinkerNomicsError(f"hardware/gpus.csv row {r['_row']}: memory and bandwidth must be positive")
+            raise TinkerNomicsError(f"{name} row {r['_row']}: memory and bandwidth must be positive")
+        if r["gpu"] in out:
+            raise TinkerNomicsError(f"{name} row {r['_row']}: GPU {r['gpu']!r} is already listed")
         out[r["gpu"]] = GPU(r["gpu"], r["description"] or "", r["memory_gb"], r["hbm_bandwidth_tb_s"],
                             r["bf16_dense_tflops"], r["fp8_dense_tflops"], r["seed_bf16_dense_tflops"],
                             r["interconnect"] or "", r["source_url"])
@@ -78,9 +89,10 @@ class GpuPrice:
 
 @functools.lru_cache(maxsize=None)
 def gpu_prices() -> list[GpuPrice]:
-    rows = load_table("hardware/gpu_prices.csv", [
-        Column("gpu"), Column("provider"), Column("usd_per_gpu_hour", "float"), Column("date", required=False),
-        Column("default", required=False), Column("source_url")])
+    columns = [Column("gpu"), Column("provider"), Column("usd_per_gpu_hour", "float"), Column("date", required=False),
+               Column("default", required=False), Column("source_url")]
+    rows = [r for name in ("hardware/gpu_prices.csv", "hardware/gpu_prices_added.csv")
+            for r in load_table(name, columns)]
     return [GpuPrice(r["gpu"], r["provider"], r["usd_per_gpu_hour"], r["date"], r["default"] == "yes",
                      r["source_url"]) for r in rows]
 
@@ -90,7 +102,8 @@ def default_gpu_price(gpu: str) -> GpuPrice:
     for p in gpu_prices():
         if p.gpu == gpu and p.default:
             return p
-    raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r}; pass --gpu-hourly-usd")
+    raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r} in data/hardware/gpu_prices*.csv; give the rate "
+                            "with gpu_hourly_usd")
 
 
 # ----------------------------------------------------------------------------------------------- sandboxes

@@ -1,7 +1,9 @@
 """Workload presets (data/workloads/workloads.csv): every parameter with its source or the reason for it.
 
 Values are read as the table writes them: a number, true/false, or text (a model, GPU, sandbox or snapshot
-name). `Scenario.from_workload` checks that every parameter is a Scenario field.
+name). `Scenario.from_workload` checks that every parameter is a Scenario field. The `methods` column limits
+a row to the methods it names (e.g. the seed's own 70% MBU: "seed exact"; its January price list: "seed");
+empty means every method.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ class Workload:
     fields: dict            # Scenario field -> value
     sources: dict           # Scenario field -> source text
     rows: dict              # Scenario field -> row of workloads.csv (header = row 1)
+    methods: dict = None    # Scenario field -> methods the row applies to (absent: every method)
 
 
 BOOLEANS = {"true": True, "yes": True, "false": False, "no": False}
@@ -38,10 +41,11 @@ def parse_value(text: str):
 @functools.lru_cache(maxsize=None)
 def workloads() -> dict[str, Workload]:
     rows = load_table("workloads/workloads.csv", [Column("workload"), Column("parameter"), Column("value"),
-                                                  Column("source")])
+                                                  Column("source"), Column("methods", required=False)])
     grouped: dict[str, dict] = {}
     for r in rows:
-        entry = grouped.setdefault(r["workload"], {"description": "", "fields": {}, "sources": {}, "rows": {}})
+        entry = grouped.setdefault(r["workload"], {"description": "", "fields": {}, "sources": {}, "rows": {},
+                                                   "methods": {}})
         name, text = r["parameter"], r["value"]
         if name == "description":
             entry["description"] = text
@@ -51,7 +55,9 @@ def workloads() -> dict[str, Workload]:
         entry["fields"][name] = parse_value(text)
         entry["sources"][name] = r["source"]
         entry["rows"][name] = r["_row"]
-    return {name: Workload(name, e["description"], e["fields"], e["sources"], e["rows"])
+        if r["methods"]:
+            entry["methods"][name] = tuple(r["methods"].split())
+    return {name: Workload(name, e["description"], e["fields"], e["sources"], e["rows"], e["methods"])
             for name, e in grouped.items()}
 
 

@@ -68,13 +68,13 @@ class Departure:
 
 def departures() -> list[Departure]:
     """Where this project departs from the seed on purpose, with the numbers that show the effect."""
-    swe = estimate(Scenario.from_workload("swe_rl"))
+    swe = estimate(Scenario.from_workload("swe_rl", method="seed"))
     per = swe.per_rollout
-    harbor = estimate(Scenario.from_workload("harbor_rl"))
-    code = estimate(Scenario.from_workload("code_rl"))
-    osworld = estimate(Scenario.from_workload("osworld_rl"))
-    math_seed = estimate(Scenario.from_workload("math_rl"))
-    math_exact = estimate(Scenario.from_workload("math_rl", method="exact"))
+    harbor = estimate(Scenario.from_workload("harbor_rl", method="seed"))
+    code = estimate(Scenario.from_workload("code_rl", method="seed"))
+    osworld = estimate(Scenario.from_workload("osworld_rl", method="seed"))
+    math_seed = estimate(Scenario.from_workload("math_rl", method="seed"))
+    math_exact = estimate(Scenario.from_workload("math_rl", method="seed").replace(method="exact"))
     kv_output = float(memory.kv_cache_bytes(memory.kv_bytes_per_token(get_arch(swe.scenario.model), "seed"),
                                             float(swe.scenario.prompts_per_step * swe.scenario.group_size),
                                             float(per.output)))

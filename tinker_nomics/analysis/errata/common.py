@@ -32,7 +32,8 @@ class Printed:
 
 @functools.lru_cache(maxsize=None)
 def printed_figures() -> dict[str, Printed]:
-    """The seed's printed figures that its own method cannot reproduce, with the sentence that prints them."""
+    """The seed's printed figures the book compares with (its takeaway table, and the figures its own method
+    cannot reproduce), with the sentence that prints them."""
     rows = load_table("literature/seed_printed_figures.csv", [
         Column("figure"), Column("value", "float"), Column("unit"), Column("page"), Column("source")])
     return {r["figure"]: Printed(r["figure"], r["value"], r["unit"], r["page"], r["source"]) for r in rows}

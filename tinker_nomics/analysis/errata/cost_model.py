@@ -132,8 +132,8 @@ def _slug(model: str) -> str:
 
 
 def math_rl_hours() -> Erratum:
-    calc = estimate(Scenario.from_workload("math_rl", rollout_efficiency=number("rollout_efficiency"))).self_hosted
-    table = estimate(Scenario.from_workload("math_rl")).self_hosted
+    calc = estimate(Scenario.from_workload("math_rl", method="seed", rollout_efficiency=number("rollout_efficiency"))).self_hosted
+    table = estimate(Scenario.from_workload("math_rl", method="seed")).self_hosted
     return Erratum(
         "math_rl_hours", "cost model", "math_rl rollout time (rollout vs training)",
         float(calc.rollout_hours), float(table.rollout_hours), "hours1",
@@ -149,7 +149,7 @@ def math_rl_hours() -> Erratum:
 
 
 def harbor_rl_hours() -> Erratum:
-    seed = estimate(Scenario.from_workload("harbor_rl")).self_hosted
+    seed = estimate(Scenario.from_workload("harbor_rl", method="seed")).self_hosted
     return Erratum(
         "harbor_hours", "cost model", "harbor_rl rollout time (rollout vs training)",
         printed("harbor_rl_rollout_hours"), float(seed.rollout_hours), "hours",

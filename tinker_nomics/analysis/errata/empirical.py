@@ -21,7 +21,7 @@ def _exp(name):
 
 
 def exp1a_predicted_total() -> Erratum:
-    est = estimate(Scenario.from_workload(_exp("exp1a")))
+    est = estimate(Scenario.from_workload(_exp("exp1a"), method="seed"))
     t = est.tinker
     rows = [float(np.round(float(x), 2)) for x in (t.sample_usd, t.train_usd, t.prefill_usd)]
     return Erratum(
@@ -36,7 +36,7 @@ def exp1a_predicted_total() -> Erratum:
 def exp1b_prefill() -> Erratum:
     w = get_workload(_exp("exp1b")).fields
     b, g, s, length = (float(w[k]) for k in ("prompts_per_step", "group_size", "steps", "completion_tokens"))
-    est = estimate(Scenario.from_workload(_exp("exp1b")))
+    est = estimate(Scenario.from_workload(_exp("exp1b"), method="seed"))
     price = est.price
     shown = printed("exp1b_predicted_prefill")
     implied_prompt = shown / (b * s)
@@ -126,11 +126,11 @@ def verl_prediction() -> Erratum:
     """The seed's printed veRL prediction against the exp1a_gsm8k preset. Dollars at the registry's default
     $/GPU-hour for the preset's GPU (`hourly`), and at the rate the seed's own $77 implies (`seed_rate`), the one
     the empirical validation chapter uses throughout."""
-    seed = estimate(Scenario.from_workload(_exp("exp1a"))).self_hosted
+    seed = estimate(Scenario.from_workload(_exp("exp1a"), method="seed")).self_hosted
     exact = estimate(Scenario.from_workload(_exp("exp1a"), method="exact")).self_hosted
     w = get_workload(_exp("exp1a")).fields
     seed_rate = cluster_hourly_usd()
-    at_seed_rate = estimate(Scenario.from_workload(_exp("exp1a"), gpu_hourly_usd=seed_rate)).self_hosted
+    at_seed_rate = estimate(Scenario.from_workload(_exp("exp1a"), method="seed", gpu_hourly_usd=seed_rate)).self_hosted
     return Erratum(
         "verl", "empirical validation", "the cost model's exp 1a prediction on B200s (wall-clock)",
         experiment("exp1a", "model_wallclock_min") / 60.0, float(seed.wallclock_hours), "minutes",

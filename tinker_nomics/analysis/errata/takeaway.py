@@ -46,7 +46,7 @@ def swe_rl_caching(snapshot: str | None = None) -> list[CachingCase]:
     takeaway lets 92% of prompt tokens hit for free. Tinker bills hits at a share of prefill from 2026-07-17
     (the newest snapshot's share, applied to the January rates the seed used: Qwen3-32B is not priced after
     the repricing)."""
-    base = Scenario.from_workload("swe_rl")
+    base = Scenario.from_workload("swe_rl", method="seed")
     est = estimate(base)
     rate = est.price.prefill
     g = float(base.group_size)
@@ -84,7 +84,7 @@ def caching_hypotheticals() -> Erratum:
                  "group_real_total": (group_real.total_usd, "usd_k"),
                  "hit_rate": (free92.hit_rate, "pct0"), "group_hit_rate": (group.hit_rate, "pct"),
                  "share": (cached_prefill_share(), "pct0"), "cached_rate": (real92.cached_rate, "usd_rate"),
-                 "rate": (estimate(Scenario.from_workload("swe_rl")).price.prefill, "usd_rate")})
+                 "rate": (estimate(Scenario.from_workload("swe_rl", method="seed")).price.prefill, "usd_rate")})
 
 
 TAKEAWAY_WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
@@ -92,7 +92,7 @@ TAKEAWAY_WORKLOADS = ("math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl")
 
 def async_speedups() -> Erratum:
     """The quoted async speed-ups against what the seed's own overlap rule can give."""
-    speedups = {w: compare.off_policy_speedups(Scenario.from_workload(w)) for w in TAKEAWAY_WORKLOADS}
+    speedups = {w: compare.off_policy_speedups(Scenario.from_workload(w, method="seed")) for w in TAKEAWAY_WORKLOADS}
     at_k1 = {w: float(sp.speedup[sp.off_policy == 1][0]) for w, sp in speedups.items()}
     best = max(at_k1, key=at_k1.get)
     return Erratum(

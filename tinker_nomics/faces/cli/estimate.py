@@ -50,6 +50,8 @@ def add_parser(sub) -> None:
                                      "the inputs; explicit flags override it.")
     est.add_argument("--workload", help="preset: " + ", ".join(workloads()))
     est.add_argument("--model", help="model id or short name (Qwen/Qwen3-8B or Qwen3-8B)")
+    est.add_argument("--model-config", help="a Hugging Face config.json: the self-hosted side's architecture (the "
+                                            "Tinker bill uses --model, or the model the config names)")
     est.add_argument("--prices", help="Tinker price snapshot (default: the newest; see `tinker-nomics prices`)")
     for flag, (_, text) in NUMERIC_FLAGS.items():
         est.add_argument(flag, type=number(flag), help=text)
@@ -57,7 +59,9 @@ def add_parser(sub) -> None:
                      help="bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
     est.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
     est.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")
-    est.add_argument("--method", help="seed (the original site's formulas, default) or exact (architecture-exact)")
+    est.add_argument("--method", help="calibrated (default: exact, memory-feasible rollouts, efficiencies fitted to "
+                                      "published measurements), exact (architecture-exact) or seed (the original "
+                                      "site's formulas)")
     est.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
     est.add_argument("--fine-tune", help="lora (default) or full")
     add_format(est)
@@ -67,7 +71,7 @@ def run(args) -> str:
     overrides = {field: getattr(args, flag[2:].replace("-", "_")) for flag, (field, _) in NUMERIC_FLAGS.items()}
     overrides.update(model=args.model, prices=args.prices, gpu=args.gpu, sandbox=args.sandbox, method=args.method,
                      decode_model=args.decode_model, fine_tune=args.fine_tune,
-                     tinker_cached_prefill=args.tinker_cached_prefill)
+                     tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
     if args.workload:
         scenario = Scenario.from_workload(args.workload, **overrides)
     else:
@@ -89,8 +93,10 @@ def run(args) -> str:
 
 def render_estimate(d: dict) -> str:
     sc, tk, tokens, sh = d["scenario"], d["tinker"], d["tokens"], d["self_hosted"]
-    head = " · ".join(x for x in (d.get("workload"), sc["model"], f"Tinker prices {sc['prices']}",
-                                  f"method {sc['method']}") if x)
+    billed = tk.get("billed_model")
+    prices = f"Tinker prices {sc['prices']}" + (f" (billed as {billed}, its successor)" if billed and
+                                                 billed != sc["model"] else "")
+    head = " · ".join(x for x in (d.get("workload"), sc["model"], prices, f"method {sc['method']}") if x)
     mode = (f"{sc['turns']:g} turns × {sc['output_per_turn']:g} out + {sc['observation_per_turn']:g} obs"
             if sc["turns"] > 1 else f"L={sc['completion_tokens']:g}")
     lines = [head,
@@ -113,7 +119,11 @@ def render_estimate(d: dict) -> str:
             f"              rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}, "
             f"wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, {overlap})",
             f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
-            f"({'fits' if sh['kv_cache_fits'] else 'does not fit'})"]
+            f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
+            f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step"
+            + ("" if sh["feasible"] else f"; infeasible on {sc['num_gpus']:g} GPUs, costed on "
+               f"{sh['fitting_gpus']:g}"),
+            f"              $/GPU-hour: {sh['gpu_hourly_usd_source']}"]
         cheaper, other = (tk["total_usd"], sh["total_usd"]) if d["cheaper"] == "tinker" else \
             (sh["total_usd"], tk["total_usd"])
         factor = other / cheaper if cheaper > 0 else math.inf

@@ -11,7 +11,7 @@ Every figure is also available here: `from tinker_nomics.faces import plots; plo
 """
 from __future__ import annotations
 
-from .accuracy import predicted_vs_measured
+from .accuracy import errors_by_source, predicted_vs_measured
 from .beyond import (breakeven_map, breakeven_maps, driver_steps, influence_chart, mc_intervals, mc_ratio_histograms,
                      verdict_timeline)
 from .common import COLORS
@@ -20,7 +20,8 @@ from .costs import (async_speedups, cache_per_sequence, cost_breakdown, cost_bre
 from .empirical import cost_vs_wallclock, meters_predicted_vs_actual
 
 __all__ = ["COLORS", "async_speedups", "breakeven_map", "breakeven_maps", "cache_per_sequence", "cost_breakdown",
-           "cost_breakdowns", "cost_vs_wallclock", "decode_throughput", "driver_steps", "grouped_barh",
+           "cost_breakdowns", "cost_vs_wallclock", "decode_throughput", "driver_steps", "errors_by_source",
+           "grouped_barh",
            "influence_chart", "mc_intervals", "mc_ratio_histograms", "meters_predicted_vs_actual",
            "meters_side_by_side", "predicted_vs_measured", "prefill_vs_turns", "rollout_share", "sweep",
            "verdict_timeline", "workload_comparison"]

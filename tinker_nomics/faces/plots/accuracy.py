@@ -1,6 +1,7 @@
 """Figures of the accuracy chapter: predicted against measured, by method."""
 from __future__ import annotations
 
+import matplotlib.ticker
 import numpy as np
 
 from .common import axes
@@ -38,4 +39,39 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.legend(fontsize=8, frameon=False, loc="upper left")
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
+    return fig
+
+
+LOSO_COLOURS = ["#8172B3", "#4C72B0", "#55A868", "#C44E52"]
+METHOD_COLOURS = {"seed": "#8172B3", "exact": "#4C72B0", "exact, one efficiency (LOSO)": "#55A868",
+                  "calibrated (LOSO)": "#C44E52"}     # the same colour for a method in every figure
+
+
+def errors_by_source(table, quantity: str, ax=None, title=None):
+    """Horizontal bars: the median |signed error| of each source (rows) under each method (one bar each), from
+    an analysis.calibration.comparison_table; the 'all sources' row last, on a log scale."""
+    rows = table[table["quantity"] == quantity]
+    methods = list(dict.fromkeys(rows["method"]))
+    sources = [s for s in dict.fromkeys(rows["source"]) if s != "all sources"] + ["all sources"]
+    fig, ax = axes(ax, size=(7.5, 0.55 * len(sources) + 1.4))
+    height = 0.8 / len(methods)
+    y = np.arange(len(sources))
+    shown = np.asarray(rows["median_abs_error"], float) * 100
+    lo, hi = np.nanmin(shown), np.nanmax(shown)
+    for i, method in enumerate(methods):
+        values = rows[rows["method"] == method].set_index("source").reindex(sources)["median_abs_error"]
+        ax.barh(y + (i - (len(methods) - 1) / 2) * height, np.asarray(values, float) * 100, height,
+                label=method, color=METHOD_COLOURS.get(method, LOSO_COLOURS[i % len(LOSO_COLOURS)]))
+    ax.set_yticks(y, sources, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("median |signed error|, % (log scale)")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xticks([t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if lo / 1.5 <= t <= hi * 1.5])
+    height_in = ax.get_position().height * fig.get_figheight()
+    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / height_in),
+              ncols=len(methods))       # under the axis label, clear of the bars
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or quantity, fontsize=10, loc="left")
     return fig

@@ -58,6 +58,10 @@ def workload_comparison(names, tinker_usd, hosted_usd, tinker_cached_usd=None, a
                 ax.text(bar.get_x() + bar.get_width() / 2, v, fmt.usd_short(v), ha="center", va="bottom",
                         fontsize=7, rotation=90)
     ax.set_yscale("log")
+    finite = np.concatenate([np.asarray(v, dtype=float) for _, v, _ in series])
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    if finite.size:        # room above the tallest bar for its rotated label
+        ax.set_ylim(top=float(finite.max()) * 6)
     dollar_axis(ax, "y")
     ax.set_xticks(x, names)
     ax.legend(fontsize=8, frameon=False)

@@ -1,0 +1,104 @@
+"""`tinker-nomics predict decode | rl-step`: the hardware reality check for any model on any GPU.
+
+    tinker-nomics predict decode  --model M | --model-config F --gpu G --num-gpus N --concurrency C
+                                  --input-len I --output-len O [--precision ...] [--kv-precision ...]
+    tinker-nomics predict rl-step --model M | --model-config F --gpu G --num-gpus N --samples S
+                                  --prompt-len P --response-len R [--off-policy k] [--fine-tune full|lora]
+
+The arithmetic is tinker_nomics.model.predict; this module parses and prints.
+"""
+from __future__ import annotations
+
+
+from ... import fmt
+from ...errors import TinkerNomicsError
+from ...model import predict as model_predict
+from ...model.calibrated import PRECISIONS
+from ...model.scenario import METHODS
+from ...sources.architectures import get_arch
+from ...sources.hardware import get_gpu
+from ...sources.hf_config import load_config
+from .common import OneLineParser, add_format, number, to_json
+
+
+def add_parser(sub) -> None:
+    pred = sub.add_parser("predict", help="decode throughput or RL step time for a model on GPUs",
+                          description="The hardware reality check: what a model does on GPUs, from its "
+                                      "architecture, the GPU's memory, bandwidth and peak, and the calibrated "
+                                      "efficiencies (or the exact/seed rooflines).")
+    kinds = pred.add_subparsers(dest="kind", metavar="KIND", parser_class=OneLineParser)
+    decode = kinds.add_parser("decode", help="output tokens/s of a serving engine",
+                              description="Output tokens/s (total and per GPU), the concurrency that fits in KV "
+                                          "memory, and which bound holds (bandwidth, compute or memory).")
+    _common(decode)
+    decode.add_argument("--concurrency", type=number("--concurrency"), required=True,
+                        help="requests in flight (capped at what fits in the KV cache)")
+    decode.add_argument("--input-len", type=number("--input-len"), required=True, help="prompt tokens per request")
+    decode.add_argument("--output-len", type=number("--output-len"), required=True,
+                        help="generated tokens per request")
+    decode.add_argument("--precision", help=f"weight precision: {', '.join(PRECISIONS)} (default: the checkpoint's)")
+    decode.add_argument("--kv-precision", default="bf16", help=f"KV-cache precision: {', '.join(PRECISIONS)} "
+                                                               f"(default bf16)")
+    decode.add_argument("--tensor-parallel", type=number("--tensor-parallel"),
+                        help="GPUs per engine copy (default: all of --num-gpus)")
+    rl = kinds.add_parser("rl-step", help="seconds of one RL step",
+                          description="Generation, training and step seconds of one colocated RL step.")
+    _common(rl)
+    rl.add_argument("--samples", type=number("--samples"), required=True, help="rollouts per step (prompts × group)")
+    rl.add_argument("--prompt-len", type=number("--prompt-len"), required=True, help="mean prompt tokens")
+    rl.add_argument("--response-len", type=number("--response-len"), required=True, help="mean response tokens")
+    rl.add_argument("--off-policy", type=number("--off-policy"), default=0.0,
+                    help="k, async staleness bound; 0 = synchronous (default)")
+    rl.add_argument("--fine-tune", default="full", help="full (default) or lora")
+
+
+def _common(p) -> None:
+    p.add_argument("--model", help="model id or short name (see `tinker-nomics models`)")
+    p.add_argument("--model-config", help="a Hugging Face config.json instead of --model")
+    p.add_argument("--gpu", required=True, help="GPU (see `tinker-nomics gpus`)")
+    p.add_argument("--num-gpus", type=number("--num-gpus"), required=True, help="GPUs")
+    p.add_argument("--method", default="calibrated", help=f"{', '.join(reversed(METHODS))} (default calibrated)")
+    add_format(p)
+
+
+def _arch(args):
+    if args.model and args.model_config:
+        raise TinkerNomicsError("give --model or --model-config, not both")
+    if args.model_config:
+        return load_config(args.model_config)
+    if args.model:
+        return get_arch(args.model)
+    raise TinkerNomicsError("give --model or --model-config")
+
+
+def run(args) -> str:
+    if not getattr(args, "kind", None):
+        raise TinkerNomicsError("predict needs a kind: decode or rl-step (see tinker-nomics predict --help)")
+    arch, gpu = _arch(args), get_gpu(args.gpu)
+    if args.kind == "decode":
+        result = model_predict.predict_decode(arch, gpu, args.num_gpus, args.concurrency, args.input_len,
+                                              args.output_len, args.precision, args.kv_precision, args.method,
+                                              args.tensor_parallel)
+        data = result.to_dict()
+        if args.format == "json":
+            return to_json(data)
+        return "\n".join([
+            f"{data['model']} on {data['num_gpus']:g} × {data['gpu']} · decode · method {data['method']} · weights "
+            f"{data['precision']}, KV {data['kv_precision']}",
+            f"Output        {data['output_tokens_per_second']:,.0f} tokens/s "
+            f"({data['output_tokens_per_second_per_gpu']:,.0f} per GPU)",
+            f"Concurrency   {data['concurrency']:,.0f} of {data['requested_concurrency']:,.0f} requested "
+            f"(tensor parallel {data['tensor_parallel']:g})",
+            f"Bound         {data['bound']}"])
+    result = model_predict.predict_rl_step(arch, gpu, args.num_gpus, args.samples, args.prompt_len,
+                                           args.response_len, args.off_policy, args.fine_tune, args.method)
+    data = result.to_dict()
+    if args.format == "json":
+        return to_json(data)
+    return "\n".join([
+        f"{data['model']} on {data['num_gpus']:g} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
+        f"method {data['method']}",
+        f"Generation    {fmt.seconds(data['generation_seconds'])} ({data['rollout_concurrency']:,.0f} sequences at "
+        f"a time, {data['rollout_waves']:g} wave{'s' if data['rollout_waves'] != 1 else ''})",
+        f"Training      {fmt.seconds(data['training_seconds'])}",
+        f"Step          {fmt.seconds(data['step_seconds'])}"])

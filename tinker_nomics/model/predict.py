@@ -1,0 +1,216 @@
+"""The hardware reality check: decode throughput and RL step time for any model on any GPU.
+
+    predict_decode(arch, gpu, num_gpus=8, concurrency=256, input_tokens=1000, output_tokens=1000)
+    predict_rl_step(arch, gpu, num_gpus=8, samples=1024, prompt_tokens=200, response_tokens=1000)
+
+`arch` is a ModelArch (sources.get_arch, or hf_config.load_config for a Hugging Face config.json); `gpu` a GPU
+record (sources.get_gpu). `method` picks the model: calibrated (default; model/calibrated.py with the fitted
+efficiencies), exact or seed (the package's rooflines at the default rollout efficiency and MFU). Inputs may be
+NumPy arrays; results broadcast. Nothing here reads a measurement table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import TinkerNomicsError
+from ..sources.calibration import efficiencies
+from ..sources.defaults import number
+from ..sources.hardware import GPU
+from ..sources.model_record import ModelArch
+from . import calibrated, memory, roofline, tokens
+from .scenario import METHODS
+from .selfhosted import self_hosted_cost
+
+FINE_TUNES = ("full", "lora")
+
+
+def _method(method: str | None) -> str:
+    text = str(method or "calibrated").strip().lower()
+    if text not in METHODS:
+        raise TinkerNomicsError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    return text
+
+
+def _positive(name: str, value, minimum: float = 0.0, inclusive: bool = False):
+    array = np.asarray(value, dtype=float) if not isinstance(value, (str, bytes, bool)) else None
+    if array is None or not np.all(np.isfinite(array)) or \
+            np.any(array < minimum if inclusive else array <= minimum):
+        rule = f">= {minimum:g}" if inclusive else f"> {minimum:g}"
+        raise TinkerNomicsError(f"{name} must be a finite number {rule}, got {value!r}")
+    return array
+
+
+def _plain(value):
+    array = np.asarray(value)
+    return array.item() if array.ndim == 0 else array.tolist()
+
+
+def _text(value) -> str:
+    """A number or an array's range for a one-line message."""
+    array = np.asarray(value, dtype=float)
+    low, high = float(np.min(array)), float(np.max(array))
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+# ------------------------------------------------------------------------------------------------ decode
+
+@dataclass(frozen=True)
+class DecodePrediction:
+    model: str
+    gpu: str
+    method: str
+    num_gpus: np.ndarray
+    output_tokens_per_second: np.ndarray
+    concurrency: np.ndarray            # sequences that actually run at once (what fits)
+    requested_concurrency: np.ndarray
+    bound: np.ndarray                  # "bandwidth", "compute" or "memory"
+    tensor_parallel: np.ndarray
+    feasible: np.ndarray
+    precision: str
+    kv_precision: str
+
+    @property
+    def output_tokens_per_second_per_gpu(self):
+        return np.asarray(self.output_tokens_per_second) / np.asarray(self.num_gpus, dtype=float)
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+                "precision": self.precision, "kv_precision": self.kv_precision,
+                "output_tokens_per_second": _plain(self.output_tokens_per_second),
+                "output_tokens_per_second_per_gpu": _plain(self.output_tokens_per_second_per_gpu),
+                "concurrency": _plain(self.concurrency), "requested_concurrency": _plain(self.requested_concurrency),
+                "bound": _plain(self.bound), "tensor_parallel": _plain(self.tensor_parallel),
+                "feasible": _plain(self.feasible)}
+
+
+def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
+                   precision: str | None = None, kv_precision: str = "bf16", method: str | None = None,
+                   tensor_parallel=None) -> DecodePrediction:
+    """Output tokens/s of `concurrency` requests (`input_tokens` in, `output_tokens` out) served on `num_gpus`
+    GPUs, one tensor-parallel engine over all of them unless `tensor_parallel` is given. `precision` is the
+    weights' (default: the checkpoint's, bf16 unless its config says otherwise)."""
+    method = _method(method)
+    precision = (precision or arch.checkpoint_precision or "bf16").strip().lower()
+    kv_precision = str(kv_precision or "bf16").strip().lower()
+    bpp = calibrated.precision_bytes(precision)
+    calibrated.precision_bytes(kv_precision, "kv_precision")
+    n = _positive("num_gpus", num_gpus, 1, inclusive=True)
+    c = _positive("concurrency", concurrency, 1, inclusive=True)
+    i = _positive("input_len", input_tokens, 0, inclusive=True)
+    o = _positive("output_len", output_tokens, 1, inclusive=True)
+    tp = n if tensor_parallel is None else _positive("tensor_parallel", tensor_parallel, 1, inclusive=True)
+    if np.any(tp > n):
+        raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
+    if method == "calibrated":
+        out = calibrated.decode_throughput(arch, gpu, efficiencies(), n, c, i, o, precision, kv_precision, tp)
+        if not np.all(out.feasible):
+            raise TinkerNomicsError(
+                f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
+                f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is "
+                f"{_text(calibrated.smallest_replica(arch, gpu, i + o, number('engine_memory_fraction'), bpp, kv_precision))}")
+        return DecodePrediction(arch.model, gpu.gpu, method, n, out.output_tokens_per_second, out.concurrency, c,
+                                out.bound, out.tensor_parallel, out.feasible, precision, kv_precision)
+    kind = method
+    total, active = arch.params(kind)
+    scale = 1.0 if kind == "seed" else calibrated.kv_scale(kv_precision)
+    per = tokens.rollout(o, i, 1.0, 1.0, 0.0, 0.0)
+    kv_token = memory.kv_bytes_per_token(arch, kind) * scale
+    state = memory.recurrent_bytes_per_sequence(arch, kind) * scale
+    replicas = np.maximum(np.floor(n / tp), 1.0)
+    if kind == "seed":
+        context, attention, in_flight = per.output, 0.0, c
+        capped = np.zeros(np.shape(c), dtype=bool)
+    else:
+        context = per.decode_context
+        attention = roofline.attention_flops_per_token(arch, context)
+        budget = memory.engine_kv_memory_available(total, gpu, tp, number("engine_memory_fraction"), bpp) * replicas
+        fit = memory.max_concurrent_sequences(total, gpu, n, kv_token, per.sequence, state, available_bytes=budget)
+        in_flight = np.clip(c, 1.0, np.maximum(fit, 1.0))
+        capped = c > fit
+    peak = calibrated.peak_flops(gpu, precision)
+    flops_per_token = number("forward_flops_per_param") * active + attention
+    tps = roofline.decode_tokens_per_second(
+        concurrency=in_flight, num_gpus=n, replica_gpus=tp,
+        weight_bytes_per_step=lambda batch: roofline.weight_bytes_read(arch, batch, kind, bpp),
+        kv_bytes_per_token=kv_token, context=context, state_bytes_per_sequence=state,
+        bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s, peak_flops=peak, flops_per_token=flops_per_token,
+        efficiency=number("rollout_efficiency"), compute_bound=kind == "exact")
+    batch = in_flight / replicas
+    memory_time = (roofline.weight_bytes_read(arch, batch, kind, bpp) + batch * (kv_token * context + state)) \
+        / (tp * gpu.bandwidth_bytes_per_s)
+    compute_time = batch * flops_per_token / (tp * peak)
+    compute = (kind == "exact") & (compute_time > memory_time)
+    bound = np.where(capped, "memory", np.where(compute, "compute", "bandwidth"))
+    shape = np.shape(tps)
+    return DecodePrediction(arch.model, gpu.gpu, method, n, tps, np.broadcast_to(in_flight, shape), c, bound,
+                            np.broadcast_to(tp, shape), np.ones(shape, dtype=bool), precision, kv_precision)
+
+
+# ------------------------------------------------------------------------------------------------ RL step
+
+@dataclass(frozen=True)
+class RLStepPrediction:
+    model: str
+    gpu: str
+    method: str
+    num_gpus: np.ndarray
+    generation_seconds: np.ndarray
+    training_seconds: np.ndarray
+    step_seconds: np.ndarray
+    rollout_concurrency: np.ndarray
+    rollout_waves: np.ndarray
+    feasible: np.ndarray
+    fitting_gpus: np.ndarray
+    fine_tune: str
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+                "fine_tune": self.fine_tune, "generation_seconds": _plain(self.generation_seconds),
+                "training_seconds": _plain(self.training_seconds), "step_seconds": _plain(self.step_seconds),
+                "rollout_concurrency": _plain(self.rollout_concurrency), "rollout_waves": _plain(self.rollout_waves),
+                "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
+
+
+def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, response_tokens, off_policy=0,
+                    fine_tune: str = "full", method: str | None = None) -> RLStepPrediction:
+    """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means) on `num_gpus` GPUs
+    with colocated generation and training: generation, training and step seconds. `fine_tune` is full (the
+    default, as the RL frameworks whose steps were measured train) or lora."""
+    method = _method(method)
+    fine_tune = str(fine_tune or "full").strip().lower()
+    if fine_tune not in FINE_TUNES:
+        raise TinkerNomicsError(f"fine_tune must be one of {', '.join(FINE_TUNES)}, got {fine_tune!r}")
+    n = _positive("num_gpus", num_gpus, 1, inclusive=True)
+    s = _positive("samples", samples, 1, inclusive=True)
+    p = _positive("prompt_len", prompt_tokens, 0, inclusive=True)
+    r = _positive("response_len", response_tokens, 1, inclusive=True)
+    k = _positive("off_policy", off_policy, 0, inclusive=True)
+    if method == "calibrated":
+        eff = efficiencies()
+        plan = calibrated.rollout(arch, gpu, eff, n, s, p, r)
+        if not np.all(plan.feasible):
+            raise TinkerNomicsError(f"{arch.model} does not fit on {_text(n)} × {gpu.gpu}: one rollout engine with "
+                                    f"one sequence needs {_text(plan.min_gpus)} GPUs")
+        generation = plan.decode_seconds + plan.prefill_seconds
+        train = calibrated.train_seconds(arch, gpu, eff, n, s * (p + r), p + r / 2.0, fine_tune)
+        step = calibrated.step_seconds(generation, train, k)
+        need = np.maximum(plan.min_gpus, memory.min_gpus(float(arch.total_params), gpu, "lora" if fine_tune ==
+                                                          "lora" else "full"))
+        shape = np.shape(step)
+        return RLStepPrediction(arch.model, gpu.gpu, method, n, generation, np.broadcast_to(train, shape), step,
+                                np.broadcast_to(plan.concurrency, shape), np.broadcast_to(plan.waves, shape),
+                                np.broadcast_to(n >= need, shape), np.broadcast_to(need, shape), fine_tune)
+    seed = method == "seed"
+    per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
+    hosted = self_hosted_cost(
+        arch=arch, gpu=gpu, method=method, compute_bound=not seed, sample_tokens=s * per.output,
+        prefill_tokens=s * per.prefill, train_tokens=s * (per.output if seed else per.sequence), concurrency=s,
+        decode_context=per.output if seed else per.decode_context, kv_context=per.output if seed else per.sequence,
+        cache_hit_rate=0.0, off_policy=k, num_gpus=n, gpu_hourly_usd=0.0,
+        rollout_efficiency=number("rollout_efficiency"), mfu=number("mfu"), prefill_mfu=number("prefill_mfu"),
+        fine_tune=fine_tune, sandbox_usd=0.0)
+    return RLStepPrediction(arch.model, gpu.gpu, method, hosted.num_gpus, hosted.rollout_hours * 3600.0,
+                            hosted.train_hours * 3600.0, hosted.wallclock_hours * 3600.0, hosted.rollout_concurrency,
+                            hosted.rollout_waves, hosted.feasible, hosted.fitting_gpus, fine_tune)

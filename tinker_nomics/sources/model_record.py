@@ -1,0 +1,70 @@
+"""ModelArch: one model's architecture with its computed parameter and KV-byte counts.
+
+Two sources fill it: the registry's rows (architectures.models(), data/models/model_archs.csv) and a Hugging
+Face config.json (hf_config.load_config).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    """One model's architecture, from its config.json, with computed parameter and KV-byte counts."""
+    model: str
+    hf_id: str
+    arch_type: str
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int | None
+    intermediate_size: int | None
+    vocab_size: int
+    tied_embeddings: bool
+    num_experts: int | None
+    experts_per_token: int | None
+    moe_intermediate_size: int | None
+    n_shared_experts: int | None
+    shared_expert_intermediate_size: int | None
+    first_k_dense: int | None
+    q_lora_rank: int | None
+    kv_lora_rank: int | None
+    qk_nope_head_dim: int | None
+    qk_rope_head_dim: int | None
+    v_head_dim: int | None
+    sliding_window: int | None
+    full_attention_layers: int
+    linear_or_mamba_layers: int | None
+    attn_output_gate: bool
+    published_total_b: float
+    published_active_b: float
+    total_params: int
+    active_params_incl_embed: int
+    active_params: int                 # excluding the input-embedding lookup: the N of 2N FLOPs per token
+    kv_bytes_per_token: int            # BF16, token-linear part (full-attention layers, or the MLA latent)
+    recurrent_bytes_per_sequence: int  # constant per-sequence state of linear-attention / Mamba layers
+    source_url: str
+    tinker_status: str
+    seed_total_b: float
+    seed_active_b: float
+    seed_size_source: str
+    # Shapes the registry keeps as text and a config gives as fields (LoRA counting): Gated DeltaNet
+    # (qk heads, v heads, qk head dim, v head dim) and Mamba-2 (inner width, 2·groups·state, heads).
+    linear_shape: tuple | None = None
+    mamba_shape: tuple | None = None
+    checkpoint_precision: str = "bf16"   # the weights as published: bf16, fp8, int8 or int4
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.num_experts)
+
+    @property
+    def is_mla(self) -> bool:
+        return bool(self.kv_lora_rank)
+
+    def params(self, method: str) -> tuple[float, float]:
+        """(total, active) parameter counts: the seed's nominal sizes, or the architecture-exact counts."""
+        if method == "seed":
+            return self.seed_total_b * 1e9, self.seed_active_b * 1e9
+        return float(self.total_params), float(self.active_params)
