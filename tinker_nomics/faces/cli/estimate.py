@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 
@@ -84,7 +83,7 @@ def run(args) -> str:
     if args.workload:
         data["workload"] = get_workload(args.workload).name
     if args.format == "json":
-        return json.dumps(data, indent=2)
+        return fmt.json_text(data)
     return render_estimate(data)
 
 
@@ -115,10 +114,18 @@ def render_estimate(d: dict) -> str:
             f"wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, {overlap})",
             f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'})"]
-        cheaper, other = (tk["total_usd"], sh["total_usd"]) if d["cheaper"] == "tinker" else \
-            (sh["total_usd"], tk["total_usd"])
-        factor = other / cheaper if cheaper > 0 else math.inf
-        lines.append(f"Cheaper       {d['cheaper'].replace('_', '-')} ({factor:.1f}×)")
+        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
     for note in d["notes"]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)
+
+
+def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:
+    """'self-hosted (3.5×)'; a side that costs nothing has no factor: 'self-hosted ($0.00 against $99.20)'."""
+    cheaper, other = (tinker_usd, self_hosted_usd) if side == "tinker" else (self_hosted_usd, tinker_usd)
+    name = side.replace("_", "-")
+    if cheaper > 0:
+        return f"{name} ({other / cheaper:.1f}×)"
+    if other > 0:
+        return f"{name} ({fmt.usd(cheaper)} against {fmt.usd(other)})"
+    return f"neither (both cost {fmt.usd(0.0)})"

@@ -1,8 +1,6 @@
 """`tinker-nomics workloads | models | gpus | prices`: what the registries hold."""
 from __future__ import annotations
 
-import json
-
 from ... import fmt, sources
 from ...errors import TinkerNomicsError
 from ...sources.price_list import listed_in, price_rows, priced_models, resolve_snapshot, snapshots
@@ -32,7 +30,7 @@ def cmd_workloads(args) -> str:
                      "summary": [w.name, f["model"], f"{f['prompts_per_step']:g}×{f['group_size']:g}",
                                  f"{f['steps']:g}", shape, w.description]})
     if args.format == "json":
-        return json.dumps([{k: v for k, v in d.items() if k != "summary"} for d in data], indent=2)
+        return fmt.json_text([{k: v for k, v in d.items() if k != "summary"} for d in data])
     return table([d["summary"] for d in data], ["workload", "model", "B×G", "steps", "length", "description"])
 
 
@@ -54,7 +52,7 @@ def cmd_models(args) -> str:
             "price_snapshots": snaps, "sampling_only_snapshots": [s for s in sampling if s not in snaps],
             "source_url": arch.source_url if arch else None})
     if args.format == "json":
-        return json.dumps(out, indent=2)
+        return fmt.json_text(out)
     rows = [[m["model"], m["architecture"] or "-",
              f"{m['total_params'] / 1e9:.1f}B" if m["total_params"] else "-",
              f"{m['active_params'] / 1e9:.2f}B" if m["active_params"] else "-",
@@ -79,7 +77,7 @@ def cmd_gpus(args) -> str:
                     "listings": [{"provider": p.provider, "usd_per_gpu_hour": p.usd_per_gpu_hour, "date": p.date,
                                   "source_url": p.source_url} for p in listings]})
     if args.format == "json":
-        return json.dumps(out, indent=2)
+        return fmt.json_text(out)
     rows = [[g["gpu"], f"{g['memory_gb']:g} GB", f"{g['hbm_bandwidth_tb_s']:g} TB/s",
              f"{g['bf16_dense_tflops']:g}" if g["bf16_dense_tflops"] else "-",
              fmt.usd(g["default_usd_per_gpu_hour"]) if g["default_usd_per_gpu_hour"] else "-",
@@ -105,7 +103,7 @@ def cmd_prices(args) -> str:
         if not out:
             raise TinkerNomicsError(f"Tinker prices {model} in no snapshot")
         if args.format == "json":
-            return json.dumps({"model": model, "usd_per_million_tokens": out}, indent=2)
+            return fmt.json_text({"model": model, "usd_per_million_tokens": out})
         return f"{model}, USD per million tokens\n" + table(
             [[o["snapshot"], _rate(o["prefill"]), _rate(o["sample"]), _rate(o["train"]), _rate(o["cached_prefill"])]
              for o in out], ["snapshot", "prefill", "sample", "train", "cached prefill"])
@@ -115,8 +113,8 @@ def cmd_prices(args) -> str:
                 "cached_prefill": p.cached_prefill, "provenance": p.provenance, "notes": list(p.notes)}
                for model, _, p in _priced((model, snap) for model in priced_models())]
         if args.format == "json":
-            return json.dumps({"snapshot": snap, "effective_date": snapshots()[snap],
-                               "usd_per_million_tokens": out}, indent=2)
+            return fmt.json_text({"snapshot": snap, "effective_date": snapshots()[snap],
+                                  "usd_per_million_tokens": out})
         rows = [[o["model"], _rate(o["prefill"]), _rate(o["sample"]), _rate(o["train"]), _rate(o["cached_prefill"]),
                  "sampling rates only" if o["train"] is None else "carried forward" if o["notes"] else ""]
                 for o in out]
@@ -128,7 +126,7 @@ def cmd_prices(args) -> str:
         out.append({"snapshot": snap, "effective_date": date, "models_listed": len(rows),
                     "sampling_only_listed": len(sampling), "sources": sorted({r.source_url for r in rows + sampling})})
     if args.format == "json":
-        return json.dumps(out, indent=2)
+        return fmt.json_text(out)
     return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sampling_only_listed"] or "",
                    o["sources"][0][:70]] for o in out],
                  ["snapshot", "ordered as", "models", "+ sampling only", "source"]) + \

@@ -4,8 +4,7 @@ The run readers (and pandas) are imported when the command runs, so `estimate` s
 """
 from __future__ import annotations
 
-import json
-
+from ... import fmt
 from ...errors import TinkerNomicsError
 from .common import add_format, number
 
@@ -54,6 +53,6 @@ def run(args) -> str:
         data = result.to_dict()
         if report is not None:
             data["report"] = str(report)
-        return json.dumps(data, indent=2)
+        return fmt.json_text(data)
     text = result.render()
     return text + (f"\nReport: {report}" if report is not None else "")
