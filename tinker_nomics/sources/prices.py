@@ -58,8 +58,31 @@ def _complete(model: str, snapshot: str) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
 def get_price(model: str, snapshot: str | None = None) -> Price:
+    """`model`'s rates as of `snapshot` (the newest by default), by the rules in the module docstring."""
+    _primary_listings_checked()
+    return _lookup(model, snapshot)
+
+
+@functools.lru_cache(maxsize=None)
+def _primary_listings_checked() -> bool:
+    """Every primary listing prices its model for RL (the invariant tests/test_registry.py pins on the data):
+    checked once per load, so a price table edited by hand cannot list a model as priced without its train
+    price (such a listing is status sampling_only)."""
+    for r in price_rows():
+        if r.status != "primary" or r.snapshot not in snapshots():
+            continue
+        price = _lookup(r.model, r.snapshot)
+        missing = [m for m in BILLED_METERS if getattr(price, m) is None]
+        if missing:
+            raise TinkerNomicsError(f"prices/tinker_prices.csv row {r.row}: {r.model} is listed as priced (status "
+                                    f"primary) in {r.snapshot} but has no {', '.join(missing)} price, listed or "
+                                    f"carried forward; mark the row sampling_only")
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _lookup(model: str, snapshot: str | None = None) -> Price:
     snap = resolve_snapshot(snapshot)
     canonical = resolve_model(model)
     date = snapshots()[snap]
@@ -127,5 +150,5 @@ def storage_usd_per_gb_month(snapshot: str | None = None) -> float:
 
 
 def clear_caches() -> None:
-    for fn in (price_rows, snapshots, priced_models, get_price, storage_rows):
+    for fn in (price_rows, snapshots, priced_models, _lookup, _primary_listings_checked, storage_rows):
         fn.cache_clear()

@@ -35,20 +35,32 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> str:
+    from ... import sources
+    from ...runs.meters import check_group_size_fits, checked_group_size
+    from ...runs.read import read_run
     from ...runs.report import check_report_dir, render_report
     from ...runs.validate import validate_run
 
-    if args.force and not args.report:
+    # Every option is checked before the log is read: a bad one costs nothing and is never silently dropped.
+    if args.force and args.report is None:
         raise TinkerNomicsError("--force only applies with --report DIR")
-    if args.report:  # refuse a bad report folder before reading anything
+    if args.report is not None:
         check_report_dir(args.report, args.path, args.force)
-    result = validate_run(args.path, model=args.model, prices=args.prices, price_as=args.price_as,
+    if args.group_size is not None:
+        checked_group_size(args.group_size, "--group-size")
+    for flag, name in (("--model", args.model), ("--price-as", args.price_as)):
+        if name is not None:
+            if not name.strip():
+                raise TinkerNomicsError(f"{flag} needs a model name (got an empty one)")
+            sources.resolve_model(name)
+    if args.prices is not None:
+        sources.resolve_snapshot(args.prices)
+    log = read_run(args.path, run=args.run)
+    if args.group_size is not None:
+        check_group_size_fits(log, args.group_size, "--group-size")
+    result = validate_run(log, model=args.model, prices=args.prices, price_as=args.price_as,
                           cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run)
-    report = None
-    if args.report:
-        report = render_report(result, args.report, args.path, model=args.model, prices=args.prices,
-                               price_as=args.price_as, group_size=args.group_size, run_name=args.run,
-                               force=args.force)
+    report = render_report(result, args.report, args.path, force=args.force) if args.report is not None else None
     if args.format == "json":
         data = result.to_dict()
         if report is not None:
