@@ -373,3 +373,30 @@ def test_defect8_to_frame_of_a_model_without_architecture_has_no_self_hosted_col
 # ------------------------------------------------------------------------------------ defect 9: data (test_registry.py)
 # The price data defects (Qwen3.8-27B listed as priced without a train price; 2026-H1's source a model name)
 # are pinned in tests/test_registry.py: test_every_primary_listing_prices_all_three_meters and neighbours.
+
+
+def test_defect7_a_large_log_read_in_parts_gives_the_same_table_and_errors(monkeypatch, tmp_path):
+    """Logs over PARALLEL_MIN_BYTES are read by one process per CPU and joined: the same table, keys, notes and
+    logged totals as one pass, and a bad line is reported by its number in the whole file."""
+    from tinker_nomics.runs import cookbook
+    records = []
+    for k in range(30):   # evals, cumulative rows, repeated steps and a step gap, spread over both parts
+        records += [{**r, "step": r["step"] + 5 * k} for r in shapes.v061_records()] + shapes.async_records()
+    path = shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    one_pass = read_run(path)
+    monkeypatch.setattr(cookbook, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(cookbook.os, "cpu_count", lambda: 2)
+    spawned = []
+    real_parts = cookbook._read_in_parts
+    monkeypatch.setattr(cookbook, "_read_in_parts", lambda *a: spawned.append(a) or real_parts(*a))
+    in_parts = read_run(path)
+    assert spawned and spawned[0][3] == 2
+    pd.testing.assert_frame_equal(in_parts.steps, one_pass.steps)
+    assert (in_parts.keys, in_parts.notes, in_parts.logged_totals, in_parts.mode) == \
+        (one_pass.keys, one_pass.notes, one_pass.logged_totals, one_pass.mode)
+    lines = path.read_text().splitlines()
+    bad = len(lines) - 7
+    lines[bad - 1] = '{"step": 3, "env/all/total_ac_tokens": "many", "env/all/total_ob_tokens": 1}'
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TinkerNomicsError, match=rf"metrics.jsonl: line {bad}: env/all/total_ac_tokens is the text"):
+        read_run(path)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from array import array
@@ -324,15 +325,42 @@ def from_records(records, file_label: str, source: str, kind: str, config: dict 
     return acc.finish(source, kind, config, run_name, extra_notes)
 
 
+# A log at least this large is read by several processes at once, one part each (see from_jsonl); smaller ones
+# would spend more on starting the processes (about a second) than they save.
+PARALLEL_MIN_BYTES = 256 * 1024 * 1024
+MAX_PROCESSES = 4
+
+
 def from_jsonl(path, file_label: str, source: str, kind: str, config: dict | None = None) -> RunLog:
     """A tinker-cookbook metrics.jsonl, read line by line. A line that only repeats keys already seen is
     decoded straight into its checked numbers (TypedLines); any other line (the first, an eval line, a line
     with a new key or a value the typed decoder refuses) is read in full as a dict, with every check and
-    error message of `Accumulator.add`. Both paths give the same table."""
+    error message of `Accumulator.add`. Both paths give the same table.
+
+    A large log (PARALLEL_MIN_BYTES) is cut at line starts into one part per CPU, read by that many processes,
+    and the parts' arrays joined in file order: the same table, sooner. Any trouble in a part (a bad line,
+    a process that cannot start) and the log is read again in one pass, which reports the first bad line
+    by its number in the file."""
+    acc = None
+    processes = min(os.cpu_count() or 1, MAX_PROCESSES)
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    if processes > 1 and size >= PARALLEL_MIN_BYTES:
+        acc = _read_in_parts(path, file_label, size, processes)
+    if acc is None:
+        acc = _read_part(path, file_label)[0]
+    return acc.finish(source, kind, config)
+
+
+def _read_part(path, file_label: str, start: int = 0, stop: int | None = None, report=None):
+    """(Accumulator, lines in the part) for the lines starting in [start, stop), numbered from 1 at start."""
     acc = Accumulator(file_label)
     typed = TypedLines.create()
+    tally: dict = {}
     steps_append, lines_append, values_extend = acc.steps.append, acc.lines.append, acc.values.extend
-    for number, raw in jsonl_lines(path, file_label):
+    for number, raw, terminated in jsonl_lines(path, file_label, start, stop, tally, report):
         if typed is not None and typed.decoder is not None:   # the hot loop: a training line of known keys
             try:
                 s = typed.decoder.decode(raw)
@@ -348,11 +376,109 @@ def from_jsonl(path, file_label: str, source: str, kind: str, config: dict | Non
                                    s.seconds if s.seconds == s.seconds else s.seconds2, s.cost, s.trained))
                     acc.any_record = True
                     continue
-        rec = parse_line(raw, number, file_label)
+        rec = parse_line(raw, number, file_label, terminated)
         acc.add(("line", number), rec)
         if typed is not None:
             typed.learn(rec)
-    return acc.finish(source, kind, config)
+    return acc, tally.get("lines", 0)
+
+
+def _read_part_main() -> None:
+    """`python -c` entry of a part's process: argv = path, label, start, stop, result file. Writes the bytes it
+    has read to stdout, a line per block (for the parent's progress bar), and the part as plain data to the
+    result file; exit status 3 when the part has a bad line (the parent then reads the log in one pass)."""
+    import pickle
+    path, label, start, stop, result = sys.argv[1:6]
+
+    def report(n: int) -> None:
+        sys.stdout.write(f"{n}\n")
+        sys.stdout.flush()
+    try:
+        acc, lines = _read_part(path, label, int(start), int(stop), report)
+    except TinkerNomicsError:
+        raise SystemExit(3)
+    with open(result, "wb") as fh:
+        pickle.dump((acc.steps.tobytes(), acc.lines.tobytes(), acc.values.tobytes(), acc.evals, acc.logged_totals,
+                     acc.seen_keys, acc.any_record, lines), fh, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _read_in_parts(path, file_label: str, size: int, processes: int):
+    """The parts read by separate Python processes and joined in file order (line numbers moved on by the
+    lines before each part); None to read the log in one pass instead. The processes are started with
+    `python -c` (not multiprocessing), so nothing of the caller's script runs again in them."""
+    import pickle
+    import selectors
+    import subprocess
+    import tempfile
+
+    from .files import Progress, split_at_lines
+    cuts = split_at_lines(path, file_label, processes)
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    code = "from tinker_nomics.runs.cookbook import _read_part_main; _read_part_main()"
+    progress = Progress.for_file(file_label, size)
+    running = []
+    with tempfile.TemporaryDirectory(prefix="tinker-nomics-parts-") as tmp:
+        try:
+            for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
+                result = Path(tmp) / f"part{i}.pickle"
+                proc = subprocess.Popen([sys.executable, "-c", code, str(path), file_label, str(a), str(b), str(result)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                        env=env)
+                running.append((proc, result))
+            selector = selectors.DefaultSelector()
+            for proc, _ in running:
+                selector.register(proc.stdout, selectors.EVENT_READ)
+            done = 0
+            while selector.get_map():
+                for key, _ in selector.select(timeout=0.5):
+                    line = key.fileobj.readline()
+                    if not line:
+                        selector.unregister(key.fileobj)
+                        continue
+                    done += int(line)
+                if progress is not None:
+                    progress.update(done)
+            if any(proc.wait() != 0 for proc, _ in running):
+                return None
+            parts = []
+            for _, result in running:
+                with open(result, "rb") as fh:
+                    parts.append(pickle.load(fh))
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError):
+            return None   # no processes here (a sandbox): one pass does the same work
+        finally:
+            for proc, _ in running:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+                proc.stdout.close()
+            if progress is not None:
+                progress.close()
+    acc = Accumulator(file_label)
+    offset = 0
+    for steps, lines, values, evals, totals, keys, any_record, count in parts:
+        acc.steps.frombytes(steps)
+        acc.lines.frombytes((np.frombuffer(lines, dtype=np.int64) + offset).tobytes())
+        acc.values.frombytes(values)
+        for step, slot in evals.items():
+            slot[6] += offset
+            mine = acc.evals.get(step)
+            if mine is None:
+                acc.evals[step] = slot
+                continue
+            mine[0] += slot[0]
+            mine[1] += slot[1]
+            if not math.isnan(slot[2]):
+                mine[2] = slot[2] + (0.0 if math.isnan(mine[2]) else mine[2])
+            mine[3] += slot[3]
+            mine[4] += slot[4]
+            mine[5] += slot[5]
+        acc.logged_totals.update(totals)   # a later part's value is the later one in the file
+        acc.seen_keys |= keys
+        acc.any_record = acc.any_record or any_record
+        offset += count
+    return acc
 
 
 try:

@@ -22,8 +22,9 @@ tinker-cookbook's 2 KB lines; with runs.cookbook's typed decoder it is what lets
 in seconds); a line msgspec refuses is parsed again with the json module, which accepts the NaN and Infinity
 literals Python's json.dumps writes, and words the error for a line that really is broken.
 
-For a vocabulary that decodes lines itself, `jsonl_lines` yields (line number, bytes) and `parse_line` turns
-one line into a dict with the same errors as `jsonl_records`.
+For a vocabulary that decodes lines itself, `jsonl_lines` yields (line number, line, newline-terminated), the
+line a memoryview into the block being read, and `parse_line` turns one into a dict with the same errors as
+`jsonl_records`.
 """
 from __future__ import annotations
 
@@ -115,12 +116,13 @@ class Progress:
             return cls(label, total)
         return None
 
-    def update(self, done: int, lines: int) -> None:
+    def update(self, done: int, lines: int | None = None) -> None:
         elapsed = max(time.monotonic() - self.started, 1e-9)
         share = min(done / self.total, 1.0) if self.total else 1.0
         bar = "#" * int(30 * share)
-        sys.stderr.write(f"\r{Path(self.label).name}: [{bar:<30}] {100 * share:5.1f}%  {lines:,} lines "
-                         f"({lines / elapsed:,.0f}/s)")
+        rate = (f"{lines:,} lines ({lines / elapsed:,.0f}/s)" if lines is not None else
+                f"{done / 1e6:,.0f} MB ({done / 1e6 / elapsed:,.0f} MB/s)")
+        sys.stderr.write(f"\r{Path(self.label).name}: [{bar:<30}] {100 * share:5.1f}%  {rate}")
         sys.stderr.flush()
         self.shown = True
 
@@ -132,34 +134,97 @@ class Progress:
 
 # ------------------------------------------------------------------------------------------ JSON lines
 
-def jsonl_lines(p, label: str) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) for each non-blank line of a JSON-lines file, as it is read; "empty file" when
-    there is none. For a vocabulary that decodes lines itself (runs.cookbook.TypedLines); `parse_line` turns
-    one into a dict."""
+BLOCK_BYTES = 8 * 1024 * 1024   # read this much at a time; memory holds about one block of the file
+_WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
+
+
+def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: dict | None = None,
+                report=None) -> Iterator[tuple[int, memoryview, bool]]:
+    """(line number, the line without its newline, whether a newline ended it) for each non-blank line of a
+    JSON-lines file, read a block at a time; "empty file" when the whole file has none. The line is a
+    memoryview into the current block: decode it (msgspec takes it as it is, `parse_line` turns it into a
+    dict) or copy it with bytes(). For a vocabulary that decodes lines itself (runs.cookbook.TypedLines).
+
+    A part of the file: `start` (a line start, see `split_at_lines`) to `stop`, numbering lines from 1 at
+    `start`; `tally["lines"]` is then set to the number of lines in the part, blank ones included, and an
+    empty part is no error. `report(bytes_read)` replaces the terminal progress bar (a reader in another
+    process adds to a shared counter)."""
+    whole = start == 0 and stop is None
     with open_regular(p, label) as fh:
-        progress = Progress.for_file(label, os.fstat(fh.fileno()).st_size)
-        found = 0
+        total = os.fstat(fh.fileno()).st_size
+        stop = total if stop is None else stop
+        progress = Progress.for_file(label, total) if whole and report is None else None
+        fh.seek(start)
+        number = found = 0
+        offset = start   # file position of data[0]
+        rest = b""
         try:
-            for number, raw in enumerate(fh, start=1):
-                if raw.isspace():
-                    continue
-                found += 1
-                yield number, raw
-                if progress is not None and not number & 0xFFFF:
-                    progress.update(fh.tell(), number)
+            while offset < stop:
+                block = fh.read(min(BLOCK_BYTES, max(stop - offset - len(rest), 0)) or BLOCK_BYTES)
+                data = rest + block if rest else block
+                if not data:
+                    break
+                view, find, pos = memoryview(data), data.find, 0
+                limit = stop - offset   # lines starting at or after this index belong to the next part
+                while pos < limit:
+                    end = find(b"\n", pos)
+                    if end < 0:
+                        break
+                    number += 1
+                    if end > pos and (data[pos] not in _WHITESPACE or not data[pos:end].isspace()):
+                        found += 1
+                        yield number, view[pos:end], True
+                    pos = end + 1
+                if pos >= limit or not block:
+                    if not block and pos < len(data) and pos < limit:   # the file ends without a newline
+                        number += 1
+                        if not data[pos:].isspace():
+                            found += 1
+                            yield number, view[pos:], False
+                    break
+                rest = data[pos:]
+                offset += pos
+                if report is not None:
+                    report(len(block))
+                elif progress is not None:
+                    progress.update(offset, number)
         finally:
             if progress is not None:
                 progress.close()
-    if not found:
+    if tally is not None:
+        tally["lines"] = number
+    if not found and whole:
         raise TinkerNomicsError(f"{label}: empty file")
 
 
-def parse_line(raw: bytes, number: int, label: str) -> dict:
-    """One JSON-lines record as a dict, or one line naming the file, line and reason."""
+def split_at_lines(p, label: str, parts: int) -> list[int]:
+    """Byte offsets cutting a file into `parts` pieces of about equal size, each cut at the start of a line:
+    [0, ..., size]."""
+    with open_regular(p, label) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        cuts = [0]
+        for k in range(1, parts):
+            fh.seek(max(size * k // parts, cuts[-1]))
+            while True:
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    cut = size
+                    break
+                i = chunk.find(b"\n")
+                if i >= 0:
+                    cut = fh.tell() - len(chunk) + i + 1
+                    break
+            cuts.append(cut)
+        cuts.append(size)
+    return cuts
+
+
+def parse_line(raw, number: int, label: str, terminated: bool = True) -> dict:
+    """One JSON-lines record (bytes or a memoryview) as a dict, or one line naming the file, line and reason."""
     try:
         obj = _fast_loads(raw)
     except Exception:   # msgspec refuses NaN literals and floats beyond range that the json module accepts
-        obj = _careful_line(raw, number, label, not raw.endswith(b"\n"))
+        obj = _careful_line(bytes(raw), number, label, not terminated)
     if type(obj) is not dict:
         raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
     return obj
@@ -185,8 +250,8 @@ def _careful_line(raw: bytes, number: int, label: str, last: bool):
 
 def jsonl_records(p, label: str) -> Iterator[Record]:
     """One JSON object per line, yielded as it is read (blank lines skipped)."""
-    for number, raw in jsonl_lines(p, label):
-        yield ("line", number), parse_line(raw, number, label)
+    for number, raw, terminated in jsonl_lines(p, label):
+        yield ("line", number), parse_line(raw, number, label, terminated)
 
 
 # ------------------------------------------------------------------------------------------ JSON documents
