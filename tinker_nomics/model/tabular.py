@@ -56,9 +56,26 @@ def frame(tree: dict, notes=()):
             continue
         array = np.asarray(value)
         if array.dtype.kind in "US":
-            data[name] = pd.Categorical(np.broadcast_to(array, shape).reshape(n))
+            data[name] = _categorical(np.broadcast_to(array, shape).reshape(n))
         else:
             data[name] = np.broadcast_to(array, shape).reshape(n)
     out = pd.DataFrame(data, copy=False)
     out.attrs["notes"] = list(notes)
     return out
+
+
+def _categorical(values: np.ndarray, most: int = 16):
+    """A text column with few distinct values (`cheaper`: tinker or self_hosted) as a categorical, found by one
+    vectorized comparison per value instead of hashing every row; many distinct values go to pandas."""
+    import pandas as pd
+
+    codes = np.full(len(values), -1, dtype=np.int8)
+    categories = []
+    while len(categories) < most:
+        left = np.flatnonzero(codes < 0)
+        if not len(left):
+            return pd.Categorical.from_codes(codes, categories=categories)
+        value = values[left[0]]
+        codes[values == value] = len(categories)
+        categories.append(str(value))
+    return pd.Categorical(values)
