@@ -75,8 +75,12 @@ def _kind(mode: int) -> str:
 def open_regular(path, label: str):
     """`path` opened for reading in binary, if it is a regular file; otherwise one line saying what it is.
 
-    It is opened non-blocking and checked with fstat on the open descriptor, so a FIFO named like a log cannot
-    block the open, and a file swapped between a check and the open cannot slip through."""
+    It is checked with stat, then opened non-blocking and checked again with fstat on the open descriptor, so a
+    FIFO named like a log cannot block the open, and a file swapped between the check and the open cannot slip
+    through."""
+    mode = os.stat(path).st_mode   # a socket cannot even be opened: say what it is
+    if not stat.S_ISREG(mode):
+        raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
