@@ -24,7 +24,8 @@ literals Python's json.dumps writes, and words the error for a line that really 
 
 For a vocabulary that decodes lines itself, `jsonl_lines` yields (line number, line, newline-terminated), the
 line a memoryview into the block being read, and `parse_line` turns one into a dict with the same errors as
-`jsonl_records`.
+`jsonl_records`. `jsonl_lines(path, label, start, stop)` reads one part of a file, cut at line starts by
+`split_at_lines`: that is how runs.cookbook reads a large log in several processes at once.
 """
 from __future__ import annotations
 

@@ -22,15 +22,18 @@ def add_parser(sub) -> None:
     val.add_argument("--price-as", metavar="MODEL",
                      help="bill at another model's rates (e.g. a variant the snapshot does not list); stated in "
                           "the output")
-    val.add_argument("--run", metavar="NAME", help="the run to read from an export that holds several")
+    val.add_argument("--run", metavar="NAME", help="the run to read from an export that holds several (an error for "
+                                                   "a log that holds one)")
     val.add_argument("--cached-prefill", choices=("auto", "none", "logged", "group"), default="auto",
                      help="prompt tokens billed at the cached rate: auto (the logged cache hits when logged, else "
                           "none), none, logged, or group (assume G-1 of every G rollouts hit; needs G)")
     val.add_argument("--group-size", type=number("--group-size"), metavar="G",
                      help="rollouts per prompt, for --cached-prefill group and calibration (default: config.json)")
     val.add_argument("--report", metavar="DIR",
-                     help="also render the validation chapter for this run into DIR (papermill; DIR must not exist)")
-    val.add_argument("--force", action="store_true", help="with --report: overwrite the report files in DIR")
+                     help="also render the validation chapter for this run into DIR (papermill; DIR must not exist "
+                          "unless --force, and may not be a symbolic link or lie inside the log folder)")
+    val.add_argument("--force", action="store_true", help="with --report: replace the report files in DIR (other "
+                                                          "files stay)")
     add_format(val)
 
 
