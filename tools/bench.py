@@ -72,7 +72,7 @@ def bench_widget() -> dict:
     matplotlib.use("Agg")
     import numpy as np
     from IPython.core.pylabtools import print_figure
-    import tinker_nomics.widgets as widgets_module
+    import tinker_nomics.faces.widgets as widgets_module
     from tinker_nomics.faces.widgets import Calculator
 
     rendered = []
@@ -145,6 +145,7 @@ def bench_validate() -> dict:
         seconds, c1 = time.perf_counter() - t0, os.times()
         cpu = sum(c1[:4]) - sum(c0[:4])   # user + system, this process and its finished children
         assert result.run.n_steps > 0.9 * lines
+        del result   # one validation in memory at a time: the peak is one run's
         out.update({f"validate{name}_1e6_lines_seconds": seconds, f"validate{name}_lines_per_second": lines / seconds,
                     f"validate{name}_lines_per_cpu_second": lines / cpu})
     return out
