@@ -400,3 +400,15 @@ def test_defect7_a_large_log_read_in_parts_gives_the_same_table_and_errors(monke
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(TinkerNomicsError, match=rf"metrics.jsonl: line {bad}: env/all/total_ac_tokens is the text"):
         read_run(path)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"model": 5}, "model must be a text, got 5 (int)"), ({"cached_prefill": 1}, "cached_prefill must be a text"),
+    ({"prices": 2026}, "prices must be a text"), ({"run": 3}, "run must be a text"),
+    ({"group_size": "4"}, "group_size must be a whole number >= 1, got '4'"),
+    ({"group_size": True}, "group_size must be a whole number >= 1, got True"),
+])
+def test_defect8_validate_run_refuses_wrong_types_naming_the_argument(kwargs, needle):
+    with pytest.raises(TinkerNomicsError) as info:
+        validate_run(V3B.path, **{"model": V3B.model, **kwargs})
+    assert needle in str(info.value)

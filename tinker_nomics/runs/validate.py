@@ -5,6 +5,7 @@ reads the logs (runs.read), sums the meters and bills them (runs.meters), re-pre
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,6 +155,12 @@ def validate_run(path_or_run, model: str | None = None, prices: str | None = Non
                  cached_prefill: str = "auto", group_size: float | None = None, run: str | None = None,
                  calibration: bool = True, window: float = DEFAULT_WINDOW) -> Validation:
     """The bill of a finished run from its logs (a path, or a RunLog already read), and the calibration."""
+    for name, value in (("model", model), ("prices", prices), ("price_as", price_as), ("run", run),
+                        ("cached_prefill", cached_prefill)):
+        if value is not None and not isinstance(value, str):
+            raise TinkerNomicsError(f"{name} must be a text, got {value!r} ({type(value).__name__})")
+    if not isinstance(path_or_run, (str, os.PathLike, RunLog)):
+        raise TinkerNomicsError(f"the run must be a path or a RunLog, got {type(path_or_run).__name__}")
     if group_size is not None:
         group_size = checked_group_size(group_size)
     log = path_or_run if isinstance(path_or_run, RunLog) else read_run(path_or_run, run=run)
