@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 
 from ... import fmt
