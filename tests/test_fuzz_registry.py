@@ -1,5 +1,10 @@
 """Fuzzing the registry loaders: a corrupted data file gives a result or a one-line TinkerNomicsError,
-never another exception (a traceback) and never a silently wrong number of the wrong type."""
+never another exception (a traceback) and never a silently wrong number of the wrong type. A result keeps the
+price invariants of issue 11 (defect 9): every model a listing calls priced has all three meters, and every
+estimate and listing is finite, strict JSON."""
+import contextlib
+import io
+import json
 import random
 import shutil
 from pathlib import Path
@@ -12,6 +17,8 @@ from tinker_nomics import Scenario, TinkerNomicsError, estimate, sources as regi
 from tinker_nomics.sources import literature
 from tinker_nomics.model import lora
 from tinker_nomics.sources import prices as prices_module
+from tinker_nomics.faces.cli import main
+from tinker_nomics.sources.price_list import price_rows
 from tinker_nomics.sources.workloads import workloads
 
 DATA = Path(registry.data_dir())
@@ -26,6 +33,19 @@ def exercise():
     for method in ("seed", "exact"):
         est = estimate(Scenario.from_workload("swe_rl", method=method))
         float(est.tinker.total_usd), float(est.self_hosted.total_usd)
+        json.dumps(est.to_dict(), allow_nan=False)
+    for r in price_rows():   # defect 9: a listing that calls a model priced prices all three meters
+        if r.status == "primary" and r.snapshot in prices_module.snapshots():
+            assert prices_module.get_price(r.model, r.snapshot).complete, r
+    for args in (["prices", "--format", "json"], ["models", "--format", "json"]):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(args)
+        if code == 2:   # the CLI's one-line refusal (e.g. provenance reading a corrupted date): pass it on as one
+            assert err.getvalue().count("\n") == 1, err.getvalue()
+            raise TinkerNomicsError(err.getvalue().strip())
+        assert code == 0, err.getvalue()
+        json.loads(out.getvalue(), parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
 
 
 def corrupt(text: str, rng: random.Random, how: str) -> str:
@@ -41,7 +61,8 @@ def corrupt(text: str, rng: random.Random, how: str) -> str:
         i = rng.randrange(1, len(lines))
         cells = lines[i].rstrip("\n").split(",")
         j = rng.randrange(len(cells))
-        cells[j] = rng.choice(["", "nan", "inf", "-1", "1e400", "abc", "0", "99999999999999999999", "True"])
+        cells[j] = rng.choice(["", "nan", "inf", "-1", "1e400", "abc", "0", "99999999999999999999", "True",
+                               "primary", "sampling_only", "alternate", "1e308"])
         lines[i] = ",".join(cells) + "\n"
         return "".join(lines)
     if how == "drop_lines":

@@ -158,3 +158,92 @@ def test_gpu_without_price_asks_for_one():
     # H20: no dated USD listing was found (data/hardware/gpu_prices_added.csv has none)
     with pytest.raises(TinkerNomicsError, match="no sourced \\$/GPU-hour for 'H20'.*gpu_hourly_usd"):
         registry.default_gpu_price("H20")
+
+
+# ------------------------------------------------------------------------------------ issue 11, defect 9: price data
+
+def _price_rows():
+    from tinker_nomics.sources.price_list import price_rows
+    return price_rows()
+
+
+def test_every_primary_listing_prices_all_three_meters():
+    """Issue 11 defect 9: Qwen/Qwen3.8-27B was listed as priced in 2026-09 and 2026-10-07 with no train price.
+    Every primary row prices prefill, sample and train, listed or by the carry-forward rule (sources/prices.py)."""
+    checked = 0
+    for r in _price_rows():
+        if r.status == "primary" and r.snapshot in snapshots():
+            price = get_price(r.model, r.snapshot)
+            assert price.complete, (r.snapshot, r.model, price)
+            checked += 1
+    assert checked > 60
+
+
+def test_sampling_only_listings_really_have_no_train_price():
+    """A row marked sampling_only is one the lookup cannot complete: the status is not hiding a price."""
+    marked = [r for r in _price_rows() if r.status == "sampling_only"]
+    assert {(r.snapshot, r.model) for r in marked} >= {("2026-09", "Qwen/Qwen3.8-27B"),
+                                                       ("2026-10-07", "Qwen/Qwen3.8-27B")}
+    for r in marked:
+        assert r.train is None and get_price(r.model, r.snapshot).train is None, r
+
+
+def test_models_listing_names_only_snapshots_that_price_the_model():
+    import json
+    from tinker_nomics import Scenario, estimate
+    from tinker_nomics.faces.cli import main
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["models", "--format", "json"]) == 0
+    listed = {m["model"]: m for m in json.loads(out.getvalue())["models"]}
+    assert listed["Qwen/Qwen3.8-27B"]["price_snapshots"] == []
+    assert listed["Qwen/Qwen3.8-27B"]["sampling_only_snapshots"] == ["2026-09", "2026-10-07"]
+    for model, m in listed.items():
+        for snap in m["price_snapshots"]:
+            assert get_price(model, snap).complete, (model, snap)
+    est = estimate(Scenario.from_workload("math_rl", model="Qwen3-8B", prices="2026-10-07"))
+    assert float(est.tinker.total_usd) > 0
+    with pytest.raises(TinkerNomicsError, match="no train price for Qwen/Qwen3.8-27B .* no source gives it"):
+        estimate(Scenario.from_workload("math_rl", model="Qwen/Qwen3.8-27B", prices="2026-10-07"))
+
+
+CITATION = (r"https?://\S+",                                   # a URL
+            r"github\.com/[\w.-]+/[\w.-]+",                   # a repository (and a path in it)
+            r"\b(file|index) id \d{6,}",                      # a public code file by its code-search index id
+            r"^seed\b.*\bpage\b")                             # a page of the seed site
+
+
+def is_url_or_citation(text: str) -> bool:
+    import re
+    return any(re.search(pattern, text.strip()) for pattern in CITATION)
+
+
+def test_every_price_source_is_a_url_or_a_citation():
+    """Issue 11 defect 9: snapshot 2026-H1's source read ' Qwen3.5-35B-A3B' (a model name cut from an unquoted
+    note by the importer); it now cites the code file the reference table names."""
+    import csv
+    for name in ("prices/tinker_prices.csv", "prices/tinker_storage.csv"):
+        with open(DATA / name, newline="", encoding="utf-8") as fh:
+            for i, row in enumerate(csv.DictReader(fh), start=2):
+                assert is_url_or_citation(row["source_url"]), (name, i, row["source_url"])
+    assert not is_url_or_citation(" Qwen3.5-35B-A3B") and not is_url_or_citation("definition")
+    h1 = {r.source_url for r in _price_rows() if r.snapshot == "2026-H1"}
+    assert h1 == {"public GitHub code (Tinker lineup Diplomacy benchmark script, MODEL_SPECS; stored-copy file id "
+                  "67503087151) - undated, pre-2026-07-17"}   # ../shared/reference/tinker_prices.csv, 2026-H1 rows
+
+
+def test_a_primary_listing_without_train_price_is_refused_at_load(data_copy):
+    path = data_copy / "prices" / "tinker_prices.csv"
+    rows = list(csv.DictReader(open(path)))
+    for r in rows:
+        if r["snapshot"] == "2026-10-07" and r["model"] == "Qwen/Qwen3.8-27B":
+            r["status"] = "primary"
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=rows[0].keys())
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(TinkerNomicsError, match=r"Qwen3.8-27B is listed as priced \(status primary\) in 2026-10-07 "
+                                                r"but has no train price"):
+        get_price("Qwen3-8B", "2026-01-05")

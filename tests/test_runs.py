@@ -308,19 +308,30 @@ def test_bad_config_json(tmp_path):
 
 
 def test_readers_open_files_read_only(tmp_path, monkeypatch):
+    """Every file the readers open goes through os.open (runs.files.open_regular) with read-only flags, and
+    builtins.open is not used to open any log file at all."""
     import builtins
-    opened = []
-    real_open = builtins.open
+    opened, opened_builtin = [], []
+    real_open, real_os_open = builtins.open, os.open
 
     def spy(file, mode="r", *args, **kwargs):
-        opened.append((str(file), mode))
+        if not isinstance(file, int):   # os.fdopen wraps a descriptor os.open made
+            opened_builtin.append((str(file), mode))
         return real_open(file, mode, *args, **kwargs)
+
+    def os_spy(file, flags, *args, **kwargs):
+        opened.append((str(file), flags))
+        return real_os_open(file, flags, *args, **kwargs)
 
     path, _ = _cookbook_061(tmp_path)
     monkeypatch.setattr(builtins, "open", spy)
+    monkeypatch.setattr(os, "open", os_spy)
     read_run(path)
     monkeypatch.undo()
-    assert opened and all(mode in ("r", "rb") for _, mode in opened)
+    assert {Path(f).name for f, _ in opened} == {"metrics.jsonl", "config.json"}
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    assert all(flags & writing == 0 for _, flags in opened)
+    assert not [f for f, _ in opened_builtin if str(tmp_path) in f]
 
 
 # ------------------------------------------------------------------------------------ the real OmniMath logs

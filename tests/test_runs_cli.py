@@ -172,6 +172,7 @@ def test_report_renders_for_a_cookbook_folder_and_refuses_to_overwrite(log_dir, 
     assert sorted(p.name for p in out.iterdir()) == ["run_validation.ipynb", "summary.txt", "validation.json"]
     nb = _executed_cleanly(out / "run_validation.ipynb")
     assert nb.metadata["papermill"]["parameters"]["run_path"] == str(log_dir.resolve())
+    assert Path(nb.metadata["papermill"]["parameters"]["validation_json"]).name == "validation.json"
     assert json.loads((out / "validation.json").read_text())["steps"] == 4
     assert f"Report: {out.resolve() / 'run_validation.ipynb'}" in stdout
     code, _, err = run("validate", log_dir, "--report", out)
@@ -190,3 +191,29 @@ def test_report_renders_for_a_wandb_export_with_price_as(tmp_path):
                        "--prices", "2026-01-05", "--report", out)
     assert code == 0, err
     _executed_cleanly(out / "run_validation.ipynb")
+
+
+def _glued(nb, name: str) -> str:
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("metadata", {}).get("scrapbook", {}).get("name") == name:
+                return output["data"]["application/papermill.record/text/plain"].strip("'\"")
+    raise KeyError(name)
+
+
+@pytest.mark.slow
+def test_report_page_and_summary_show_the_same_bill(tmp_path):
+    """Issue 11 defect 5: with --cached-prefill group the page's headline ignored the option ($570.64) that
+    summary.txt applied ($567.13); both now come from one Validation."""
+    out = tmp_path / "report"
+    code, _, err = run("validate", V3B, "--model", "gpt-oss-20b", "--prices", "2026-10-07", "--cached-prefill", "group",
+                       "--report", out)
+    assert code == 0, err
+    nb = _executed_cleanly(out / "run_validation.ipynb")
+    summary = (out / "summary.txt").read_text()
+    headline = next(line for line in summary.splitlines() if line.startswith("Tinker"))
+    assert _glued(nb, "total_usd") in headline and headline.startswith(f"Tinker        {_glued(nb, 'total_usd')} =")
+    uncached = json.loads(subprocess.run([sys.executable, "-m", "tinker_nomics", "validate", str(V3B), "--model",
+                                          "gpt-oss-20b", "--prices", "2026-10-07", "--cached-prefill", "none",
+                                          "--format", "json"], capture_output=True, text=True, cwd=REPO).stdout)
+    assert f"${uncached['tinker']['total_usd']:,.2f}" != _glued(nb, "total_usd")   # the option changes the bill

@@ -136,3 +136,93 @@ def test_random_records_give_a_result_or_one_error_line(records, suffix):
     else:
         data = "".join(json.dumps(r) + "\n" for r in records).encode()
     _outcome(data, suffix)
+
+
+# ------------------------------------------------------------------------------------ issue 11, defects 4 and 7
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(SOURCES)), st.sampled_from(["regular", "fifo", "device", "dangling", "folder",
+                                                          "fifo-in-folder"]), st.sampled_from([None, "a", "x"]))
+def test_any_kind_of_file_gives_a_result_or_one_line_without_blocking(name, kind, run):
+    """Defect 7: only regular files are read; a FIFO, a device or a dangling link is one line, at once. Defect 4:
+    --run on a log that names no runs is an error, never silently ignored."""
+    import os
+    import threading
+    suffix, data = SOURCES[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"log{suffix}"
+        if kind == "regular":
+            path.write_bytes(data)
+        elif kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "device":
+            path.symlink_to("/dev/zero")
+        elif kind == "dangling":
+            path.symlink_to(Path(tmp) / "gone")
+        elif kind == "folder":
+            path.mkdir()
+        else:
+            path.mkdir()
+            os.mkfifo(path / "metrics.jsonl")
+        box = {}
+
+        def read():
+            try:
+                box["run"] = read_run(path, run=run)
+            except TinkerNomicsError as exc:
+                box["error"] = str(exc)
+        thread = threading.Thread(target=read, daemon=True)
+        thread.start()
+        thread.join(20)
+        assert not thread.is_alive(), (name, kind, "blocked")
+        if "error" in box:
+            assert "\n" not in box["error"]
+            if kind in ("fifo", "device") or (kind == "fifo-in-folder" and run is None):
+                assert "only regular files are read" in box["error"]
+        else:
+            assert kind == "regular" and "run" in box
+            if run is not None:   # a pick that matched: the export names runs ("a" in the chart CSV)
+                assert box["run"].run_name == run or name == "chart.csv"
+
+
+@st.composite
+def cookbook_lines(draw):
+    """metrics.jsonl lines of the cookbook shapes, some values replaced by odd ones: the typed fast path
+    (runs.cookbook.TypedLines) and the dict path must agree on every one of them."""
+    records = draw(st.sampled_from([shapes.sync_records, shapes.async_records, shapes.v061_records]))()
+    records = [dict(r) for r in records] * draw(st.integers(1, 3))
+    for _ in range(draw(st.integers(0, 4))):
+        i = draw(st.integers(0, len(records) - 1))
+        keys = sorted(records[i])
+        key = draw(st.sampled_from(keys + ["new/key", "step"]))
+        records[i][key] = draw(st.one_of(ODD_VALUES, st.integers(0, 10**6), st.floats(0, 1e6)))
+    return records
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "100")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(cookbook_lines())
+def test_typed_fast_path_and_dict_path_give_the_same_table(records):
+    import pandas as pd
+    from tinker_nomics.runs import cookbook
+    from tinker_nomics.runs.files import jsonl_records
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "metrics.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        outcomes = []
+        for read in (lambda: cookbook.from_jsonl(path, str(path), str(path), "metrics.jsonl"),
+                     lambda: cookbook.from_records(jsonl_records(path, str(path)), str(path), str(path),
+                                                   "metrics.jsonl")):
+            try:
+                outcomes.append(read())
+            except TinkerNomicsError as exc:
+                outcomes.append(str(exc))
+        fast, careful = outcomes
+        assert type(fast) is type(careful), (fast, careful)
+        if isinstance(fast, str):
+            assert fast == careful
+        else:
+            pd.testing.assert_frame_equal(fast.steps, careful.steps)
+            assert fast.keys == careful.keys and fast.notes == careful.notes and fast.mode == careful.mode
+            assert fast.logged_totals == careful.logged_totals

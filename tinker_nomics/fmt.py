@@ -120,6 +120,24 @@ def json_value(value):
     return value
 
 
+def json_safe(value):
+    """A nested structure of dicts, lists, NumPy arrays and scalars as strict-JSON values (NaN and infinities
+    as None), for every JSON the package writes."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    return json_value(value)
+
+
+def json_text(value, indent: int | None = 2) -> str:
+    """`json.dumps` that cannot write NaN or Infinity (they become null; the caller's notes say why)."""
+    import json
+    return json.dumps(json_safe(value), indent=indent, allow_nan=False)
+
+
 def json_records(frame) -> list[dict]:
     """A DataFrame as a list of JSON-ready row dicts."""
     return [{k: json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]

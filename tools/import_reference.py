@@ -66,8 +66,41 @@ def canonical_model(raw: str, snapshot: str, context: str) -> str:
     return name
 
 
+def rejoin_unquoted_note(r: dict) -> dict:
+    """Some reference rows (the 2026-H1 snapshot's) carry a note with commas that is not quoted, so the CSV reader
+    splits it over the following columns and the source lands in extra fields. The source is the last field; the
+    note is everything between `notes` and it."""
+    extra = r.pop(None, None)
+    if extra:
+        r["notes"] = ",".join([r["notes"], r["source_url"], *extra[:-1]])
+        r["source_url"] = extra[-1]
+    return r
+
+
+def mark_sampling_only(prices: list[dict]) -> None:
+    """A listing without a train price whose train price no lookup can supply is marked `sampling_only`: the
+    source lists the model's sampling rates (prefill, sample, cached) only. The rule is the lookup's
+    (tinker_nomics/sources/prices.py, rule 3): a missing meter is taken from an earlier listing of the same
+    model in the same pricing epoch whose prefill and sample prices agree. Such a listing is kept for the
+    record (the prices command shows it) but does not count as a snapshot pricing the model."""
+    for row in prices:
+        if row["status"] != "primary" or row["train"] or not row["effective_date"]:
+            continue
+        epoch = row["effective_date"] >= REPRICING
+        supplied = any(
+            other is not row and other["model"] == row["model"] and other["status"] == "primary" and other["train"]
+            and other["effective_date"] and other["effective_date"] <= row["effective_date"]
+            and (other["effective_date"] >= REPRICING) == epoch
+            and float(other["prefill"]) == float(row["prefill"]) and float(other["sample"]) == float(row["sample"])
+            for other in prices)
+        if not supplied:
+            row["status"] = "sampling_only"
+            row["note"] += ("; sampling rates only: no source gives its train price at this date, so this "
+                            "listing does not price the model for RL (status sampling_only)")
+
+
 def convert_prices(src: Path, out: Path) -> None:
-    rows = list(csv.DictReader(open(src / "tinker_prices.csv", newline="")))
+    rows = [rejoin_unquoted_note(r) for r in csv.DictReader(open(src / "tinker_prices.csv", newline=""))]
     prices, storage = [], []
     for r in rows:
         snap_id, effective, dating = SNAPSHOTS[r["snapshot_date"]]
@@ -107,6 +140,7 @@ def convert_prices(src: Path, out: Path) -> None:
             "cached_prefill": cached, "cached_prefill_basis": basis, "status": status,
             "note": note, "source_url": r["source_url"],
         })
+    mark_sampling_only(prices)
     # The seed's checkpoint table prices storage at $0.10/GB-month next to its January 2026 prices.
     storage.insert(0, {"snapshot": "2026-01-05", "usd_per_gb_month": "0.10",
                        "note": "the seed's LoRA checkpoint table (cost model page) prices storage at $0.10/GB-month "

@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,8 +16,9 @@ from ..sources.calibration import efficiencies
 from ..sources.hf_config import load_config
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, model_for
-from . import billing, lora, tokens
-from .scenario import Scenario, plain
+from . import billing, lora, tabular, tokens
+from .finite import finite_only
+from .scenario import Scenario
 from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
 
 
@@ -40,10 +42,20 @@ class Estimate:
         return np.where(self.tinker.total_usd <= self.self_hosted.total_usd, "tinker", "self_hosted")
 
     def to_dict(self) -> dict:
-        """The nested keys of `tinker-nomics estimate --format json`; arrays become lists."""
+        """The nested keys of `tinker-nomics estimate --format json`; arrays become lists, and a number that is
+        not computed (NaN: e.g. the LoRA size of a model without an architecture) becomes None, with a note."""
+        return tabular.json_tree(self.tree())
+
+    def to_frame(self):
+        """A pandas DataFrame with one row per scenario and flat dotted columns (`tinker.total_usd`,
+        `self_hosted.gpu_hours`, `scenario.steps`, ...): the keys of `to_dict()`, built from the arrays."""
+        return tabular.frame(self.tree(), self.notes)
+
+    def tree(self) -> dict:
+        """The nested keys of `to_dict()` with the values as computed (NumPy arrays and scalars)."""
         t, s = self.tinker, self.self_hosted
         out = {
-            "scenario": self.scenario.to_dict(),
+            "scenario": {f.name: getattr(self.scenario, f.name) for f in dataclasses.fields(self.scenario)},
             "tokens": {"sample": self.tokens.sample, "train": self.tokens.train, "prefill": self.tokens.prefill,
                        "eval_sample": self.tokens.eval_sample, "eval_prefill": self.tokens.eval_prefill,
                        "rollouts": self.tokens.rollouts},
@@ -74,17 +86,10 @@ class Estimate:
                 "gpu_hourly_usd_source": self.scenario.gpu_hourly_usd_source})
         else:
             out["self_hosted"] = None
-        return _tree(out)
+        return out
 
 
-def _tree(value):
-    if isinstance(value, dict):
-        return {k: _tree(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_tree(v) for v in value]
-    return plain(value)
-
-
+@finite_only
 def estimate(scenario: Scenario) -> Estimate:
     """Tinker's bill and the self-hosted cost of one (or a broadcast array of) scenario(s)."""
     s = scenario.resolved()

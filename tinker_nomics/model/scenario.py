@@ -21,7 +21,9 @@ $/GPU-hour belongs to the preset's GPU: choosing another GPU without a rate take
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
+import numbers
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -97,6 +99,17 @@ class Scenario:
     model_config: str | None = None      # a Hugging Face config.json: the architecture of the self-hosted side
     gpu_hourly_usd_source: str | None = None   # where the $/GPU-hour comes from (filled in by resolved())
 
+    def __post_init__(self):
+        """Refuse values of the wrong kind at once, naming the field (the values are checked in `resolved`)."""
+        for name in TEXT_FIELDS:
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TinkerNomicsError(f"{name} must be a text, got {_describe(value)}")
+        for name in BOUNDS:
+            if getattr(self, name) is not None:
+                _number(name, getattr(self, name), convert=False)
+        _flag("tinker_cached_prefill", self.tinker_cached_prefill)
+
     @classmethod
     def from_workload(cls, name: str, **overrides) -> "Scenario":
         """A preset from data/workloads/, with any field overridden (None leaves the preset's value).
@@ -113,8 +126,8 @@ class Scenario:
         preset = preset_fields(workload, method)
         if "gpu_hourly_usd" in preset:
             preset["gpu_hourly_usd_source"] = f"preset {workload.name}: {workload.sources['gpu_hourly_usd']}"
-        if "gpu" in given and "gpu_hourly_usd" not in given and "gpu" in preset and \
-                sources.get_gpu(str(given["gpu"])).gpu != sources.get_gpu(str(preset["gpu"])).gpu:
+        if isinstance(given.get("gpu"), str) and "gpu_hourly_usd" not in given and "gpu" in preset and \
+                sources.get_gpu(given["gpu"]).gpu != sources.get_gpu(str(preset["gpu"])).gpu:
             preset.pop("gpu_hourly_usd", None)        # the preset's rate is for the preset's GPU
             preset.pop("gpu_hourly_usd_source", None)
         if "gpu_hourly_usd" in given:
@@ -264,14 +277,36 @@ def _flag(name: str, value) -> bool:
     raise TinkerNomicsError(f"{name} must be true or false, got {value!r}")
 
 
-def _number(name: str, value) -> np.ndarray:
-    if isinstance(value, (str, bytes)) or isinstance(value, (bool, np.bool_)):
-        raise TinkerNomicsError(f"{name} must be a number, got {value!r}")
+NUMBER_KINDS = "iuf"   # NumPy dtype kinds of real numbers: signed and unsigned integers, floats
+
+
+def _number(name: str, value, convert: bool = True) -> np.ndarray:
+    """`value` as a float array, if it is a real number or an array of them: not text, not true/false (a count
+    of True is a mistake, not 1), not complex, dates, Python objects, or a masked array (its masked entries
+    would silently count as their fill values)."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TinkerNomicsError(f"{name} must be a number or an array of numbers, got a masked array (fill or drop "
+                                f"the masked entries first)")
+    if isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating)):
+        raise TinkerNomicsError(f"{name} must be a number, got {_describe(value)}")
+    if isinstance(value, (numbers.Real, decimal.Decimal)) and not isinstance(value, np.generic):  # Fraction, int, …
+        value = float(value)
     try:
-        array = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
     except (TypeError, ValueError):
-        raise TinkerNomicsError(f"{name} must be a number or an array of numbers, got {value!r}") from None
-    return array
+        raise TinkerNomicsError(f"{name} must be a number or an array of numbers, got {_describe(value)}") from None
+    if raw.dtype.kind not in NUMBER_KINDS:
+        raise TinkerNomicsError(f"{name} must be a number or an array of numbers, got {_describe(value)}")
+    return raw.astype(float, copy=False) if convert else raw
+
+
+def _describe(value) -> str:
+    """A short description of a wrong value for an error line: its repr (cut) and, for arrays, the dtype."""
+    if isinstance(value, np.ndarray):
+        return f"an array of {value.dtype}" + (f" ({value.size} value{'s' * (value.size != 1)})" if value.ndim
+                                                else f" ({value!r})")
+    text = repr(value)
+    return f"{text[:60]}{'…' if len(text) > 60 else ''} ({type(value).__name__})"
 
 
 def _checked(name: str, value) -> Any:

@@ -21,7 +21,7 @@ from ..model.estimate import estimate
 from ..model.scenario import Scenario
 from ..sources.prices import Price
 from .meters import METERS, MeterTokens, price_for, run_group_size, run_meters
-from .runlog import RunLog
+from .runlog import RunLog, frame_from_records
 
 SIGN_CONVENTION = "signed error = (predicted - measured) / measured; positive means the cost model over-predicts"
 DEFAULT_WINDOW = 0.2   # share of training steps in the "early" and "late" parts that define length growth
@@ -38,8 +38,16 @@ class Calibration:
     sign_convention: str = SIGN_CONVENTION
 
     def to_dict(self) -> dict:
-        return {"sign_convention": self.sign_convention, "inputs": self.inputs, "sources": self.sources,
-                "rows": fmt.json_records(self.table), "notes": list(self.notes)}
+        return fmt.json_safe({"sign_convention": self.sign_convention, "inputs": self.inputs, "sources": self.sources,
+                              "rows": fmt.json_records(self.table), "notes": list(self.notes)})
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Calibration":
+        """The calibration `to_dict` wrote (without the Scenario objects: `scenarios` is empty)."""
+        inputs = {k: math.nan if v is None else v for k, v in d["inputs"].items()}
+        table = frame_from_records(d["rows"], TABLE_COLUMNS, ints=(), bools=(), nullable_ints=(),
+                                   texts=("method", "meter"))
+        return cls(inputs, dict(d["sources"]), {}, table, tuple(d["notes"]), d["sign_convention"])
 
 
 def signed_error(predicted: float, measured: float) -> float:
@@ -163,7 +171,10 @@ def calibrate(run: RunLog, model: str, prices: str | None = None, price_as: str 
         notes.append("method seed bills train = sampled tokens (the seed's formula); method exact bills prompt + "
                      "completion per datum, as Tinker does")
     notes.append("predicted and measured are both priced at the list rates, prefill uncached")
-    return Calibration(inputs, input_sources, scenarios, pd.concat(frames, ignore_index=True), tuple(notes))
+    table = pd.concat(frames, ignore_index=True)
+    if table["tokens_error"].isna().any():
+        notes.append("an error is null (NaN) where the measured value is 0: there is no relative error")
+    return Calibration(inputs, input_sources, scenarios, table, tuple(notes))
 
 
 TABLE_COLUMNS = ["method", "meter", "rate_usd_per_million", "predicted_tokens", "measured_tokens", "tokens_error",

@@ -1,64 +1,274 @@
-"""File shapes a run history comes in, read into records: JSON lines, a JSON document in the layouts pandas and
-W&B save tables in, and Parquet. Each record is ((unit, number), {key: value}), where unit/number name the line,
-row or record for error messages. Files are only ever opened for reading.
+"""File shapes a run history comes in, read as a stream of records: JSON lines, CSV, Parquet, and a JSON
+document in the layouts pandas and W&B save tables in.
+
+A record is `((unit, number), {key: value})`: unit and number name the line, row or record for error messages
+("line 12", "row 3"), the dict holds what that line logged. Every reader here is a generator: it yields one
+record at a time, so a metric vocabulary (runs.cookbook; a verl or TRL reader beside it) can consume any shape
+and keep only what it sums, and memory stays flat however long the log is:
+
+    for where, rec in jsonl_records(path, label):      # or csv_records, parquet_records, json_table
+        ...                                            # accumulate per-step numbers into compact arrays
+
+Only a JSON document (one array or object for the whole history) is parsed at once: the standard library
+cannot parse one in pieces, and W&B saves small tables that way.
+
+Every file is opened through `open_regular`: read only, and only when it is a regular file. A FIFO, a device
+(`/dev/zero` behind a symlink) or a socket is refused in one line before a byte is read, so a reader can
+neither block forever nor read without end. Bad content raises `TinkerNomicsError` naming the file, the
+line or row and the reason; nothing partial is returned.
+
+JSON lines are parsed with msgspec when it is installed (several times faster than the json module on
+tinker-cookbook's 2 KB lines; with runs.cookbook's typed decoder it is what lets a million-line log validate
+in seconds); a line msgspec refuses is parsed again with the json module, which accepts the NaN and Infinity
+literals Python's json.dumps writes, and words the error for a line that really is broken.
+
+For a vocabulary that decodes lines itself, `jsonl_lines` yields (line number, line, newline-terminated), the
+line a memoryview into the block being read, and `parse_line` turns one into a dict with the same errors as
+`jsonl_records`. `jsonl_lines(path, label, start, stop)` reads one part of a file, cut at line starts by
+`split_at_lines`: that is how runs.cookbook reads a large log in several processes at once.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
+import os
+import stat
+import sys
+import time
+from itertools import chain
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import Any, Iterable, Iterator
 
 from ..errors import TinkerNomicsError
 
+try:
+    import msgspec
+    _fast_loads = msgspec.json.decode
+except ImportError:   # the json module alone still reads every log, only slower
+    _fast_loads = json.loads
+
 STEP_KEYS = ("step", "_step")
-
-
 RUN_COLUMNS = ("run", "run_name", "run_id", "name", "id")  # a column naming the run in a W&B table export
 
+Record = tuple[tuple[str, int], dict]
 
-def jsonl_records(p: Path, label: str) -> list[tuple[tuple[str, int], dict]]:
-    with open(p, "rb") as fh:
-        data = fh.read()
-    if not data.strip():
+# Files at least this large show a progress bar on stderr when stderr is a terminal (at the ~150 MB/s the JSON
+# lines reader manages on a 2-core machine, a couple of seconds' work).
+PROGRESS_MIN_BYTES = 256 * 1024 * 1024
+
+
+# ------------------------------------------------------------------------------------------ opening files
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def open_regular(path, label: str):
+    """`path` opened for reading in binary, if it is a regular file; otherwise one line saying what it is.
+
+    It is checked with stat, then opened non-blocking and checked again with fstat on the open descriptor, so a
+    FIFO named like a log cannot block the open, and a file swapped between the check and the open cannot slip
+    through."""
+    mode = os.stat(path).st_mode   # a socket cannot even be opened: say what it is
+    if not stat.S_ISREG(mode):
+        raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def exists(path: Path) -> bool:
+    """True for anything at `path`, a dangling symlink or a FIFO included (Path.is_file() is False for a FIFO,
+    which would hide it instead of refusing it)."""
+    return os.path.lexists(path)
+
+
+def read_bytes(path, label: str) -> bytes:
+    """A whole (small) file: a JSON document, a config.json."""
+    with open_regular(path, label) as fh:
+        return fh.read()
+
+
+# ------------------------------------------------------------------------------------------ progress
+
+class Progress:
+    """A one-line progress bar on stderr for a large file, only when stderr is a terminal."""
+
+    def __init__(self, label: str, total: int):
+        self.label, self.total, self.started, self.shown = label, total, time.monotonic(), False
+
+    @classmethod
+    def for_file(cls, label: str, total: int) -> "Progress | None":
+        stream = sys.stderr
+        if total >= PROGRESS_MIN_BYTES and hasattr(stream, "isatty") and stream.isatty():
+            return cls(label, total)
+        return None
+
+    def update(self, done: int, lines: int | None = None) -> None:
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        share = min(done / self.total, 1.0) if self.total else 1.0
+        bar = "#" * int(30 * share)
+        rate = (f"{lines:,} lines ({lines / elapsed:,.0f}/s)" if lines is not None else
+                f"{done / 1e6:,.0f} MB ({done / 1e6 / elapsed:,.0f} MB/s)")
+        sys.stderr.write(f"\r{Path(self.label).name}: [{bar:<30}] {100 * share:5.1f}%  {rate}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+# ------------------------------------------------------------------------------------------ JSON lines
+
+BLOCK_BYTES = 8 * 1024 * 1024   # read this much at a time; memory holds about one block of the file
+_WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
+
+
+def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: dict | None = None,
+                report=None) -> Iterator[tuple[int, memoryview, bool]]:
+    """(line number, the line without its newline, whether a newline ended it) for each non-blank line of a
+    JSON-lines file, read a block at a time; "empty file" when the whole file has none. The line is a
+    memoryview into the current block: decode it (msgspec takes it as it is, `parse_line` turns it into a
+    dict) or copy it with bytes(). For a vocabulary that decodes lines itself (runs.cookbook.TypedLines).
+
+    A part of the file: `start` (a line start, see `split_at_lines`) to `stop`, numbering lines from 1 at
+    `start`; `tally["lines"]` is then set to the number of lines in the part, blank ones included, and an
+    empty part is no error. `report(bytes_read)` replaces the terminal progress bar (a reader in another
+    process adds to a shared counter)."""
+    whole = start == 0 and stop is None
+    with open_regular(p, label) as fh:
+        total = os.fstat(fh.fileno()).st_size
+        stop = total if stop is None else stop
+        progress = Progress.for_file(label, total) if whole and report is None else None
+        fh.seek(start)
+        number = found = 0
+        offset = start   # file position of data[0]
+        rest = b""
+        try:
+            while offset < stop:
+                block = fh.read(min(BLOCK_BYTES, max(stop - offset - len(rest), 0)) or BLOCK_BYTES)
+                data = rest + block if rest else block
+                if not data:
+                    break
+                view, find, pos = memoryview(data), data.find, 0
+                limit = stop - offset   # lines starting at or after this index belong to the next part
+                while pos < limit:
+                    end = find(b"\n", pos)
+                    if end < 0:
+                        break
+                    number += 1
+                    if end > pos and (data[pos] not in _WHITESPACE or not data[pos:end].isspace()):
+                        found += 1
+                        yield number, view[pos:end], True
+                    pos = end + 1
+                if pos >= limit or not block:
+                    if not block and pos < len(data) and pos < limit:   # the file ends without a newline
+                        number += 1
+                        if not data[pos:].isspace():
+                            found += 1
+                            yield number, view[pos:], False
+                    break
+                rest = data[pos:]
+                offset += pos
+                if report is not None:
+                    report(len(block))
+                elif progress is not None:
+                    progress.update(offset, number)
+        finally:
+            if progress is not None:
+                progress.close()
+    if tally is not None:
+        tally["lines"] = number
+    if not found and whole:
         raise TinkerNomicsError(f"{label}: empty file")
-    lines = data.split(b"\n")
-    records = []
-    for number, raw in enumerate(lines, start=1):
-        last_unterminated = number == len(lines) and raw != b""
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TinkerNomicsError(f"{label}: line {number}: not UTF-8 text") from None
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except RecursionError:
-            raise TinkerNomicsError(f"{label}: line {number}: not JSON (nested too deeply)") from None
-        except ValueError as exc:  # JSONDecodeError, and the int-digits limit
-            if last_unterminated:
-                raise TinkerNomicsError(f"{label}: line {number}: truncated last line (the file ends mid-record; "
-                                        f"was the run still writing it?)") from None
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            raise TinkerNomicsError(f"{label}: line {number}: not JSON ({reason})") from None
-        if not isinstance(obj, dict):
-            raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
-        records.append((("line", number), obj))
-    return records
 
+
+def split_at_lines(p, label: str, parts: int) -> list[int]:
+    """Byte offsets cutting a file into `parts` pieces of about equal size, each cut at the start of a line:
+    [0, ..., size]."""
+    with open_regular(p, label) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        cuts = [0]
+        for k in range(1, parts):
+            fh.seek(max(size * k // parts, cuts[-1]))
+            while True:
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    cut = size
+                    break
+                i = chunk.find(b"\n")
+                if i >= 0:
+                    cut = fh.tell() - len(chunk) + i + 1
+                    break
+            cuts.append(cut)
+        cuts.append(size)
+    return cuts
+
+
+def parse_line(raw, number: int, label: str, terminated: bool = True) -> dict:
+    """One JSON-lines record (bytes or a memoryview) as a dict, or one line naming the file, line and reason."""
+    try:
+        obj = _fast_loads(raw)
+    except Exception:   # msgspec refuses NaN literals and floats beyond range that the json module accepts
+        obj = _careful_line(bytes(raw), number, label, not terminated)
+    if type(obj) is not dict:
+        raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
+    return obj
+
+
+def _careful_line(raw: bytes, number: int, label: str, last: bool):
+    """A line parsed with the json module, as Python's json.dumps writes them (NaN, Infinity), or the error."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TinkerNomicsError(f"{label}: line {number}: not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TinkerNomicsError(f"{label}: line {number}: not JSON (nested too deeply)") from None
+    except ValueError as exc:  # JSONDecodeError, and the int-digits limit
+        if last:
+            raise TinkerNomicsError(f"{label}: line {number}: truncated last line (the file ends mid-record; "
+                                    f"was the run still writing it?)") from None
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise TinkerNomicsError(f"{label}: line {number}: not JSON ({reason})") from None
+
+
+def jsonl_records(p, label: str) -> Iterator[Record]:
+    """One JSON object per line, yielded as it is read (blank lines skipped)."""
+    for number, raw, terminated in jsonl_lines(p, label):
+        yield ("line", number), parse_line(raw, number, label, terminated)
+
+
+# ------------------------------------------------------------------------------------------ JSON documents
 
 class JsonLines(Exception):
     """The file is JSON lines, not one JSON document."""
 
 
-def load_json(p: Path, label: str, lines_ok: bool = False) -> Any:
+def load_json(p, label: str, lines_ok: bool = False) -> Any:
     """One JSON document from `p`, read only; a one-line error naming the file (and line) otherwise.
     With `lines_ok`, a file of JSON lines raises JsonLines for the caller to read it line by line."""
-    with open(p, "rb") as fh:
-        data = fh.read()
+    data = read_bytes(p, label)
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     try:
@@ -75,72 +285,183 @@ def load_json(p: Path, label: str, lines_ok: bool = False) -> Any:
         raise TinkerNomicsError(f"{label}: {where}not JSON ({reason})") from None
 
 
-def json_table(obj: Any, label: str) -> list[tuple[tuple[str, int], dict]]:
+def json_table(obj: Any, label: str) -> Iterator[Record]:
     """Records from the layouts a history DataFrame or scan_history() list is saved in."""
     if isinstance(obj, list):
-        out = []
+        if not obj:
+            raise TinkerNomicsError(f"{label}: no records (an empty list)")
         for i, item in enumerate(obj, start=1):
             if not isinstance(item, dict):
                 raise TinkerNomicsError(f"{label}: record {i}: not a JSON object (got {type(item).__name__})")
-            out.append((("record", i), item))
-        if not out:
-            raise TinkerNomicsError(f"{label}: no records (an empty list)")
-        return out
+            yield ("record", i), item
+        return
     if isinstance(obj, dict):
         if isinstance(obj.get("columns"), list) and isinstance(obj.get("data"), list):  # orient="split"
             columns = obj["columns"]
-            out = []
+            if not obj["data"]:
+                raise TinkerNomicsError(f"{label}: no records (empty data)")
             for i, row in enumerate(obj["data"], start=1):
                 if not isinstance(row, list) or len(row) != len(columns):
                     raise TinkerNomicsError(f"{label}: data row {i}: expected {len(columns)} values")
-                out.append((("record", i), {str(k): v for k, v in zip(columns, row)}))
-            if not out:
-                raise TinkerNomicsError(f"{label}: no records (empty data)")
-            return out
+                yield ("record", i), {str(k): v for k, v in zip(columns, row)}
+            return
         if obj and all(isinstance(v, dict) for v in obj.values()):  # orient="columns": {column: {index: value}}
-            index: list[str] = []
-            for column in obj.values():
-                for key in column:
-                    if key not in index:
-                        index.append(key)
+            index = list(dict.fromkeys(key for column in obj.values() for key in column))
             index.sort(key=lambda k: (0, int(k)) if str(k).lstrip("-").isdigit() else (1, str(k)))
-            return [(("record", i), {str(c): obj[c].get(k) for c in obj if k in obj[c]})
-                    for i, k in enumerate(index, start=1)]
+            for i, k in enumerate(index, start=1):
+                yield ("record", i), {str(c): obj[c].get(k) for c in obj if k in obj[c]}
+            return
         if any(k in obj for k in STEP_KEYS):
-            return [(("record", 1), obj)]
+            yield ("record", 1), obj
+            return
     raise TinkerNomicsError(f"{label}: not a run history (expected a list of records, or JSON lines)")
 
 
-def plain(value):
-    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
-        try:
-            return value.item()
-        except (ValueError, AttributeError):
-            return value
-    return value
+# ------------------------------------------------------------------------------------------ CSV
 
+def _bad_utf8_row(path, label: str) -> int:
+    """The physical line of the first byte that is not UTF-8 (the CSV reader decodes ahead of its rows)."""
+    with open_regular(path, label) as fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return number
+    return 1
+
+
+def csv_rows(path, label: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The header (stripped) and an iterator of (row number, cells), read as the rows are consumed."""
+    fh = open_regular(path, label)
+    text = io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")
+    reader = csv.reader(text)
+
+    def fail(exc: Exception):
+        text.close()
+        if isinstance(exc, UnicodeDecodeError):
+            raise TinkerNomicsError(f"{label}: row {_bad_utf8_row(path, label)}: not UTF-8 text") from None
+        raise TinkerNomicsError(f"{label}: row {reader.line_num}: malformed CSV ({exc})") from None
+
+    try:
+        header = next(reader, None)
+    except (csv.Error, UnicodeDecodeError) as exc:
+        fail(exc)
+    if header is None or not any(h.strip() for h in header):
+        try:
+            rest = any(any(c.strip() for c in cells) for cells in reader)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            fail(exc)
+        text.close()
+        raise TinkerNomicsError(f"{label}: row 1: no header" if rest else f"{label}: empty file")
+    header = [h.strip() for h in header]
+
+    def rows():
+        with text:
+            try:
+                for cells in reader:
+                    if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
+                        raise TinkerNomicsError(f"{label}: row {reader.line_num}: more cells ({len(cells)}) than "
+                                                f"header columns ({len(header)})")
+                    if any(c.strip() for c in cells):
+                        yield reader.line_num, cells
+            except (csv.Error, UnicodeDecodeError) as exc:
+                fail(exc)
+    return header, rows()
+
+
+def csv_records(header: list[str], rows: Iterable[tuple[int, list[str]]]) -> Iterator[Record]:
+    """A table's rows as records of its non-empty cells (an empty cell is "not logged at this step")."""
+    for line, cells in rows:
+        yield ("row", line), {name: cell.strip() for name, cell in zip(header, cells) if name and cell.strip() != ""}
+
+
+# ------------------------------------------------------------------------------------------ Parquet
+
+def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
+    """The rows of one or more Parquet files (a W&B run-history artifact), batch by batch."""
+    import pyarrow.parquet as pq
+
+    number = 0
+    for path in paths:
+        with open_regular(path, str(path)) as fh:
+            if os.fstat(fh.fileno()).st_size == 0:
+                raise TinkerNomicsError(f"{path}: empty file")
+            try:
+                batches = pq.ParquetFile(fh).iter_batches(batch_size=65_536)
+                for batch in batches:
+                    for row in batch.to_pylist():
+                        number += 1
+                        yield ("row", number), {str(k): v for k, v in row.items()}
+            except TinkerNomicsError:
+                raise
+            except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise TinkerNomicsError(f"{path}: not a readable Parquet file ({reason[:200]})") from None
+    if not number:
+        raise TinkerNomicsError(f"{label}: the Parquet history has no rows")
+
+
+# ------------------------------------------------------------------------------------------ W&B tables
 
 def is_null(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
 
 
-def drop_nulls(records):
+def drop_nulls(records: Iterable[Record]) -> Iterator[Record]:
     """W&B tables have a cell for every metric on every row; an empty one means "not logged at this step"."""
-    return [(where, {k: v for k, v in rec.items() if not is_null(v)}) for where, rec in records]
+    for where, rec in records:
+        yield where, {k: v for k, v in rec.items() if not is_null(v)}
 
 
-def pick_run(records, label: str, run: str | None):
-    """Refuse a W&B table that mixes several runs (a run-name column with several values) unless one is picked."""
-    for column in RUN_COLUMNS:
-        values = {str(rec[column]) for _, rec in records if column in rec}
-        if len(values) > 1 or (run is not None and values):
-            if run is None:
-                shown = sorted(values)
-                more = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
-                raise TinkerNomicsError(f"{label}: mixed runs in one export (column {column!r}: "
-                                        f"{', '.join(shown[:6])}{more}); pick one with --run NAME")
-            if run not in values:
-                raise TinkerNomicsError(f"{label}: no run named {run!r} in column {column!r}; it holds "
-                                        f"{', '.join(sorted(values)[:6])}")
-            return [(w, r) for w, r in records if str(r.get(column)) == run]
-    return records
+def select_run(records: Iterable[Record], label: str, run: str | None,
+               columns: Iterable[str] | None = None) -> Iterator[Record]:
+    """The records of one run from a W&B table, as they stream past.
+
+    Without `run`, a table whose run-name column (RUN_COLUMNS) holds several values is refused: its rows mix
+    runs. With `run`, only the rows naming it are kept, and it is an error when no column names runs at all
+    or no row names that one. The column is the first of RUN_COLUMNS in the table's header (`columns`, for a
+    CSV or Parquet table) or, without a header, the first one found in the records."""
+    header = None if columns is None else [c for c in RUN_COLUMNS if c in set(columns)]
+    column = header[0] if header else None
+    seen: dict[str, dict[str, None]] = {}
+    kept = 0
+    records = iter(records)
+    for where, rec in records:
+        if run is None:
+            for c in RUN_COLUMNS:
+                if c in rec:
+                    values = seen.setdefault(c, {})
+                    values[str(rec[c])] = None
+                    if len(values) > 1:
+                        for _, more in records:   # name every run in the message
+                            if c in more and len(values) < 50:
+                                values[str(more[c])] = None
+                        shown = sorted(values)
+                        extra = f" and {len(shown) - 6} more" if len(shown) > 6 else ""
+                        raise TinkerNomicsError(f"{label}: mixed runs in one export (column {c!r}: "
+                                                f"{', '.join(shown[:6])}{extra}); pick one with --run NAME")
+            yield where, rec
+            continue
+        if column is None and header is None:
+            column = next((c for c in RUN_COLUMNS if c in rec), None)
+        if column is None:
+            continue
+        value = str(rec.get(column))
+        if column in rec and len(seen.setdefault(column, {})) < 50:
+            seen[column][value] = None
+        if value == run:
+            kept += 1
+            yield where, rec
+    if run is not None and not kept:
+        if column is None:
+            raise TinkerNomicsError(f"{label}: no column names the run ({', '.join(RUN_COLUMNS)}): the export holds "
+                                    f"one run, so there is nothing to pick with --run {run!r}")
+        raise TinkerNomicsError(f"{label}: no run named {run!r} in column {column!r}; it holds "
+                                f"{', '.join(sorted(seen.get(column, {}))[:6])}")
+
+
+def peek(records: Iterable[Record]) -> tuple[Record | None, Iterator[Record]]:
+    """The first record and an iterator that still yields it."""
+    records = iter(records)
+    first = next(records, None)
+    return first, (records if first is None else chain([first], records))

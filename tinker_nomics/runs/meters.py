@@ -179,6 +179,26 @@ def bill_meters(meters: MeterTokens, model: str, prices: str | None = None, pric
                    float(meter_cost(meters.train, price.rate("train"))), prefill_usd, tuple(notes))
 
 
+def checked_group_size(value, name: str = "group_size") -> float:
+    """G as given: a whole number of rollouts per prompt, at least 1 (a one-line error naming `name` otherwise)."""
+    if isinstance(value, (bool, str, bytes)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TinkerNomicsError(f"{name} must be a whole number >= 1, got {value!r}")
+    g = float(value)
+    if not (math.isfinite(g) and g >= 1 and g == int(g)):
+        raise TinkerNomicsError(f"{name} must be a whole number >= 1 (rollouts per prompt), got {value:g}")
+    return g
+
+
+def check_group_size_fits(run: RunLog, g: float, name: str = "group_size") -> None:
+    """A group cannot hold more rollouts than a step: G at most the episodes the log records per step."""
+    episodes = run.train["episodes"]
+    if episodes.notna().any():
+        most = float(episodes.max())
+        if g > most:
+            raise TinkerNomicsError(f"{name} {g:g} is more than the rollouts of any logged step ({most:,.0f} at "
+                                    f"most): a group cannot hold more rollouts than its step")
+
+
 def run_group_size(run: RunLog, group_size: float | None = None) -> tuple[float | None, str]:
     """G for a run and where it came from: given, config.json, or the bundled runs' table (data/runs/)."""
     if group_size is not None:

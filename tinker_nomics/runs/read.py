@@ -1,6 +1,6 @@
-"""Read what a finished RL run left behind into one tidy per-step table (`runlog.RunLog`).
-
-Read what a finished RL run left behind into one tidy per-step table.
+"""Read what a finished RL run left behind into one tidy per-step table (`runlog.RunLog`): which shape a
+file is (runs.files reads each shape as a stream of records) and which vocabulary reads its keys
+(runs.cookbook for tinker-cookbook's).
 
 Sources (shared/reference/tinker-cookbook-facts.md §1 lists what tinker-cookbook logs):
 
@@ -20,31 +20,35 @@ separate lines sharing its step number; eval keys under `test/` or `test/test/` 
 """
 from __future__ import annotations
 
-import csv
-import io
+import os
+from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
-
 from ..errors import TinkerNomicsError
-from .cookbook import from_records, read_config
-from .files import JsonLines, drop_nulls, json_table, jsonl_records, load_json, pick_run, plain
+from .cookbook import from_jsonl, from_records, read_config
+from .files import (JsonLines, csv_records, csv_rows, drop_nulls, exists, json_table, jsonl_records, load_json,
+                    open_regular, parquet_records, peek, select_run)
 from .runlog import RunLog
+
+ONE_RUN = ("a tinker-cookbook log holds one run; --run NAME picks a run from a W&B export that holds several")
 
 
 def read_run(path, run: str | None = None) -> RunLog:
     """Read a run's logs (see the module docstring for the accepted shapes) into a `RunLog`.
 
     `run` picks one run from an export that holds several (a chart-panel CSV, or a W&B table with a
-    run-name column); without it, mixed runs are an error.
+    run-name column); without it, mixed runs are an error, and giving it for a log that names no runs is one
+    too. Only regular files are read: a FIFO, device or socket is refused before anything is opened.
     """
     p = Path(path)
     label = str(path)
     try:
+        try:
+            os.stat(p)   # follows symlinks: a dangling one is "no such file"
+        except FileNotFoundError:
+            raise TinkerNomicsError(f"{label}: no such file or folder") from None
         if p.is_dir():
             return _read_folder(p, label, run)
-        if not p.exists():
-            raise TinkerNomicsError(f"{label}: no such file or folder")
         return _read_file(p, label, run)
     except PermissionError:
         raise TinkerNomicsError(f"{label}: cannot read it (permission denied)") from None
@@ -54,12 +58,17 @@ def read_run(path, run: str | None = None) -> RunLog:
         raise TinkerNomicsError(f"{label}: cannot read it ({exc.strerror or exc})") from None
 
 
+def _no_run(label: str, run: str | None) -> None:
+    if run is not None:
+        raise TinkerNomicsError(f"{label}: there is no run to pick with --run {run!r}: {ONE_RUN}")
+
+
 def _read_folder(folder: Path, label: str, run: str | None) -> RunLog:
     metrics = folder / "metrics.jsonl"
-    if metrics.is_file():
+    if exists(metrics):
+        _no_run(label, run)
         config = read_config(folder / "config.json")
-        return from_records(jsonl_records(metrics, str(metrics)), str(metrics), label, "tinker-cookbook log folder",
-                             config=config, null_is_absent=False)
+        return from_jsonl(metrics, str(metrics), label, "tinker-cookbook log folder", config=config)
     parquet = sorted(folder.glob("*.parquet"))
     if parquet:
         return _read_parquet(parquet, label, run)
@@ -88,7 +97,7 @@ def _read_file(p: Path, label: str, run: str | None) -> RunLog:
 
 
 def _head(p: Path, label: str) -> bytes:
-    with open(p, "rb") as fh:
+    with open_regular(p, label) as fh:
         head = fh.read(4096).lstrip()
     if not head:
         raise TinkerNomicsError(f"{label}: empty file")
@@ -96,12 +105,14 @@ def _head(p: Path, label: str) -> bytes:
 
 
 def _from_lines(p: Path, label: str, run: str | None, config: dict) -> RunLog:
-    records = jsonl_records(p, label)
-    wandb = bool(records) and "step" not in records[0][1] and "_step" in records[0][1]
-    if wandb:
-        records = pick_run(drop_nulls(records), label, run)
-        return from_records(records, label, label, "W&B history (JSON lines)", null_is_absent=True)
-    return from_records(records, label, label, "metrics.jsonl", config=config, null_is_absent=False)
+    head = jsonl_records(p, label)
+    first = next(head, None)
+    head.close()
+    if first is not None and "step" not in first[1] and "_step" in first[1]:   # W&B writes _step, not step
+        return from_records(select_run(drop_nulls(jsonl_records(p, label)), label, run), label, label,
+                            "W&B history (JSON lines)", null_is_absent=True)
+    _no_run(label, run)
+    return from_jsonl(p, label, label, "metrics.jsonl", config=config)
 
 
 def _read_json(p: Path, label: str, run: str | None) -> RunLog:
@@ -109,56 +120,26 @@ def _read_json(p: Path, label: str, run: str | None) -> RunLog:
         obj = load_json(p, label, lines_ok=True)
     except JsonLines:
         return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
-    records = json_table(obj, label)
-    if records and "step" in records[0][1] and "_step" not in records[0][1]:
+    first, records = peek(json_table(obj, label))
+    if first is not None and "step" in first[1] and "_step" not in first[1]:
+        _no_run(label, run)
         return from_records(records, label, label, "metrics (JSON array)", null_is_absent=False)
-    records = pick_run(drop_nulls(records), label, run)
-    return from_records(records, label, label, "W&B history (JSON)", null_is_absent=True)
+    return from_records(select_run(drop_nulls(records), label, run), label, label, "W&B history (JSON)",
+                        null_is_absent=True)
 
 
 def _read_csv(p: Path, label: str, run: str | None) -> RunLog:
-    with open(p, "rb") as fh:
-        data = fh.read()
-    if not data.strip():
-        raise TinkerNomicsError(f"{label}: empty file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        row = data[:exc.start].count(b"\n") + 1
-        raise TinkerNomicsError(f"{label}: row {row}: not UTF-8 text") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-        rows = []
-        for cells in reader:
-            rows.append((reader.line_num, cells))
-    except csv.Error as exc:
-        raise TinkerNomicsError(f"{label}: row {reader.line_num}: malformed CSV ({exc})") from None
-    header = [h.strip() for h in header]
-    if not any(header):
-        raise TinkerNomicsError(f"{label}: row 1: no header")
-    for line, cells in rows:
-        if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
-            raise TinkerNomicsError(f"{label}: row {line}: more cells ({len(cells)}) than header columns "
-                                    f"({len(header)})")
+    header, rows = csv_rows(p, label)
     if "Step" in header and any(" - " in h for h in header):
         return _read_chart_csv(header, rows, label, run)
-    records = []
-    for line, cells in rows:
-        if not any(c.strip() for c in cells):
-            continue
-        rec = {}
-        for name, cell in zip(header, cells):
-            if name and cell.strip() != "":
-                rec[name] = cell.strip()
-        records.append((("row", line), rec))
-    if not records:
+    first, records = peek(csv_records(header, rows))
+    if first is None:
         raise TinkerNomicsError(f"{label}: no data rows under the header")
     kind = "W&B history (CSV)"
     if "step" in header and "_step" not in header:
         kind = "metrics (CSV)"
-    records = pick_run(records, label, run)
-    return from_records(records, label, label, kind, null_is_absent=True, text_numbers=True)
+    return from_records(select_run(records, label, run, columns=header), label, label, kind, null_is_absent=True,
+                        text_numbers=True)
 
 
 def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> RunLog:
@@ -188,47 +169,42 @@ def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> Run
     elif run not in columns:
         raise TinkerNomicsError(f"{label}: no run named {run!r} in this export; it holds {', '.join(names)}")
     step_col = header.index("Step")
-    records, downsampled = [], False
-    for line, cells in rows:
-        if not any(c.strip() for c in cells):
-            continue
-        rec = {}
-        if step_col < len(cells) and cells[step_col].strip():
-            rec["_step"] = cells[step_col].strip()
-        for metric, i in columns[run].items():
-            if i < len(cells) and cells[i].strip():
-                rec[metric] = cells[i].strip()
-                spread = [cells[j].strip() for j in companions.get((run, metric), []) if j < len(cells)]
-                if len(set(s for s in spread if s)) > 1:
-                    downsampled = True
-        records.append((("row", line), rec))
-    if not records:
+    downsampled = [False]
+
+    def records():
+        for line, cells in rows:
+            rec = {}
+            if step_col < len(cells) and cells[step_col].strip():
+                rec["_step"] = cells[step_col].strip()
+            for metric, i in columns[run].items():
+                if i < len(cells) and cells[i].strip():
+                    rec[metric] = cells[i].strip()
+                    spread = [cells[j].strip() for j in companions.get((run, metric), []) if j < len(cells)]
+                    if len(set(s for s in spread if s)) > 1:
+                        downsampled[0] = True
+            yield ("row", line), rec
+
+    first, stream = peek(records())
+    if first is None:
         raise TinkerNomicsError(f"{label}: no data rows under the header")
-    notes = []
-    if downsampled:
-        notes.append("the chart-panel export is downsampled (its __MIN and __MAX differ), so per-step values are "
-                     "bucket averages and the sums are approximate; export the run history instead")
-    return from_records(records, label, label, "W&B chart-panel CSV", null_is_absent=True, text_numbers=True,
-                         run_name=run, extra_notes=notes)
+    log = from_records(stream, label, label, "W&B chart-panel CSV", null_is_absent=True, text_numbers=True,
+                       run_name=run)
+    if downsampled[0]:
+        note = ("the chart-panel export is downsampled (its __MIN and __MAX differ), so per-step values are "
+                "bucket averages and the sums are approximate; export the run history instead")
+        log = replace(log, notes=(note,) + log.notes)
+    return log
 
 
 def _read_parquet(paths: list[Path], label: str, run: str | None) -> RunLog:
-    frames = []
-    for path in paths:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        if not data:
-            raise TinkerNomicsError(f"{path}: empty file")
-        try:
-            frames.append(pd.read_parquet(io.BytesIO(data)))
-        except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise TinkerNomicsError(f"{path}: not a readable Parquet file ({reason[:200]})") from None
-    table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    records = []
-    for i, row in enumerate(table.to_dict(orient="records"), start=1):
-        records.append((("row", i), {str(k): plain(v) for k, v in row.items()}))
-    if not records:
-        raise TinkerNomicsError(f"{label}: the Parquet history has no rows")
-    records = pick_run(drop_nulls(records), label, run)
-    return from_records(records, label, label, "W&B history (Parquet)", null_is_absent=True)
+    import pyarrow.parquet as pq
+
+    try:
+        with open_regular(paths[0], str(paths[0])) as fh:
+            columns = pq.ParquetFile(fh).schema_arrow.names if os.fstat(fh.fileno()).st_size else None
+    except TinkerNomicsError:
+        raise
+    except Exception:   # parquet_records words the error for a corrupt file
+        columns = None
+    return from_records(select_run(drop_nulls(parquet_records(paths, label)), label, run, columns=columns), label,
+                        label, "W&B history (Parquet)", null_is_absent=True)

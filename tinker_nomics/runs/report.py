@@ -1,17 +1,25 @@
 """Render the run-validation chapter (notebooks/run_validation.ipynb) for someone's own run.
 
-The notebook is executed with papermill (parameters `run_path`, `model`, `prices`, `price_as`, `group_size`,
-`run_name`) into a temporary folder, then copied into the report folder with the validation's JSON and its
-text summary, so a failure leaves nothing behind. The report folder must not exist (or `force`), and it may
-never be inside the run's log folder: nothing is ever written there.
+One Validation makes the whole report: its JSON (`Validation.to_dict(log=True)`) is written to validation.json
+first, the notebook is executed with papermill reading that file (parameter `validation_json`) instead of
+validating the run again, and summary.txt is the same Validation's text, so the page and the summary cannot
+disagree.
+
+The report folder is checked before any work (`check_report_dir`): not empty, not inside the run's log folder
+(with or without `force`), not a symbolic link, with no file in the way of a folder along its path, and, when
+it exists, only with `force`. Everything is written into a fresh temporary folder beside it and then moved
+into place: the new folder renamed in one step, or, over an existing folder (`force`), each report file
+renamed over the old name. A rename replaces a symbolic link in the report folder, it never writes through
+it, and a failure leaves nothing behind. Nothing is ever written into the log folder.
 """
 from __future__ import annotations
 
-import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from .. import fmt
 from ..errors import TinkerNomicsError
 from ..sources.provenance import produced_by
 from ..sources.shipped import shipped
@@ -27,24 +35,47 @@ def log_folder(run_path) -> Path:
     return p if p.is_dir() else p.parent
 
 
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            return candidate
+    return Path(path.anchor or ".")
+
+
 def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
-    """The resolved report folder, or an error: inside the log folder, or existing without `force`."""
-    out = Path(out_dir).resolve()
+    """The resolved report folder, or a one-line error saying why it cannot be one."""
+    if out_dir is None or not str(out_dir).strip():
+        raise TinkerNomicsError("--report needs a folder name (got an empty one)")
+    given = Path(out_dir)
+    if given.is_symlink():
+        raise TinkerNomicsError(f"report folder {out_dir} is a symbolic link; nothing is written through a link, "
+                                f"give the folder itself")
+    out = given.resolve()
     logs = log_folder(run_path)
     if out == logs or logs in out.parents:
         raise TinkerNomicsError(f"report folder {out_dir} is inside the run's log folder {logs}; nothing is written "
                                 f"there, pick a folder outside it")
-    if out.exists() and not out.is_dir():
-        raise TinkerNomicsError(f"report folder {out_dir} exists and is not a folder")
-    if out.exists() and not force:
-        raise TinkerNomicsError(f"report folder {out_dir} exists; pass --force to overwrite its report files")
+    base = _nearest_existing(out)
+    if base != out and not base.is_dir():
+        raise TinkerNomicsError(f"report folder {out_dir}: {base} is a file, not a folder")
+    if base != out and not os.access(base, os.W_OK | os.X_OK):
+        raise TinkerNomicsError(f"report folder {out_dir}: cannot create it in {base} (permission denied)")
+    if base == out:
+        if not out.is_dir():
+            raise TinkerNomicsError(f"report folder {out_dir} exists and is not a folder")
+        if not force:
+            raise TinkerNomicsError(f"report folder {out_dir} exists; pass --force to overwrite its report files")
+        for name in REPORT_FILES:
+            target = out / name
+            if target.is_dir() and not target.is_symlink():
+                raise TinkerNomicsError(f"report folder {out_dir}: {name} is a folder; the report would replace it")
+        if not os.access(out, os.W_OK | os.X_OK) or not os.access(out.parent, os.W_OK | os.X_OK):
+            raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied)")
     return out
 
 
-def render_report(validation: Validation, out_dir, run_path, model: str | None = None, prices: str | None = None,
-                  price_as: str | None = None, group_size: float | None = None, run_name: str | None = None,
-                  force: bool = False, timeout: int = 600) -> Path:
-    """Execute the chapter for this run into `out_dir`; returns the executed notebook's path."""
+def render_report(validation: Validation, out_dir, run_path, force: bool = False, timeout: int = 600) -> Path:
+    """Execute the chapter for this validation into `out_dir`; returns the executed notebook's path."""
     out = check_report_dir(out_dir, run_path, force)
     notebook = shipped(NOTEBOOK)
     if notebook is None:
@@ -54,22 +85,37 @@ def render_report(validation: Validation, out_dir, run_path, model: str | None =
     except ImportError:
         raise TinkerNomicsError("papermill is not installed (pip install papermill ipykernel matplotlib myst-nb)") \
             from None
-    parameters = {"run_path": str(Path(run_path).resolve()), "model": model or validation.bill.model,
-                  "prices": prices or validation.bill.prices, "price_as": price_as,
-                  "group_size": group_size, "run_name": run_name}
-    with tempfile.TemporaryDirectory(prefix="tinker-nomics-report-") as tmp:
-        executed = Path(tmp) / REPORT_FILES[0]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        data = tmp / REPORT_FILES[1]
+        data.write_text(fmt.json_text({"produced_by": produced_by(), **validation.to_dict(log=True)}) + "\n")
+        parameters = {"validation_json": str(data), "run_path": str(Path(run_path).resolve())}
         try:
-            papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
-                                       kernel_name="python3", progress_bar=False, execution_timeout=timeout)
+            papermill.execute_notebook(str(notebook), str(tmp / REPORT_FILES[0]), parameters=parameters,
+                                       cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
+                                       execution_timeout=timeout)
         except Exception as exc:  # PapermillExecutionError and kernel failures: one line, no traceback
             first = str(exc).strip().splitlines()
             reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
             raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}") from None
-        saved = {"produced_by": produced_by(), **validation.to_dict()}   # as `validate --format json` prints it
-        (Path(tmp) / REPORT_FILES[1]).write_text(json.dumps(saved, indent=2) + "\n")
-        (Path(tmp) / REPORT_FILES[2]).write_text(validation.render() + "\n")
-        out.mkdir(parents=True, exist_ok=True)
-        for name in REPORT_FILES:
-            shutil.copyfile(Path(tmp) / name, out / name)
+        (tmp / REPORT_FILES[2]).write_text(validation.render() + "\n")
+        _move_into_place(tmp, out, out_dir, force)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return out / REPORT_FILES[0]
+
+
+def _move_into_place(tmp: Path, out: Path, out_dir, force: bool) -> None:
+    try:
+        if not os.path.lexists(out):
+            os.rename(tmp, out)   # one step: the folder appears whole
+            return
+        if not force or Path(out_dir).is_symlink() or out.is_symlink() or not out.is_dir():
+            raise TinkerNomicsError(f"report folder {out_dir} appeared or changed while the report was made; "
+                                    f"nothing was written")
+        for name in REPORT_FILES:
+            os.replace(tmp / name, out / name)   # replaces a link of that name; never writes through it
+    except OSError as exc:
+        raise TinkerNomicsError(f"report folder {out_dir}: cannot move the report into place "
+                                f"({exc.strerror or exc})") from None

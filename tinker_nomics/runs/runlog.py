@@ -31,14 +31,40 @@ file, the line or row and the reason; nothing partial is returned. Files are onl
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import pandas as pd
+
+from .. import fmt
 
 COLUMNS = ["step", "has_train", "train_completion_tokens", "train_prompt_tokens", "cached_prompt_tokens",
            "episodes", "turns", "reward", "eval_completion_tokens", "eval_prompt_tokens",
            "eval_cached_prompt_tokens", "eval_episodes", "eval_reward", "step_seconds", "logged_cost_usd",
            "logged_trained_tokens", "line", "eval_line"]
+INT_COLUMNS = ("step",)
+BOOL_COLUMNS = ("has_train",)
+NULLABLE_INT_COLUMNS = ("line", "eval_line")
+
+
+def frame_from_records(records: list[dict], columns, ints=INT_COLUMNS, bools=BOOL_COLUMNS,
+                       nullable_ints=NULLABLE_INT_COLUMNS, texts=()) -> pd.DataFrame:
+    """A table written as JSON records (fmt.json_records) read back with its dtypes: None is NaN in a float
+    column and <NA> in a nullable integer one."""
+    out = {}
+    for name in columns:
+        values = [r.get(name) for r in records]
+        if name in texts:
+            out[name] = values
+        elif name in ints:
+            out[name] = pd.array(values, dtype="int64")
+        elif name in bools:
+            out[name] = pd.array(values, dtype=bool)
+        elif name in nullable_ints:
+            out[name] = pd.array(values, dtype="Int64")
+        else:
+            out[name] = pd.array([math.nan if v is None else v for v in values], dtype="float64")
+    return pd.DataFrame(out, columns=list(columns))
 
 
 @dataclass(frozen=True)
@@ -54,6 +80,20 @@ class RunLog:
     notes: tuple[str, ...] = ()     # how the log was read: gaps, repeated steps, downsampling
     logged_totals: dict = field(default_factory=dict)  # the cookbook's cumulative tokens/cost, when logged
     keys: frozenset = frozenset()   # every metric key the log carries
+
+    def to_dict(self) -> dict:
+        """Everything the run was read into, as strict-JSON values (the report's validation.json carries it)."""
+        return fmt.json_safe({"source": self.source, "kind": self.kind, "model": self.model, "config": self.config,
+                              "mode": self.mode, "run_name": self.run_name, "notes": list(self.notes),
+                              "logged_totals": self.logged_totals, "keys": sorted(self.keys),
+                              "steps": fmt.json_records(self.steps)})
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunLog":
+        """The RunLog that `to_dict` wrote."""
+        return cls(frame_from_records(d["steps"], COLUMNS), d["source"], d["kind"], d["model"], dict(d["config"]),
+                   d["mode"], d["run_name"], tuple(d["notes"]),
+                   {k: math.nan if v is None else v for k, v in d["logged_totals"].items()}, frozenset(d["keys"]))
 
     @property
     def train(self) -> pd.DataFrame:

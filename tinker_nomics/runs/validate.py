@@ -5,7 +5,8 @@ reads the logs (runs.read), sums the meters and bills them (runs.meters), re-pre
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -13,10 +14,12 @@ import pandas as pd
 from .. import fmt, sources
 from ..errors import TinkerNomicsError
 from ..model.billing import meter_cost
+from ..sources.prices import Price
 from .calibrate import DEFAULT_WINDOW, Calibration, calibrate
-from .meters import MeterTokens, RunBill, bill_meters, cached_tokens_per_step, run_meters, step_meters
+from .meters import (MeterTokens, RunBill, bill_meters, cached_tokens_per_step, check_group_size_fits,
+                     checked_group_size, run_meters, step_meters)
 from .read import read_run
-from .runlog import RunLog
+from .runlog import RunLog, frame_from_records
 
 MULTI_TURN_CAVEAT = (
     "multi-turn run (up to {turns:g} turns per episode): tinker-cookbook merges the turns of an episode whose "
@@ -35,6 +38,7 @@ class Validation:
     cached_basis: str
     caveats: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    options: dict = field(default_factory=dict)   # the arguments validate_run was given
 
     @property
     def total_usd(self) -> float:
@@ -65,7 +69,10 @@ class Validation:
             "prefill_usd_share": b.prefill_usd / total if total else math.nan,
         }
 
-    def to_dict(self, per_step: bool = True) -> dict:
+    def to_dict(self, per_step: bool = True, log: bool = False) -> dict:
+        """The numbers of `validate --format json`, as strict-JSON values (NaN is null). With `log`, also everything
+        `from_dict` needs to rebuild this Validation: the tidy table, the per-step costs and the options (what
+        the report writes to validation.json and its notebook reads, so page and summary agree)."""
         b, m = self.bill, self.bill.meters
         out = {
             "model": b.model, "price_model": b.price_model, "prices": b.prices, "source": self.run.source,
@@ -87,7 +94,35 @@ class Validation:
             out["per_step"] = fmt.json_records(self.per_step[["step", "has_train", "sample_tokens", "train_tokens",
                                                       "prefill_tokens", "cached_prefill_tokens", "cost_usd",
                                                       "cumulative_usd"]])
-        return out
+        if log:
+            out["log"] = {"run": self.run.to_dict(), "per_step": fmt.json_records(self.per_step),
+                          "bill_notes": list(b.notes), "options": self.options}
+        return fmt.json_safe(out)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Validation":
+        """The Validation that `to_dict(log=True)` wrote."""
+        if "log" not in d:
+            raise TinkerNomicsError("this validation JSON has no 'log' section (write it with to_dict(log=True), as "
+                                    "`validate --report` does)")
+        tk, cached = d["tinker"], d["tinker"]["cached_prefill"]
+        rates = tk["rates_usd_per_million"]
+        price = Price(d["price_model"], d["prices"], rates["prefill"], rates["sample"], rates["train"],
+                      rates["cached_prefill"], dict(tk["rates_source"]))
+        meters = MeterTokens(**{k: math.nan if v is None else v for k, v in d["tokens"].items()})
+        bill = RunBill(d["model"], price, meters, cached["mode"], cached["rate_usd_per_million"], tk["sample_usd"],
+                       tk["train_usd"], tk["prefill_usd"], tuple(d["log"]["bill_notes"]))
+        records = d["log"]["per_step"]
+        per_step = frame_from_records(records, list(records[0]) if records else ["step", "has_train"])
+        calibration = Calibration.from_dict(d["calibration"]) if d["calibration"] is not None else None
+        return cls(RunLog.from_dict(d["log"]["run"]), bill, per_step, calibration, cached["basis"],
+                   tuple(d["caveats"]), tuple(d["notes"]), dict(d["log"]["options"]))
+
+    @classmethod
+    def from_json(cls, path) -> "Validation":
+        """The Validation in a report's validation.json."""
+        from .files import load_json
+        return cls.from_dict(load_json(path, str(path)))
 
     def render(self) -> str:
         return render_validation(self.to_dict(per_step=False))
@@ -120,7 +155,17 @@ def validate_run(path_or_run, model: str | None = None, prices: str | None = Non
                  cached_prefill: str = "auto", group_size: float | None = None, run: str | None = None,
                  calibration: bool = True, window: float = DEFAULT_WINDOW) -> Validation:
     """The bill of a finished run from its logs (a path, or a RunLog already read), and the calibration."""
+    for name, value in (("model", model), ("prices", prices), ("price_as", price_as), ("run", run),
+                        ("cached_prefill", cached_prefill)):
+        if value is not None and not isinstance(value, str):
+            raise TinkerNomicsError(f"{name} must be a text, got {value!r} ({type(value).__name__})")
+    if not isinstance(path_or_run, (str, os.PathLike, RunLog)):
+        raise TinkerNomicsError(f"the run must be a path or a RunLog, got {type(path_or_run).__name__}")
+    if group_size is not None:
+        group_size = checked_group_size(group_size)
     log = path_or_run if isinstance(path_or_run, RunLog) else read_run(path_or_run, run=run)
+    if group_size is not None:
+        check_group_size_fits(log, group_size)
     canonical, notes = resolve_run_model(log, model)
     hits, mode, basis = cached_tokens_per_step(log, cached_prefill, group_size)
     meters = run_meters(log, hits)
@@ -152,7 +197,9 @@ def validate_run(path_or_run, model: str | None = None, prices: str | None = Non
             cal = calibrate(log, canonical, prices, price_as, window, group_size)
         except TinkerNomicsError as exc:
             notes.append(f"no calibration: {exc}")
-    return Validation(log, bill, per_step, cal, basis, tuple(caveats), tuple(notes))
+    options = {"model": model, "prices": prices, "price_as": price_as, "cached_prefill": cached_prefill,
+               "group_size": group_size, "run": run, "calibration": calibration, "window": window}
+    return Validation(log, bill, per_step, cal, basis, tuple(caveats), tuple(notes), options)
 
 
 def _caveats(run: RunLog, meters: MeterTokens, bill: RunBill) -> list[str]:

@@ -1,6 +1,13 @@
 """Tinker's price lists as recorded (data/prices/tinker_prices.csv): rows, snapshots, and the models priced.
 
 This is the raw table; `prices.get_price` applies the lookup rules (carry-forward within a pricing epoch).
+
+A row's status says how it is used:
+  primary        a listing that prices the model for RL: prefill, sample and train, listed or supplied by the
+                 lookup's carry-forward rule (tests/test_registry.py checks that each one is complete);
+  sampling_only  the source lists the model's sampling rates only and no earlier listing supplies its train
+                 price (tools/import_reference.py marks these): looked up, shown, but it prices no RL run;
+  alternate      another source's figures for the record, never looked up.
 """
 from __future__ import annotations
 
@@ -12,6 +19,9 @@ from .defaults import assumption
 from .tables import Column, build_index, load_table, lookup
 
 METERS = ("prefill", "sample", "train", "cached_prefill")
+BILLED_METERS = ("prefill", "sample", "train")   # every RL run pays all three
+STATUSES = ("primary", "sampling_only", "alternate")
+LOOKED_UP = ("primary", "sampling_only")   # the statuses `prices.get_price` reads
 
 
 @dataclass(frozen=True)
@@ -41,7 +51,7 @@ def price_rows() -> tuple[PriceRow, ...]:
         for meter in METERS:
             if r[meter] is not None and r[meter] < 0:
                 raise TinkerNomicsError(f"prices/tinker_prices.csv row {r['_row']} column {meter}: negative price")
-        if r["status"] not in ("primary", "alternate"):
+        if r["status"] not in STATUSES:
             raise TinkerNomicsError(f"prices/tinker_prices.csv row {r['_row']} column status: {r['status']!r}")
         out.append(PriceRow(r["snapshot"], r["effective_date"] or "", r["model"], r["prefill"], r["sample"],
                             r["train"], r["cached_prefill"], r["cached_prefill_basis"] or "", r["status"],
@@ -52,7 +62,7 @@ def price_rows() -> tuple[PriceRow, ...]:
 @functools.lru_cache(maxsize=None)
 def snapshots() -> dict[str, str]:
     """Snapshot id -> effective date, oldest first (only snapshots usable for lookups)."""
-    dated = {r.snapshot: r.effective_date for r in price_rows() if r.status == "primary" and r.effective_date}
+    dated = {r.snapshot: r.effective_date for r in price_rows() if r.status in LOOKED_UP and r.effective_date}
     return dict(sorted(dated.items(), key=lambda kv: (kv[1], kv[0])))
 
 
@@ -79,4 +89,11 @@ def pricing_epoch(date: str) -> int:
 
 @functools.lru_cache(maxsize=None)
 def priced_models() -> tuple[str, ...]:
-    return tuple(sorted({r.model for r in price_rows() if r.status == "primary"}))
+    """Every model a lookup can find (primary or sampling-only listings); `successors.is_priced` says whether
+    one is priced for RL (all three meters) as of a snapshot."""
+    return tuple(sorted({r.model for r in price_rows() if r.status in LOOKED_UP}))
+
+
+def listed_in(snapshot: str, status: str = "primary") -> list[PriceRow]:
+    """The rows a snapshot's source lists with that status (primary: the models it prices for RL)."""
+    return [r for r in price_rows() if r.snapshot == snapshot and r.status == status]

@@ -8,7 +8,8 @@ meters, so a lookup in snapshot D works like this, and says so in the result's `
    Tinker's repricing on 2026-07-17: a January price is never carried past it;
 3. a meter the row leaves empty (many sources list no train price) is filled from the newest earlier row of
    the same epoch whose listed meters agree with it; when none agrees it stays empty, and billing that meter
-   is an error that names the snapshot.
+   is an error that names the snapshot and where the model is fully priced, if anywhere. Such rows are marked
+   `sampling_only` in the data (price_list's docstring), so no listing calls the model priced there.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..errors import TinkerNomicsError
 from .architectures import resolve_model
-from .price_list import METERS, price_rows, priced_models, pricing_epoch, resolve_snapshot, snapshots
+from .price_list import BILLED_METERS, LOOKED_UP, METERS, price_rows, priced_models, pricing_epoch, resolve_snapshot, snapshots
 from .tables import Column, load_table
 
 
@@ -36,23 +37,65 @@ class Price:
     def rate(self, meter: str) -> float:
         value = getattr(self, meter)
         if value is None:
+            complete = [s for s in snapshots() if _complete(self.model, s)]
+            where = (f"it is fully priced in {', '.join(complete)}; pick one with --prices" if complete else
+                     "no source gives it in any snapshot (the sources list its sampling rates only)")
             raise TinkerNomicsError(
                 f"price snapshot {self.snapshot} has no {meter.replace('_', ' ')} price for {self.model} "
-                f"(its source does not list that meter); pick another snapshot with --prices")
+                f"(its source does not list that meter); {where}")
         return value
+
+    @property
+    def complete(self) -> bool:
+        """True when the three billed meters (prefill, sample, train) all have a rate."""
+        return all(getattr(self, m) is not None for m in BILLED_METERS)
+
+
+def _complete(model: str, snapshot: str) -> bool:
+    try:
+        return get_price(model, snapshot).complete
+    except TinkerNomicsError:
+        return False
+
+
+def get_price(model: str, snapshot: str | None = None) -> Price:
+    """`model`'s rates as of `snapshot` (the newest by default), by the rules in the module docstring."""
+    _primary_listings_checked()
+    return _lookup(model, snapshot)
 
 
 @functools.lru_cache(maxsize=None)
-def get_price(model: str, snapshot: str | None = None) -> Price:
+def _primary_listings_checked() -> bool:
+    """Every primary listing prices its model for RL (the invariant tests/test_registry.py pins on the data):
+    checked once per load, so a price table edited by hand cannot list a model as priced without its train
+    price (such a listing is status sampling_only)."""
+    for r in price_rows():
+        if r.status != "primary" or r.snapshot not in snapshots():
+            continue
+        price = _lookup(r.model, r.snapshot)
+        missing = [m for m in BILLED_METERS if getattr(price, m) is None]
+        if missing:
+            raise TinkerNomicsError(f"prices/tinker_prices.csv row {r.row}: {r.model} is listed as priced (status "
+                                    f"primary) in {r.snapshot} but has no {', '.join(missing)} price, listed or "
+                                    f"carried forward; mark the row sampling_only")
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _lookup(model: str, snapshot: str | None = None) -> Price:
     snap = resolve_snapshot(snapshot)
     canonical = resolve_model(model)
     date = snapshots()[snap]
-    rows = [r for r in price_rows() if r.model == canonical and r.status == "primary" and r.effective_date
+    rows = [r for r in price_rows() if r.model == canonical and r.status in LOOKED_UP and r.effective_date
             and r.effective_date <= date and pricing_epoch(r.effective_date) == pricing_epoch(date)]
     if not rows:
-        elsewhere = sorted({r.snapshot for r in price_rows() if r.model == canonical and r.status == "primary"},
-                           key=lambda s: snapshots().get(s, ""))
-        where = f"; it is priced in {', '.join(elsewhere)}" if elsewhere else "; Tinker prices it in no snapshot"
+        def listed(status):
+            return sorted({r.snapshot for r in price_rows() if r.model == canonical and r.status == status},
+                          key=lambda s: snapshots().get(s, ""))
+        priced, sampling = listed("primary"), listed("sampling_only")
+        where = f"; it is priced in {', '.join(priced)}" if priced else "; Tinker prices it in no snapshot"
+        if sampling:
+            where += f" (sampling rates only in {', '.join(sampling)})"
         raise TinkerNomicsError(f"no Tinker price for {canonical} as of snapshot {snap}{where}")
     rows.sort(key=lambda r: (r.effective_date, r.snapshot == snap))
     base = rows[-1]
@@ -107,5 +150,5 @@ def storage_usd_per_gb_month(snapshot: str | None = None) -> float:
 
 
 def clear_caches() -> None:
-    for fn in (price_rows, snapshots, priced_models, get_price, storage_rows):
+    for fn in (price_rows, snapshots, priced_models, _lookup, _primary_listings_checked, storage_rows):
         fn.cache_clear()

@@ -13,9 +13,6 @@ from .architectures import has_arch, resolve_model
 from .prices import get_price
 from .tables import Column, load_table
 
-BILLED_METERS = ("prefill", "sample", "train")
-
-
 @dataclass(frozen=True)
 class Successor:
     retired: str
@@ -56,7 +53,7 @@ def is_priced(model: str, snapshot: str) -> bool:
         price = get_price(model, snapshot)
     except TinkerNomicsError:
         return False
-    return all(getattr(price, meter) is not None for meter in BILLED_METERS)
+    return price.complete
 
 
 def model_for(model: str, snapshot: str) -> tuple[str, Successor | None]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+from ... import fmt
 
 from ...errors import TinkerNomicsError
 from ...sources.provenance import produced_by
@@ -30,8 +30,9 @@ def add_format(p):
 
 
 def to_json(data: dict) -> str:
-    """What `--format json` prints: the command's object, led by what produced it (version, data date)."""
-    return json.dumps({"produced_by": produced_by(), **data}, indent=2)
+    """What `--format json` prints: the command's object, led by what produced it (version, data date); strict
+    JSON (NaN and infinities become null, fmt.json_text)."""
+    return fmt.json_text({"produced_by": produced_by(), **data})
 
 
 def table(rows: list[list], header: list[str]) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 
 from ... import fmt
@@ -124,10 +123,18 @@ def render_estimate(d: dict) -> str:
             + ("" if sh["feasible"] else f"; infeasible on {sc['num_gpus']:g} GPUs, costed on "
                f"{sh['fitting_gpus']:g}"),
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source']}"]
-        cheaper, other = (tk["total_usd"], sh["total_usd"]) if d["cheaper"] == "tinker" else \
-            (sh["total_usd"], tk["total_usd"])
-        factor = other / cheaper if cheaper > 0 else math.inf
-        lines.append(f"Cheaper       {d['cheaper'].replace('_', '-')} ({factor:.1f}×)")
+        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
     for note in d["notes"]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)
+
+
+def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:
+    """'self-hosted (3.5×)'; a side that costs nothing has no factor: 'self-hosted ($0.00 against $99.20)'."""
+    cheaper, other = (tinker_usd, self_hosted_usd) if side == "tinker" else (self_hosted_usd, tinker_usd)
+    name = side.replace("_", "-")
+    if cheaper > 0:
+        return f"{name} ({other / cheaper:.1f}×)"
+    if other > 0:
+        return f"{name} ({fmt.usd(cheaper)} against {fmt.usd(other)})"
+    return f"neither (both cost {fmt.usd(0.0)})"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import fmt, sources
 from ...errors import TinkerNomicsError
-from ...sources.price_list import price_rows, priced_models, resolve_snapshot, snapshots
+from ...sources.price_list import listed_in, price_rows, priced_models, resolve_snapshot, snapshots
 from ...sources.prices import get_price
 from ...sources.workloads import workloads
 from .common import add_format, table, to_json
@@ -35,20 +35,22 @@ def cmd_workloads(args) -> str:
 
 
 def cmd_models(args) -> str:
-    priced = {}
+    listed: dict[str, dict[str, set]] = {"primary": {}, "sampling_only": {}}
     for r in price_rows():
-        if r.status == "primary":
-            priced.setdefault(sources.split_context(r.model)[0], set()).add(r.snapshot)
+        if r.status in listed:
+            listed[r.status].setdefault(sources.split_context(r.model)[0], set()).add(r.snapshot)
     out = []
     for name in sources.model_names():
         arch = sources.get_arch(name) if sources.has_arch(name) else None
-        snaps = sorted(priced.get(name, ()), key=lambda s: snapshots().get(s, ""))
+        snaps, sampling = (sorted(listed[status].get(name, ()), key=lambda s: snapshots().get(s, ""))
+                           for status in ("primary", "sampling_only"))
         out.append({
             "model": name, "architecture": arch.arch_type if arch else None,
             "total_params": arch.total_params if arch else None, "active_params": arch.active_params if arch else None,
             "kv_bytes_per_token": arch.kv_bytes_per_token if arch else None,
             "tinker_status": arch.tinker_status if arch else "priced only",
-            "price_snapshots": snaps, "source_url": arch.source_url if arch else None})
+            "price_snapshots": snaps, "sampling_only_snapshots": [s for s in sampling if s not in snaps],
+            "source_url": arch.source_url if arch else None})
     if args.format == "json":
         return to_json({"models": out})
     rows = [[m["model"], m["architecture"] or "-",
@@ -56,6 +58,9 @@ def cmd_models(args) -> str:
              f"{m['active_params'] / 1e9:.2f}B" if m["active_params"] else "-",
              f"{m['kv_bytes_per_token'] / 1024:.0f} KiB" if m["kv_bytes_per_token"] else "-",
              ", ".join(m["price_snapshots"]) or "-"] for m in out]
+    for row, m in zip(rows, out):
+        if m["sampling_only_snapshots"]:
+            row[-1] += f" (sampling rates only: {', '.join(m['sampling_only_snapshots'])})"
     return table(rows, ["model", "type", "total", "active", "KV/token", "Tinker price snapshots"])
 
 
@@ -110,18 +115,20 @@ def cmd_prices(args) -> str:
         if args.format == "json":
             return to_json({"snapshot": snap, "effective_date": snapshots()[snap], "usd_per_million_tokens": out})
         rows = [[o["model"], _rate(o["prefill"]), _rate(o["sample"]), _rate(o["train"]), _rate(o["cached_prefill"]),
-                 "carried forward" if o["notes"] else ""] for o in out]
+                 "sampling rates only" if o["train"] is None else "carried forward" if o["notes"] else ""]
+                for o in out]
         return f"Tinker prices as of {snap}, USD per million tokens\n" + table(
             rows, ["model", "prefill", "sample", "train", "cached prefill", "note"])
     out = []
     for snap, date in snapshots().items():
-        rows = [r for r in price_rows() if r.snapshot == snap and r.status == "primary"]
+        rows, sampling = listed_in(snap), listed_in(snap, "sampling_only")
         out.append({"snapshot": snap, "effective_date": date, "models_listed": len(rows),
-                    "sources": sorted({r.source_url for r in rows})})
+                    "sampling_only_listed": len(sampling), "sources": sorted({r.source_url for r in rows + sampling})})
     if args.format == "json":
         return to_json({"snapshots": out})
-    return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sources"][0][:70]] for o in out],
-                 ["snapshot", "ordered as", "models", "source"]) + \
+    return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sampling_only_listed"] or "",
+                   o["sources"][0][:70]] for o in out],
+                 ["snapshot", "ordered as", "models", "+ sampling only", "source"]) + \
         "\n(newest is the default; `tinker-nomics prices --snapshot ID` lists one)"
 
 

@@ -21,33 +21,48 @@ def add_parser(sub) -> None:
     val.add_argument("--price-as", metavar="MODEL",
                      help="bill at another model's rates (e.g. a variant the snapshot does not list); stated in "
                           "the output")
-    val.add_argument("--run", metavar="NAME", help="the run to read from an export that holds several")
+    val.add_argument("--run", metavar="NAME", help="the run to read from an export that holds several (an error for "
+                                                   "a log that holds one)")
     val.add_argument("--cached-prefill", choices=("auto", "none", "logged", "group"), default="auto",
                      help="prompt tokens billed at the cached rate: auto (the logged cache hits when logged, else "
                           "none), none, logged, or group (assume G-1 of every G rollouts hit; needs G)")
     val.add_argument("--group-size", type=number("--group-size"), metavar="G",
                      help="rollouts per prompt, for --cached-prefill group and calibration (default: config.json)")
     val.add_argument("--report", metavar="DIR",
-                     help="also render the validation chapter for this run into DIR (papermill; DIR must not exist)")
-    val.add_argument("--force", action="store_true", help="with --report: overwrite the report files in DIR")
+                     help="also render the validation chapter for this run into DIR (papermill; DIR must not exist "
+                          "unless --force, and may not be a symbolic link or lie inside the log folder)")
+    val.add_argument("--force", action="store_true", help="with --report: replace the report files in DIR (other "
+                                                          "files stay)")
     add_format(val)
 
 
 def run(args) -> str:
+    from ... import sources
+    from ...runs.meters import check_group_size_fits, checked_group_size
+    from ...runs.read import read_run
     from ...runs.report import check_report_dir, render_report
     from ...runs.validate import validate_run
 
-    if args.force and not args.report:
+    # Every option is checked before the log is read: a bad one costs nothing and is never silently dropped.
+    if args.force and args.report is None:
         raise TinkerNomicsError("--force only applies with --report DIR")
-    if args.report:  # refuse a bad report folder before reading anything
+    if args.report is not None:
         check_report_dir(args.report, args.path, args.force)
-    result = validate_run(args.path, model=args.model, prices=args.prices, price_as=args.price_as,
+    if args.group_size is not None:
+        checked_group_size(args.group_size, "--group-size")
+    for flag, name in (("--model", args.model), ("--price-as", args.price_as)):
+        if name is not None:
+            if not name.strip():
+                raise TinkerNomicsError(f"{flag} needs a model name (got an empty one)")
+            sources.resolve_model(name)
+    if args.prices is not None:
+        sources.resolve_snapshot(args.prices)
+    log = read_run(args.path, run=args.run)
+    if args.group_size is not None:
+        check_group_size_fits(log, args.group_size, "--group-size")
+    result = validate_run(log, model=args.model, prices=args.prices, price_as=args.price_as,
                           cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run)
-    report = None
-    if args.report:
-        report = render_report(result, args.report, args.path, model=args.model, prices=args.prices,
-                               price_as=args.price_as, group_size=args.group_size, run_name=args.run,
-                               force=args.force)
+    report = render_report(result, args.report, args.path, force=args.force) if args.report is not None else None
     if args.format == "json":
         data = result.to_dict()
         if report is not None:

@@ -1,0 +1,94 @@
+"""Every number an Estimate reports is finite, or the input that made it overflow is refused.
+
+Inputs are checked one by one against their bounds (scenario.BOUNDS), but finite inputs can still multiply
+past the largest float: `steps=1e308` gives infinite token counts, and infinity minus infinity gives NaN
+dollars. `finite_only` wraps `estimate()`: NumPy's overflow warnings are silenced while it runs (the result
+is checked instead), and a result with any non-finite number raises one line that names the input most
+likely responsible: the one furthest from 1 in orders of magnitude (a huge count, or a utilization so small
+that a time divides by it).
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+
+from ..errors import TinkerNomicsError
+
+# An input this many orders of magnitude from 1 is named as the cause of an overflow (1e15 tokens, steps,
+# GPUs or dollars is beyond any RL run; a utilization of 1e-15 is zero in all but name).
+EXTREME_DECADES = 15.0
+
+
+def finite_only(estimate_fn):
+    """Decorate `estimate(scenario)` so that it returns only finite results (see the module docstring)."""
+    @functools.wraps(estimate_fn)
+    def checked(scenario, *args, **kwargs):
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = estimate_fn(scenario, *args, **kwargs)
+        check_finite(result)
+        return result
+    return checked
+
+
+def numbers(est) -> dict[str, np.ndarray]:
+    """Every computed number of an Estimate by name (token streams, per-rollout sizes, Tinker's bill, the
+    self-hosted side and the LoRA sizes when it has an architecture)."""
+    out: dict[str, np.ndarray] = {}
+    parts = {"tokens": est.tokens, "per_rollout": est.per_rollout, "tinker": est.tinker}
+    if est.self_hosted is not None:
+        parts["self_hosted"] = est.self_hosted
+        out["lora.parameters"], out["lora.checkpoint_gb"] = est.lora_parameters, est.checkpoint_gb
+    for prefix, part in parts.items():
+        for f in dataclasses.fields(part):
+            out[f"{prefix}.{f.name}"] = getattr(part, f.name)
+        if hasattr(part, "total_usd"):
+            out[f"{prefix}.total_usd"] = part.total_usd
+    return out
+
+
+def check_finite(est) -> None:
+    bad = None
+    for name, value in numbers(est).items():
+        array = np.asarray(value)
+        if array.dtype.kind not in "fc":
+            continue
+        broken = ~np.isfinite(array)
+        if np.any(broken):
+            bad = broken if bad is None else np.logical_or(*np.broadcast_arrays(bad, broken))
+    if bad is None:
+        return
+    index = tuple(int(i[0]) for i in np.nonzero(bad)) if bad.ndim else ()
+    field, value = culprit(est.scenario, index)
+    many = f" ({int(bad.sum())} of {bad.size} scenarios)" if bad.ndim else ""
+    if field is None:
+        raise TinkerNomicsError(f"the estimate is not a finite number for these inputs{many}: they multiply past "
+                                f"the largest number a float holds")
+    size = "too large" if abs(value) > 1 else "too small"
+    raise TinkerNomicsError(f"{field} is {size} ({value:g}){many}: the estimate overflows and its results would "
+                            f"not be finite numbers")
+
+
+def culprit(scenario, index: tuple) -> tuple[str | None, float]:
+    """The numeric input furthest from 1 in orders of magnitude at `index`, if it is extreme enough to blame."""
+    best, best_value, best_decades = None, math.nan, EXTREME_DECADES
+    for f in dataclasses.fields(scenario):
+        value = getattr(scenario, f.name)
+        if value is None or isinstance(value, (str, bool, np.bool_)):
+            continue
+        array = np.asarray(value)
+        if array.dtype.kind not in "iuf":
+            continue
+        if array.ndim:   # the element that broadcasts to `index` (a length-1 axis repeats its only element)
+            at = index[len(index) - array.ndim:] if index else (0,) * array.ndim
+            x = float(array[tuple(i if n > 1 else 0 for i, n in zip(at, array.shape))])
+        else:
+            x = float(array)
+        if x == 0 or not math.isfinite(x):
+            continue
+        decades = abs(math.log10(abs(x)))
+        if decades > best_decades:
+            best, best_value, best_decades = f.name, x, decades
+    return best, best_value
