@@ -27,6 +27,7 @@ from ..sources.price_list import resolve_snapshot
 from ..sources.workloads import Workload, get_workload
 
 METHODS = ("seed", "exact")
+DEFAULT_METHOD = "seed"   # the method a user gets when they name none
 DECODE_MODELS = ("auto", "bandwidth", "roofline")
 FINE_TUNES = ("lora", "full")
 
@@ -109,7 +110,7 @@ class Scenario:
                 values[name] = sources.assumption(name)
         values["gpu"] = sources.get_gpu(str(values["gpu"])).gpu
         values["sandbox"] = sources.get_sandbox(str(values["sandbox"]))
-        values["method"] = _choice("method", values["method"] or "seed", METHODS)
+        values["method"] = _choice("method", values["method"] or DEFAULT_METHOD, METHODS)
         values["decode_model"] = _choice("decode_model", values["decode_model"] or "auto", DECODE_MODELS)
         values["fine_tune"] = _choice("fine_tune", values["fine_tune"] or "lora", FINE_TUNES)
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])

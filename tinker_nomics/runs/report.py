@@ -1,7 +1,7 @@
 """Render the run-validation chapter (notebooks/run_validation.ipynb) for someone's own run.
 
-The notebook is executed with papermill (parameters `run_path`, `model`, `prices`, `price_as`, `group_size`,
-`run_name`) into a temporary folder, then copied into the report folder with the validation's JSON and its
+The notebook is executed with papermill (parameters `run_path` and the options the run was checked with: `model`,
+`prices`, `price_as`, `group_size`, `run_name`, `ran_on`, `gpu`, `num_gpus`, ...) into a temporary folder, then copied into the report folder with the validation's JSON and its
 text summary, so a failure leaves nothing behind. The report folder must not exist (or `force`), and it may
 never be inside the run's log folder: nothing is ever written there.
 """
@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from .validate import Validation
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "run_validation.ipynb"
 REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt")
@@ -39,10 +38,12 @@ def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
     return out
 
 
-def render_report(validation: Validation, out_dir, run_path, model: str | None = None, prices: str | None = None,
+def render_report(validation, out_dir, run_path, model: str | None = None, prices: str | None = None,
                   price_as: str | None = None, group_size: float | None = None, run_name: str | None = None,
-                  force: bool = False, timeout: int = 600) -> Path:
-    """Execute the chapter for this run into `out_dir`; returns the executed notebook's path."""
+                  force: bool = False, timeout: int = 600, parameters: dict | None = None) -> Path:
+    """Execute the chapter for this run into `out_dir`; returns the executed notebook's path. `validation` is
+    what runs.ledger.check_run returned (anything with to_dict() and render()); `parameters` are further
+    notebook parameters (the options the run was checked with)."""
     out = check_report_dir(out_dir, run_path, force)
     if not NOTEBOOK.is_file():
         raise TinkerNomicsError(f"the chapter notebook {NOTEBOOK} is missing (reports need the repository checkout)")
@@ -51,9 +52,9 @@ def render_report(validation: Validation, out_dir, run_path, model: str | None =
     except ImportError:
         raise TinkerNomicsError("papermill is not installed (pip install papermill ipykernel matplotlib myst-nb)") \
             from None
-    parameters = {"run_path": str(Path(run_path).resolve()), "model": model or validation.bill.model,
-                  "prices": prices or validation.bill.prices, "price_as": price_as,
-                  "group_size": group_size, "run_name": run_name}
+    given = {"model": model, "prices": prices, "price_as": price_as, "group_size": group_size, "run_name": run_name,
+             **(parameters or {})}
+    parameters = {"run_path": str(Path(run_path).resolve()), **given}
     with tempfile.TemporaryDirectory(prefix="tinker-nomics-report-") as tmp:
         executed = Path(tmp) / REPORT_FILES[0]
         try:

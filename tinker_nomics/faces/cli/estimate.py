@@ -61,6 +61,9 @@ def add_parser(sub) -> None:
     est.add_argument("--method", help="seed (the original site's formulas, default) or exact (architecture-exact)")
     est.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
     est.add_argument("--fine-tune", help="lora (default) or full")
+    est.add_argument("--calibration", metavar="FILE",
+                     help="use the rollout efficiency and MFU fitted from your own run (written by `validate RUN "
+                          "--save-calibration FILE`); --rollout-efficiency, --mfu and --method still override it")
     add_format(est)
 
 
@@ -69,6 +72,17 @@ def run(args) -> str:
     overrides.update(model=args.model, prices=args.prices, gpu=args.gpu, sandbox=args.sandbox, method=args.method,
                      decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill)
+    calibration_note = None
+    if args.calibration is not None:
+        from ...runs.calibration_file import load_calibration   # the run readers load only when asked for
+
+        if not args.calibration.strip():
+            raise TinkerNomicsError("--calibration needs a path")
+        calibration = load_calibration(args.calibration)
+        for field, value in calibration.overrides().items():
+            if overrides.get(field) is None:
+                overrides[field] = value
+        calibration_note = calibration.note()
     if args.workload:
         scenario = Scenario.from_workload(args.workload, **overrides)
     else:
@@ -83,6 +97,8 @@ def run(args) -> str:
     data = result.to_dict()
     if args.workload:
         data["workload"] = get_workload(args.workload).name
+    if calibration_note:
+        data["notes"].append(calibration_note)
     if args.format == "json":
         return json.dumps(data, indent=2)
     return render_estimate(data)
