@@ -75,10 +75,26 @@ def _table_keys(path: Path, label: str) -> set[str]:
     return names
 
 
-def _first_record(path: Path, label: str) -> dict:
+SNIFF_RECORDS = 50   # records looked at to recognise a JSON-lines log (the first may be a validation-only one)
+
+
+def _first_records(path: Path, label: str) -> list[dict]:
+    out = []
     for _, rec in stream.json_lines(path, label):
-        return rec
-    raise TinkerNomicsError(f"{label}: empty file")
+        out.append(rec)
+        if len(out) >= SNIFF_RECORDS:
+            break
+    return out
+
+
+def _lines_kind(path: Path, label: str) -> Detected:
+    records = _first_records(path, label)
+    if all("step" in r and isinstance(r.get("data"), dict) for r in records):   # verl's FileLogger records
+        keys = set().union(*(r["data"] for r in records))
+        found = _by_keys(keys, "file-logger", label)
+        if found.framework == verl.FRAMEWORK:
+            return found
+    return _by_keys(set().union(*records), "jsonl", label)
 
 
 def detect(path) -> Detected:
@@ -103,17 +119,12 @@ def detect(path) -> Detected:
         raise TinkerNomicsError(f"{label}: empty file")
     start = head.lstrip()[:1]
     if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
-        rec = _first_record(p, label)
-        if "step" in rec and isinstance(rec.get("data"), dict):
-            found = _by_keys(rec["data"], "file-logger", label)
-            if found.framework == verl.FRAMEWORK:
-                return found
-        return _by_keys(rec, "jsonl", label)
+        return _lines_kind(p, label)
     if suffix == ".json" or start in (b"{", b"["):
         try:
             obj = stream.json_document(p, label)
         except JsonLines:
-            return _by_keys(_first_record(p, label), "jsonl", label)
+            return _lines_kind(p, label)
         if trl.is_trainer_state(obj):
             return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "a trainer_state.json (log_history)")
         if isinstance(obj, dict) and isinstance(obj.get("data"), list) and obj["data"] \

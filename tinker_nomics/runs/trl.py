@@ -210,8 +210,8 @@ def _step_of(entry, label, place) -> float:
         except ValueError:
             raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: step is {value[:40]!r}, not a number") \
                 from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
-            or value != int(value) or value > 1e12:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 < value <= 1e12 \
+            or value != int(value):
         raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: step is {value!r}, not a step number")
     return float(value)
 
