@@ -242,3 +242,40 @@ def test_validate_a_tinker_run_adds_the_gpu_side(cookbook):
     assert code == 0 and err == "" and "On GPUs" in out and "4 × H200 SXM" in out
     code, out, err = cli("validate", cookbook, "--ran-on", "self-hosted")
     assert code == 2 and "which ran on Tinker" in err
+
+
+def test_report_refuses_a_usage_export_alone(tmp_path):
+    (tmp_path / "exports").mkdir()
+    code, _, err = cli("validate", hs.write_usage_csv(tmp_path / "exports" / "u.csv"), "--report", tmp_path / "out")
+    assert code == 2 and "usage export alone" in err and not (tmp_path / "out").exists()
+
+
+def test_make_validate_passes_the_gpus(tmp_path):
+    import subprocess
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(["make", "-n", "--no-print-directory", "validate", "RUN=logs/verl.log", "GPU=H100 SXM",
+                           "NUM_GPUS=16", "RAN_ON=self-hosted"], capture_output=True, text=True, cwd=repo)
+    line = " ".join(proc.stdout.replace("\\\n", " ").split())
+    assert proc.returncode == 0 and '--gpu "H100 SXM"' in line and '--num-gpus "16"' in line
+    assert '--ran-on "self-hosted"' in line and '--report "reports/verl"' in line
+
+
+@pytest.mark.slow
+def test_report_renders_for_a_verl_log_and_a_trl_folder(tmp_path):
+    import nbformat
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = hs.write_verl_console(logs / "c.log", "2026")
+    trl = hs.write_trainer_state(logs / "trl")
+    before = folder_hash(logs)
+    for path, extra in ((log, ["--gpu", "H100 SXM"]), (trl, ["--prompts-per-step", "4", "--group-size", "8"])):
+        out = tmp_path / f"report-{path.name}"
+        code, stdout, err = cli("validate", path, *extra, "--report", out)
+        assert code == 0, err
+        nb = nbformat.read(out / "run_validation.ipynb", as_version=4)
+        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                  if o.output_type == "error"]
+        assert not errors
+        assert json.loads((out / "validation.json").read_text())["ran_on"] == "self-hosted"
+    assert folder_hash(logs) == before

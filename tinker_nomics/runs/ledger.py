@@ -50,6 +50,15 @@ class TinkerCheck:
             out["usage"] = self.usage.to_dict()
         return out
 
+    def sides(self) -> dict:
+        """The run's Tinker bill against the same steps on GPUs (the chapter glues these)."""
+        tinker = self.validation.total_usd
+        if self.on_gpus is None:
+            return {"tinker_usd": tinker, "gpu_usd": float("nan"), "gpu_over_tinker": float("nan")}
+        d = self.on_gpus.to_dict()
+        return {**d, "tinker_usd": tinker, "gpu_usd": d["compute_usd"],
+                "gpu_over_tinker": d["compute_usd"] / tinker if tinker else float("nan")}
+
     def render(self) -> str:
         text = self.validation.render()
         extra = [self.on_gpus.render() if self.on_gpus else f"On GPUs       not computed: {self.on_gpus_reason}"]

@@ -60,13 +60,16 @@ class HostedValidation:
 
     def summary(self) -> dict:
         """Headline numbers (the chapter glues these)."""
-        m, r = self.measured.totals, self.reconciliation
+        m, r, s = self.measured.totals, self.reconciliation, self.setup
+        measured_usd = m["gpu_hours"] * s.gpu_hourly_usd if s.gpu_hourly_usd is not None else math.nan
         out = {"run": Path(self.run.source).name, "framework": self.run.framework, "format": self.run.kind,
-               "model": self.setup.canonical or self.setup.model, "gpu": self.setup.gpu.gpu if self.setup.gpu else None,
-               "num_gpus": self.setup.num_gpus, **m,
-               "measured_usd": m["gpu_hours"] * self.setup.gpu_hourly_usd if self.setup.gpu_hourly_usd else math.nan,
-               "tinker_usd": self.tinker_total_usd,
-               "tinker_model": self.bill.price_model if self.bill else None,
+               "model": s.canonical or s.model, "gpu": s.gpu.gpu if s.gpu else None, "num_gpus": s.num_gpus,
+               "fine_tune": s.fine_tune, **m, "wallclock_hours": m["wallclock_seconds"] / 3600.0,
+               "gpu_hourly_usd": s.gpu_hourly_usd, "gpu_hourly_source": s.sources.get("gpu_hourly_usd"),
+               "samples_source": self.run.config_sources.get("samples_per_step", "derived from the logged tokens"),
+               "measured_usd": measured_usd, "tinker_usd": self.tinker_total_usd,
+               "tinker_over_gpu": self.tinker_total_usd / measured_usd if measured_usd else math.nan,
+               "tinker_model": self.bill.price_model if self.bill else None, "tinker_successor": self.successor,
                "prices": self.bill.prices if self.bill else None}
         if r is not None and not r.table.empty:
             for phase in ("generation", "training", "step"):
@@ -74,6 +77,8 @@ class HostedValidation:
                 out[f"predicted_{phase}_seconds_mean"] = row.get("predicted_seconds_mean", math.nan)
                 out[f"error_{phase}"] = row.get("signed_error", math.nan)
             out.update({f"fitted_{k}": v for k, v in r.fitted.items() if not isinstance(v, (dict, list))})
+            out.update({"method": r.method, "default_rollout_efficiency": r.inputs["rollout_efficiency"],
+                        "default_mfu": r.inputs["mfu"]})
         return out
 
     def to_dict(self, per_step: bool = True) -> dict:

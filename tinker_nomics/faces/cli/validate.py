@@ -83,6 +83,7 @@ def _checked(args) -> None:
 
 def run(args) -> str:
     from ...runs.calibration_file import calibration_record, check_destination, save_calibration
+    from ...runs.detect import USAGE, detect
     from ...runs.ledger import check_run
     from ...runs.report import check_report_dir, render_report
     from ...runs.validate_hosted import HostedValidation
@@ -90,6 +91,9 @@ def run(args) -> str:
     _checked(args)
     if args.report:  # refuse a bad report folder before reading anything
         check_report_dir(args.report, args.path, args.force)
+        if detect(args.path).side == USAGE:
+            raise TinkerNomicsError("--report renders the chapter for a run's logs; a usage export alone has none "
+                                    "(pass it with --usage beside the run's log)")
     if args.save_calibration:
         check_destination(args.save_calibration, args.path, args.force)
     result = check_run(args.path, args.ran_on, model=args.model, prices=args.prices, price_as=args.price_as,
