@@ -288,3 +288,17 @@ def test_math_is_finite_for_a_one_step_log(tmp_path):
     v = check_run(hs.write_table(tmp_path / "one.csv", rows, "csv"), num_gpus=8, gpu="H100 SXM")
     assert v.measured.totals["steps"] == 1
     assert all(x is None or math.isfinite(x) for x in v.to_dict()["measured"].values() if isinstance(x, float))
+
+
+def test_an_architecture_can_be_given_instead_of_the_registry(tmp_path):
+    """The hook `--model-config` will use: an architecture record replaces the registry lookup, so a model the
+    registry lacks (the real logs' Qwen2.5) can be re-predicted. Here the record is the registry's own Qwen3-8B,
+    given for a run whose log names an unknown model; the prediction must equal the one by name."""
+    path = hs.write_verl_console(tmp_path / "c.log", "2025")
+    text = path.read_text().replace(hs.VERL_MODEL, "my-org/private-8b")
+    path.write_text(text)
+    by_arch = check_run(path, gpu="H100 SXM", arch=get_arch(hs.VERL_MODEL))
+    by_name = check_run(path, gpu="H100 SXM", model=hs.VERL_MODEL)
+    assert by_arch.setup.canonical is None and by_arch.setup.sources["architecture"] == "--model-config"
+    assert by_arch.reconciliation.predicted_mean("step") == by_name.reconciliation.predicted_mean("step")
+    assert by_arch.bill is None   # no Tinker price without a known model or --price-as

@@ -106,8 +106,9 @@ class UsageBill:
 
 def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price_as=None, cached_prefill="auto",
               group_size=None, run=None, gpu=None, num_gpus=None, gpu_hourly_usd=None, fine_tune=None,
-              prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None):
-    """Both sides of the ledger for the run at `path` (module docstring)."""
+              prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None, arch=None):
+    """Both sides of the ledger for the run at `path` (module docstring). `arch` is a model architecture read
+    from a Hugging Face config (`--model-config`), used instead of the registry's for the GPU side."""
     found = detect(path)
     if ran_on is not None:
         if ran_on not in SIDES:
@@ -137,14 +138,14 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
         hosted = read_hosted(path, found, run, facts)
         return validate_hosted(hosted, model=model, gpu=gpu, num_gpus=num_gpus, fine_tune=fine_tune,
                                gpu_hourly_usd=gpu_hourly_usd, prices=prices, price_as=price_as,
-                               cached_prefill=cached_prefill, method=method)
+                               cached_prefill=cached_prefill, method=method, arch=arch)
     _refuse(found.framework, prompts_per_step=prompts_per_step)
     validation = validate_run(path, model=model, prices=prices, price_as=price_as, cached_prefill=cached_prefill,
                               group_size=group_size, run=run)
     on_gpus, reason = None, None
     try:
         on_gpus = price_on_gpus(validation.run, validation.bill.model, gpu, num_gpus, gpu_hourly_usd, method,
-                                fine_tune, off_policy)
+                                fine_tune, off_policy, arch)
     except TinkerNomicsError as exc:
         if gpu is not None or num_gpus is not None:
             raise

@@ -69,13 +69,15 @@ class OnGpus:
 
 def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: float | None = None,
                   gpu_hourly_usd: float | None = None, method: str | None = None, fine_tune: str | None = None,
-                  off_policy: float | None = None) -> OnGpus:
-    """The run's logged steps re-run on `num_gpus` × `gpu` (module docstring)."""
+                  off_policy: float | None = None, arch=None) -> OnGpus:
+    """The run's logged steps re-run on `num_gpus` × `gpu` (module docstring); `arch` (a ModelArch from a
+    Hugging Face config) replaces the registry's architecture."""
     canonical = sources.resolve_model(model)
-    if not sources.has_arch(canonical):
-        raise TinkerNomicsError(f"{canonical} has no published architecture in data/models/model_archs.csv: its "
-                                f"GPU time cannot be computed")
-    arch = sources.get_arch(canonical)
+    if arch is None:
+        if not sources.has_arch(canonical):
+            raise TinkerNomicsError(f"{canonical} has no published architecture in data/models/model_archs.csv: its "
+                                    f"GPU time cannot be computed")
+        arch = sources.get_arch(canonical)
     where = {}
     gpu_name = gpu if gpu is not None else str(sources.assumption("gpu"))
     where["gpu"] = "--gpu" if gpu is not None else "the package default (data/assumptions/defaults.csv)"

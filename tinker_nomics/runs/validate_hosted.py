@@ -174,11 +174,13 @@ def _resolve_model(name: str | None) -> str | None:
 
 
 def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: float | None,
-                  fine_tune: str | None, gpu_hourly_usd: float | None) -> tuple[Setup, list[str]]:
+                  fine_tune: str | None, gpu_hourly_usd: float | None,
+                  arch: ModelArch | None = None) -> tuple[Setup, list[str]]:
     """The model, GPUs and fine-tuning mode of the run: options first, then the log's config; what is missing is
-    said, never guessed."""
+    said, never guessed. `arch` (a Hugging Face config read into a ModelArch, `--model-config`) replaces the
+    registry's architecture for the prediction and the MFU."""
     notes, where = [], {}
-    given = model is not None
+    given, given_arch = model is not None, arch is not None
     name = model if given else run.model
     if given:
         canonical = sources.resolve_model(model)   # an option naming an unknown model is an error
@@ -189,12 +191,16 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
         canonical = _resolve_model(run.model)
         where["model"] = run.config_sources.get("model", "the log") if run.model else "unknown"
         if run.model and canonical is None:
-            notes.append(f"the log's model {run.model} is not in the registries (data/models/, data/prices/): no "
-                         f"architecture for the prediction and no Tinker price; pass --model with a registry model "
-                         f"of the same architecture, and --price-as to bill it")
-        elif not run.model:
+            notes.append(f"the log's model {run.model} is not in the registries (data/models/, data/prices/): "
+                         + ("no Tinker price; pass --price-as to bill it" if given_arch else
+                            "no architecture for the prediction and no Tinker price; pass --model with a registry "
+                            "model of the same architecture, and --price-as to bill it"))
+        elif not run.model and not given_arch:
             notes.append("the log does not name its model: pass --model")
-    arch = sources.get_arch(canonical) if canonical and sources.has_arch(canonical) else None
+    if arch is None:
+        arch = sources.get_arch(canonical) if canonical and sources.has_arch(canonical) else None
+    else:
+        where["architecture"] = "--model-config"
     if canonical and arch is None:
         notes.append(f"{canonical} has no published architecture in data/models/model_archs.csv: the model cannot "
                      f"re-predict its steps")
@@ -283,9 +289,10 @@ def tinker_bill(run: HostedRun, setup: Setup, prices: str | None, price_as: str 
 def validate_hosted(run: HostedRun, model: str | None = None, gpu: str | None = None, num_gpus: float | None = None,
                     fine_tune: str | None = None, gpu_hourly_usd: float | None = None, prices: str | None = None,
                     price_as: str | None = None, cached_prefill: str = "auto",
-                    method: str | None = None) -> HostedValidation:
-    """Everything `tinker-nomics validate` says about a self-hosted run (module docstring)."""
-    setup, notes = resolve_setup(run, model, gpu, num_gpus, fine_tune, gpu_hourly_usd)
+                    method: str | None = None, arch: ModelArch | None = None) -> HostedValidation:
+    """Everything `tinker-nomics validate` says about a self-hosted run (module docstring). `arch` overrides the
+    registry's architecture (see resolve_setup)."""
+    setup, notes = resolve_setup(run, model, gpu, num_gpus, fine_tune, gpu_hourly_usd, arch)
     measured = measure(run, setup.num_gpus, setup.gpu, setup.arch, setup.fine_tune)
     notes += list(measured.notes)
     rec = None
