@@ -35,7 +35,7 @@ import csv
 import json
 from pathlib import Path
 
-import pandas as pd
+import run_shapes
 
 VERL_MODEL = "Qwen/Qwen3-8B"
 GPUS, PROMPTS, N = 8, 8, 4
@@ -191,24 +191,13 @@ def verl_wandb_rows(style: str = "2026") -> list[dict]:
 
 
 def write_table(path: Path, rows: list[dict], layout: str = "csv") -> Path:
-    """A W&B history export of `rows` as CSV, JSON records/columns/split, JSON lines or Parquet."""
+    """A W&B history export of `rows` as CSV, JSON records/columns/split, JSON lines or Parquet (the writers of
+    tests/run_shapes.py)."""
     if layout == "csv":
-        columns = []
-        for row in rows:
-            columns += [k for k in row if k not in columns]
-        with open(path, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
-    elif layout == "records":
-        path.write_text(json.dumps(rows))
-    elif layout == "lines":
-        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    elif layout == "parquet":
-        pd.DataFrame(rows).to_parquet(path)
-    else:   # pandas' own layouts: "columns" and "split"
-        path.write_text(pd.DataFrame(rows).to_json(orient=layout))
-    return path
+        return run_shapes.write_wandb_csv(path, rows)
+    if layout == "parquet":
+        return run_shapes.write_parquet(path, rows)
+    return run_shapes.write_wandb_json(path, rows, layout)
 
 
 CHART_METRICS = ("timing_s/step", "timing_s/gen", "timing_s/update_actor", "timing_s/testing",
@@ -216,25 +205,8 @@ CHART_METRICS = ("timing_s/step", "timing_s/gen", "timing_s/update_actor", "timi
 
 
 def write_chart_csv(path: Path, runs: dict[str, list[dict]], spread: bool = False) -> Path:
-    """A chart-panel download: Step, then `<run> - <metric>` with __MIN/__MAX companions per run."""
-    header = ["Step"]
-    for name in runs:
-        for metric in CHART_METRICS:
-            header += [f"{name} - {metric}", f"{name} - {metric}__MIN", f"{name} - {metric}__MAX"]
-    steps = sorted({r["_step"] for rows in runs.values() for r in rows})
-    with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        for step in steps:
-            line = [step]
-            for rows in runs.values():
-                row = next((r for r in rows if r["_step"] == step), {})
-                for metric in CHART_METRICS:
-                    value = row.get(metric, "")
-                    low = value - 1 if spread and value != "" else value
-                    line += [value, low, value]
-            writer.writerow(line)
-    return path
+    """A chart-panel download of verl's metrics (tests/run_shapes.py writes the panel)."""
+    return run_shapes.write_chart_csv(path, runs, spread, CHART_METRICS)
 
 
 # ------------------------------------------------------------------------------------------ TRL

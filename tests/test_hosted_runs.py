@@ -302,3 +302,14 @@ def test_an_architecture_can_be_given_instead_of_the_registry(tmp_path):
     assert by_arch.setup.canonical is None and by_arch.setup.sources["architecture"] == "--model-config"
     assert by_arch.reconciliation.predicted_mean("step") == by_name.reconciliation.predicted_mean("step")
     assert by_arch.bill is None   # no Tinker price without a known model or --price-as
+
+
+def test_keys_of_both_sides_need_ran_on(tmp_path):
+    """A W&B table holding a Tinker run's and a verl run's metrics cannot be read without saying which it is."""
+    import run_shapes as shapes
+    rows = [{**a, **b} for a, b in zip(shapes.wandb_rows(shapes.sync_records()), hs.verl_wandb_rows()[1:])]
+    path = hs.write_table(tmp_path / "both.csv", rows, "csv")
+    with pytest.raises(TinkerNomicsError, match="--ran-on"):
+        detect(path)
+    assert detect(path, SELF_HOSTED).framework == "verl"
+    assert detect(path, TINKER).framework == "tinker-cookbook"

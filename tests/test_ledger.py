@@ -6,9 +6,6 @@ log folder.
 Expected token counts are the hand-computed ones in tests/run_shapes.py and tests/hosted_shapes.py; rates are read
 from the registry for the snapshot each row must use, so the test checks which snapshot is chosen, not a typed rate.
 """
-import contextlib
-import hashlib
-import io
 import json
 import math
 
@@ -17,30 +14,14 @@ import pytest
 
 import hosted_shapes as hs
 import run_shapes as shapes
+from test_runs_cli import folder_hash
+from test_runs_cli import run as cli
 from tinker_nomics import TinkerNomicsError
-from tinker_nomics.faces.cli import main
 from tinker_nomics.model.rl_step import rl_steps
 from tinker_nomics.runs.calibration_file import load_calibration
 from tinker_nomics.runs.ledger import TinkerCheck, UsageBill, check_run
 from tinker_nomics.runs.tinker_usage import price_usage, read_usage, snapshot_on
 from tinker_nomics.sources import default_gpu_price, get_arch, get_gpu, get_price, number, storage_usd_per_gb_month
-
-
-def cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
-
-
-def folder_hash(folder):
-    digest = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        digest.update(str(path.relative_to(folder)).encode())
-        if path.is_file():
-            digest.update(path.read_bytes())
-            digest.update(str(path.stat().st_mtime_ns).encode())
-    return digest.hexdigest()
 
 
 @pytest.fixture

@@ -35,9 +35,15 @@ class Detected:
     reason: str           # what gave it away
 
 
-def _by_keys(keys, shape: str, where: str) -> Detected:
+def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
+    """The framework whose keys a table or record carries; keys of both sides need `side` (--ran-on) to choose."""
     keys = set(keys)
-    if any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys):
+    cookbook = any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys)
+    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys)
+    if cookbook and hosted and side is None:
+        raise TinkerNomicsError(f"{where}: keys of a Tinker run (env/all/…) and of a self-hosted run (verl or TRL) "
+                                f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
+    if cookbook and (side != SELF_HOSTED or not hosted):
         return Detected(COOKBOOK, TINKER, shape, f"{where} has tinker-cookbook's env/all/total_ac_tokens")
     if verl.is_verl_keys(keys):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
@@ -87,17 +93,17 @@ def _first_records(path: Path, label: str) -> list[dict]:
     return out
 
 
-def _lines_kind(path: Path, label: str) -> Detected:
+def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
     records = _first_records(path, label)
     if all("step" in r and isinstance(r.get("data"), dict) for r in records):   # verl's FileLogger records
         keys = set().union(*(r["data"] for r in records))
-        found = _by_keys(keys, "file-logger", label)
-        if found.framework == verl.FRAMEWORK:
-            return found
-    return _by_keys(set().union(*records), "jsonl", label)
+        if verl.is_verl_keys(keys):
+            return Detected(verl.FRAMEWORK, SELF_HOSTED, "file-logger", f"{label} has verl's file-logger records")
+    return _by_keys(set().union(*records), "jsonl", label, side)
 
 
-def detect(path) -> Detected:
+def detect(path, side: str | None = None) -> Detected:
+    """What wrote the log at `path`; `side` (tinker or self-hosted) settles a log whose keys fit both."""
     p = Path(path)
     label = str(path)
     if p.is_dir():
@@ -107,24 +113,24 @@ def detect(path) -> Detected:
             return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "the folder has trainer_state.json")
         parquet = sorted(p.glob("*.parquet"))
         if parquet:
-            return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]))
+            return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]), side)
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
                                 f"(TRL) or .parquet files (a W&B run-history artifact)")
     stream.check_regular(p, label)
     suffix = p.suffix.lower()
     if suffix in (".parquet", ".csv"):
-        return _by_keys(_table_keys(p, label), "table", label)
+        return _by_keys(_table_keys(p, label), "table", label, side)
     head = stream.head(p, label)
     if not head.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     start = head.lstrip()[:1]
     if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
-        return _lines_kind(p, label)
+        return _lines_kind(p, label, side)
     if suffix == ".json" or start in (b"{", b"["):
         try:
             obj = stream.json_document(p, label)
         except JsonLines:
-            return _lines_kind(p, label)
+            return _lines_kind(p, label, side)
         if trl.is_trainer_state(obj):
             return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "a trainer_state.json (log_history)")
         if isinstance(obj, dict) and isinstance(obj.get("data"), list) and obj["data"] \
@@ -137,7 +143,7 @@ def detect(path) -> Detected:
                     keys.update(item)
         elif isinstance(obj, dict):
             keys.update(obj.get("columns", []) if isinstance(obj.get("columns"), list) else obj)
-        return _by_keys(keys, "table", label)
+        return _by_keys(keys, "table", label, side)
     text = head.decode("utf-8", errors="replace")
     if verl.looks_like_console(text):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")

@@ -9,7 +9,7 @@ returns what `tinker-nomics validate` prints:
 - a `tinker billing usage` export on its own: every row priced under the snapshot in force on its date — a
   `UsageBill`.
 
-`ran_on` forces the side when the logs carry keys of both (or to refuse a log of the other side); options that
+`ran_on` settles the side when the logs carry keys of both, and refuses a log of the other side; options that
 cannot apply to the run's side are errors, named, not silently dropped.
 """
 from __future__ import annotations
@@ -109,10 +109,10 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
               prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None, arch=None):
     """Both sides of the ledger for the run at `path` (module docstring). `arch` is a model architecture read
     from a Hugging Face config (`--model-config`), used instead of the registry's for the GPU side."""
-    found = detect(path)
+    if ran_on is not None and ran_on not in SIDES:
+        raise TinkerNomicsError(f"ran-on must be one of {', '.join(SIDES)}, got {ran_on!r}")
+    found = detect(path, ran_on)
     if ran_on is not None:
-        if ran_on not in SIDES:
-            raise TinkerNomicsError(f"ran-on must be one of {', '.join(SIDES)}, got {ran_on!r}")
         if found.side != ran_on:
             where = {TINKER: "ran on Tinker", SELF_HOSTED: "ran on self-hosted GPUs"}.get(
                 found.side, "is Tinker's usage export, not a run's log")
