@@ -260,3 +260,12 @@ def test_report_renders_for_a_verl_log_and_a_trl_folder(tmp_path):
         assert not errors
         assert json.loads((out / "validation.json").read_text())["ran_on"] == "self-hosted"
     assert folder_hash(logs) == before
+
+
+def test_a_calibration_above_one_is_not_saved(tmp_path):
+    """A run faster than the model at full utilization cannot be written as an efficiency: one line, no file."""
+    from tinker_nomics.runs.calibration_file import calibration_record
+    with pytest.raises(TinkerNomicsError, match="fitted mfu is 1.5, outside"):
+        calibration_record({"rollout_efficiency": 0.5, "mfu": 1.5, "method": "seed", "run": {}})
+    record = calibration_record({"rollout_efficiency": float("nan"), "mfu": 0.2, "method": "seed", "run": {}})
+    assert record["rollout_efficiency"] is None

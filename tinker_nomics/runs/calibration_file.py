@@ -88,6 +88,15 @@ def calibration_record(fitted: dict) -> dict:
     eff = fitted.get("rollout_efficiency")
     if eff is not None and not (isinstance(eff, float) and math.isfinite(eff)):
         record["rollout_efficiency"] = None
+    for name in ("rollout_efficiency", "mfu"):
+        value = record.get(name)
+        if value is None and name == "rollout_efficiency":
+            continue
+        if value is None or not math.isfinite(value) or not 0 < value <= 1:
+            shown = "none" if value is None or not math.isfinite(value) else f"{value:.3g}"
+            raise TinkerNomicsError(f"cannot save a calibration: the fitted {name.replace('_', ' ')} is {shown}, "
+                                    f"outside (0, 1] (above 1 the run was faster than the model allows at full "
+                                    f"utilization; none: the log does not time that phase)")
     check_record(json.loads(json.dumps(record, default=_plain)), "the fitted calibration")
     return record
 

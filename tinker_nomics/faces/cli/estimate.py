@@ -83,6 +83,9 @@ def run(args) -> str:
             if overrides.get(field) is None:
                 overrides[field] = value
         calibration_note = calibration.note()
+        if args.method and args.method.strip().lower() != calibration.method:
+            calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
+                                 f"{args.method.strip().lower()} as given")
     if args.workload:
         scenario = Scenario.from_workload(args.workload, **overrides)
     else:
