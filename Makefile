@@ -61,13 +61,17 @@ test-resolve: install  ## resolve every requirements file for every supported Py
 book: install  ## execute the chapters and build the static site into _build/html
 	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh
 
-# RUN is a tinker-cookbook log folder, a metrics.jsonl or a W&B export; the report lands in OUT (default
-# reports/<name of RUN>), never inside RUN. FORCE=1 overwrites an existing report; the run's folder is never written.
-validate: $(STAMP)  ## bill a finished run from its logs and render its report: make validate RUN=<path> [MODEL=...] [PRICES=...] [PRICE_AS=...] [OUT=reports/<name>] [FORCE=1]
-	@if [ -z "$(RUN)" ]; then echo "make validate: set RUN=<log folder, metrics.jsonl or W&B export>" >&2; exit 2; fi
+# RUN is any log `tinker-nomics validate` reads: a tinker-cookbook log folder or metrics.jsonl, a verl console log or
+# file-logger .jsonl, a TRL trainer_state.json or its folder, or a W&B export of any of them (the framework is
+# detected). GPU and NUM_GPUS name the GPUs a self-hosted run ran on (or those to price a Tinker run on); USAGE adds
+# Tinker's usage export to a Tinker run. The report lands in OUT (default reports/<name of RUN>), never inside RUN.
+# FORCE=1 overwrites an existing report; the run's folder is never written.
+validate: $(STAMP)  ## check a finished run from its logs and render its report: make validate RUN=<path> [MODEL=...] [PRICES=...] [PRICE_AS=...] [GPU=...] [NUM_GPUS=...] [RAN_ON=tinker|self-hosted] [USAGE=<export>] [OUT=reports/<name>] [FORCE=1]
+	@if [ -z "$(RUN)" ]; then echo "make validate: set RUN=<log folder, log file or W&B export>" >&2; exit 2; fi
 	$(PY) -m tinker_nomics validate "$(RUN)" $(if $(MODEL),--model "$(MODEL)") $(if $(PRICES),--prices "$(PRICES)") \
-	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" \
-	  $(if $(FORCE),--force)
+	  $(if $(PRICE_AS),--price-as "$(PRICE_AS)") $(if $(GPU),--gpu "$(GPU)") $(if $(NUM_GPUS),--num-gpus "$(NUM_GPUS)") \
+	  $(if $(RAN_ON),--ran-on "$(RAN_ON)") $(if $(USAGE),--usage "$(USAGE)") \
+	  --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" $(if $(FORCE),--force)
 
 calibrate: $(STAMP)  ## fit the calibrated method's efficiencies to data/measurements/ and write data/calibration/efficiencies.csv
 	$(PY) tools/build_measurement_cases.py

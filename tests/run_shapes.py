@@ -167,11 +167,12 @@ CHART_METRICS = ("env/all/total_ac_tokens", "env/all/total_ob_tokens", "test/env
                  "test/env/all/total_ob_tokens")
 
 
-def write_chart_csv(path: Path, runs: dict[str, list[dict]], spread: bool = False) -> Path:
+def write_chart_csv(path: Path, runs: dict[str, list[dict]], spread: bool = False,
+                    metrics: tuple[str, ...] = CHART_METRICS) -> Path:
     """A chart-panel download: Step, then `<run> - <metric>` with __MIN/__MAX companions per run."""
     header = ["Step"]
     for name in runs:
-        for metric in CHART_METRICS:
+        for metric in metrics:
             header += [f"{name} - {metric}", f"{name} - {metric}__MIN", f"{name} - {metric}__MAX"]
     steps = sorted({r["_step"] for rows in runs.values() for r in rows})
     with open(path, "w", newline="") as fh:
@@ -181,7 +182,7 @@ def write_chart_csv(path: Path, runs: dict[str, list[dict]], spread: bool = Fals
             line = [step]
             for rows in runs.values():
                 row = next((r for r in rows if r["_step"] == step), {})
-                for metric in CHART_METRICS:
+                for metric in metrics:
                     value = row.get(metric, "")
                     low = value - 1 if spread and value != "" else value
                     line += [value, low, value]

@@ -34,8 +34,14 @@ ENV.pop("TINKER_NOMICS_DATA", None)
 # Checked with `make -n` only: they run the suite (or the benchmarks) themselves. `make book` and `make test`
 # are what .ci/run runs (tools/build_book.sh is make book's recipe), on the platforms the README names.
 DRY_RUN = {"make book", "make test", "make test-fast", "make test-deep", "make test-resolve", "make bench",
-           "make book PYTHON=python3.11", "make test CHROMIUM=/path/to/chrome"}
+           "make book PYTHON=python3.11", "make test CHROMIUM=/path/to/chrome",
+           'make validate RUN=path/to/verl_console.log GPU="H100 SXM" OUT=reports/my_run'}
 ELSEWHERE = {
+    'tinker-nomics validate path/to/verl_console.log --gpu "H100 SXM"': "a placeholder path (no verl log with a "
+        "licence can be bundled); tests/test_hosted_runs.py reads synthetic verl console logs of every version and "
+        "the three real ones in ../shared/realdata in place, tests/test_ledger.py runs the command on them",
+    "tinker-nomics validate path/to/trl_output/ --prompts-per-step 64 --group-size 8 --num-gpus 8 --gpu H200":
+        "a placeholder path; tests/test_hosted_runs.py and tests/test_ledger.py read TRL output folders",
     "pip install .": "tests/test_wheel.py builds the wheel and installs it into a fresh venv, offline",
     "make calibrate": "tests/test_calibration.py runs tools/calibrate.py --check: the committed table is what the fit gives",
     ".venv/bin/python -m playwright install chromium": "downloads a browser (network); tests/test_find_browser.py "
@@ -103,7 +109,7 @@ def test_make_commands_exist_as_written():
     assert "make validate" in readme_commands()
     done = run("make validate", check=False)   # without RUN: says what to set, status 2
     assert done.returncode == 2
-    assert done.stderr.startswith("make validate: set RUN=<log folder, metrics.jsonl or W&B export>\n")
+    assert done.stderr.startswith("make validate: set RUN=<log folder, log file or W&B export>\n")
 
 
 def test_inline_cli_commands_run():
@@ -114,7 +120,7 @@ def test_inline_cli_commands_run():
 
 
 def test_validate_as_written():
-    line = command("tinker-nomics validate ")
+    line = command("tinker-nomics validate data/")
     shown = run(line).stdout
     # the bundled run billed at the October list: the same total the JSON gives
     from tinker_nomics import fmt
@@ -124,7 +130,7 @@ def test_validate_as_written():
 
 @pytest.mark.slow
 def test_make_validate_renders_the_report(tmp_path):
-    line = command("make validate RUN=")
+    line = command("make validate RUN=data/")
     out = REPO / dict(a.split("=", 1) for a in shlex.split(line)[2:] if "=" in a)["OUT"]
     aside = tmp_path / "existing-report"
     if out.exists():   # a report someone made: keep it

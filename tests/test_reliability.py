@@ -65,6 +65,9 @@ def fake_papermill(monkeypatch):
 
     def execute(source, output, parameters=None, **kwargs):
         calls.append(dict(parameters or {}))
+        if "result_file" in (parameters or {}):   # what the notebook would load (deleted after the report)
+            from tinker_nomics.runs.report import load_report_result
+            calls[-1]["result"] = load_report_result(parameters["result_file"])
         Path(output).write_text(Path(source).read_text())
     monkeypatch.setattr(papermill, "execute_notebook", execute)
     return calls
@@ -200,17 +203,19 @@ def test_defect4_unknown_names_are_refused_before_the_log_is_read(monkeypatch, l
 # ------------------------------------------------------------------------------------ defect 5: report vs summary
 
 def test_defect5_the_report_notebook_reads_the_validation_the_summary_prints(log_dir, tmp_path, fake_papermill):
-    """The notebook gets the Validation's JSON (validation_json), not a subset of the options to validate
-    again; the JSON rebuilds a Validation that prints exactly summary.txt."""
+    """The notebook gets the very check that validate printed (result_file, runs.report), not a subset of the
+    options to validate again: it prints exactly summary.txt, and validation.json is its JSON."""
     out = tmp_path / "r"
     code, _, err = cli("validate", V3B.path, "--model", V3B.model, "--prices", "2026-10-07", "--cached-prefill",
                        "group", "--report", out)
     assert code == 0, err
     (parameters,) = fake_papermill
-    assert set(parameters) == {"validation_json", "run_path"}
-    rebuilt = Validation.from_json(out / "validation.json")
-    assert rebuilt.render() + "\n" == (out / "summary.txt").read_text()
-    assert rebuilt.bill.cached_mode == "group" and rebuilt.options["cached_prefill"] == "group"
+    shown = parameters["result"]
+    assert shown.render() + "\n" == (out / "summary.txt").read_text()
+    assert shown.validation.bill.cached_mode == "group" and shown.validation.options["cached_prefill"] == "group"
+    saved = json.loads((out / "validation.json").read_text())
+    assert saved["tinker"]["total_usd"] == shown.to_dict()["tinker"]["total_usd"]
+    assert not Path(parameters["result_file"]).exists()   # the hand-over file is gone, never in the report
 
 
 def test_defect5_validation_round_trips_through_its_json():

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import run_shapes as shapes
+from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.runs.read import read_run
 from tinker_nomics.runs.validate import validate_run
@@ -42,11 +43,6 @@ SOURCES = {  # name -> (suffix, valid bytes)
         p, {"a": shapes.wandb_rows(shapes.sync_records())}), ".csv")),
 }
 
-ODD_VALUES = st.one_of(
-    st.none(), st.booleans(), st.text(max_size=5), st.integers(min_value=-10**30, max_value=10**30),
-    st.floats(allow_nan=True, allow_infinity=True), st.just(10**400), st.lists(st.integers(), max_size=2),
-    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
-
 
 def _outcome(data: bytes, suffix: str) -> None:
     """Read (and bill) the bytes; only a result or a TinkerNomicsError is acceptable."""
@@ -69,39 +65,7 @@ def _outcome(data: bytes, suffix: str) -> None:
 def damaged(draw):
     name = draw(st.sampled_from(sorted(SOURCES)))
     suffix, data = SOURCES[name]
-    how = draw(st.sampled_from(["truncate", "flip", "insert", "delete", "shuffle", "duplicate", "replace"]))
-    if how == "truncate":
-        data = data[: draw(st.integers(0, len(data)))]
-    elif how == "flip":
-        for _ in range(draw(st.integers(1, 4))):
-            i = draw(st.integers(0, len(data) - 1))
-            data = data[:i] + bytes([draw(st.integers(0, 255))]) + data[i + 1:]
-    elif how == "insert":
-        i = draw(st.integers(0, len(data)))
-        data = data[:i] + draw(st.binary(min_size=1, max_size=8)) + data[i:]
-    elif how == "delete":
-        i = draw(st.integers(0, len(data) - 1))
-        data = data[:i] + data[i + draw(st.integers(1, 40)):]
-    elif how in ("shuffle", "duplicate"):
-        lines = data.split(b"\n")
-        if how == "shuffle":
-            lines = draw(st.permutations(lines))
-        else:
-            i = draw(st.integers(0, len(lines) - 1))
-            lines = lines[:i] + [lines[i]] + lines[i:]
-        data = b"\n".join(lines)
-    else:  # a number replaced with a value of another type or size
-        text = data.decode("latin-1")
-        spots = [i for i, ch in enumerate(text) if ch.isdigit() and (i == 0 or not text[i - 1].isdigit())]
-        if spots:
-            i = draw(st.sampled_from(spots))
-            j = i
-            while j < len(text) and (text[j].isdigit() or text[j] in ".e-"):
-                j += 1
-            value = draw(ODD_VALUES)
-            literal = json.dumps(value) if suffix != ".csv" else str(value)
-            data = (text[:i] + literal + text[j:]).encode("latin-1", errors="replace")
-    return suffix, data
+    return suffix, damage(draw, data, suffix)
 
 
 @settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "180")), deadline=None,

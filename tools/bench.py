@@ -151,6 +151,29 @@ def bench_validate() -> dict:
     return out
 
 
+def bench_validate_verl() -> dict:
+    """A verl console log of 50,000 steps (the 2025 format of tests/hosted_shapes.py, a noise line after each step
+    line), checked end to end: the reader streams it and keeps a compact per-step table."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import hosted_shapes as hs
+    from tinker_nomics.runs.ledger import check_run
+    steps = 50_000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "verl.log"
+        with open(path, "w") as fh:
+            for step in range(1, steps + 1):
+                line = hs.step_line(step, hs.verl_metrics((step - 1) % 4, "2025"), "2025")
+                fh.write(f"\x1b[36m(TaskRunner pid=4242)\x1b[0m {line}\n")
+                fh.write(f"Training Progress:  1%| | {step}/{steps} [00:32<00:00, 32.17s/it]\n")
+        size = path.stat().st_size
+        t0 = time.perf_counter()
+        result = check_run(path, gpu="H100 SXM", num_gpus=8, model="Qwen3-8B", prices="2026-01-05")
+        seconds = time.perf_counter() - t0
+    assert result.measured.totals["steps"] == steps
+    return {"validate_verl_50k_steps_seconds": seconds, "validate_verl_lines_per_second": 2 * steps / seconds,
+            "validate_verl_file_mb": size / 1e6}
+
+
 def bench_notebooks() -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import toc_notebooks   # the same list of chapters the tests execute
@@ -185,7 +208,7 @@ def bench_book() -> dict:
 
 
 MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo,
-                "validate": bench_validate, "notebooks": bench_notebooks, "book": bench_book}
+                "validate": bench_validate, "validate_verl": bench_validate_verl, "notebooks": bench_notebooks, "book": bench_book}
 
 
 # --------------------------------------------------------------------------- driver (parent side)

@@ -14,6 +14,7 @@ from ..runs.meters import bill_meters, cached_tokens_per_step, run_meters
 from ..runs.read import read_run
 from ..runs.runlog import RunLog
 from ..runs.validate import resolve_run_model
+from ..runs.validate_hosted import HostedValidation, tinker_bill
 from ..sources.bundled_runs import BundledRun, bundled_runs
 from ..sources.price_list import resolve_snapshot
 from ..sources.successors import model_for
@@ -42,6 +43,32 @@ def snapshot_bills(run: RunLog, model: str | None = None, snapshots_: Iterable[s
                        prefill_usd=bill.prefill_usd, total_usd=bill.total_usd,
                        cached_prefill_tokens=bill.meters.cached_prefill,
                        note="; ".join([basis] * (used != "none") + list(bill.notes)))
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def hosted_snapshot_bills(validation: HostedValidation, snapshots_: Iterable[str] = ("2026-01-05", "2026-10-07"),
+                          cached_modes: Iterable[str] = ("none", "group"), price_as: str | None = None) -> pd.DataFrame:
+    """A self-hosted run's token streams billed on Tinker under several snapshots: at the run model's own rates
+    while the snapshot prices it, else at its named successor's (`successor` True), else NaN with the reason."""
+    rows = []
+    for snap in snapshots_:
+        for mode in cached_modes:
+            row = {"snapshot": resolve_snapshot(snap), "cached_prefill": mode, "price_model": None, "successor": False,
+                   "sample_usd": math.nan, "train_usd": math.nan, "prefill_usd": math.nan, "total_usd": math.nan,
+                   "note": ""}
+            try:
+                bill, successor, notes = tinker_bill(validation.run, validation.setup, snap, price_as, mode)
+            except TinkerNomicsError as exc:
+                row["note"] = str(exc)
+                rows.append(row)
+                continue
+            if bill is None:
+                row["note"] = "; ".join(notes)
+            else:
+                row.update(price_model=bill.price_model, successor=successor is not None, sample_usd=bill.sample_usd,
+                           train_usd=bill.train_usd, prefill_usd=bill.prefill_usd, total_usd=bill.total_usd,
+                           note="; ".join(list(bill.notes)))
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -1,9 +1,11 @@
 """Render the run-validation chapter (notebooks/run_validation.ipynb) for someone's own run.
 
-One Validation makes the whole report: its JSON (`Validation.to_dict(log=True)`) is written to validation.json
-first, the notebook is executed with papermill reading that file (parameter `validation_json`) instead of
-validating the run again, and summary.txt is the same Validation's text, so the page and the summary cannot
-disagree.
+One check of the run makes the whole report, for a Tinker run and a self-hosted one alike: what
+`runs.ledger.check_run` returned is written to validation.json (its JSON) and handed to the notebook as a
+private pickle (parameter `result_file`, a file of this process's own making, deleted afterwards), so the page
+shows that very result instead of checking the run again, and summary.txt is the same result's text: the page
+and the summary cannot disagree. The other parameters (the options the run was checked with) only label the
+page.
 
 The report folder is checked before any work (`check_report_dir`): not empty, not inside the run's log folder
 (with or without `force`), not a symbolic link, with no file in the way of a folder along its path, and, when
@@ -15,6 +17,7 @@ it, and a failure leaves nothing behind. Nothing is ever written into the log fo
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,7 +26,6 @@ from .. import fmt
 from ..errors import TinkerNomicsError
 from ..sources.provenance import produced_by
 from ..sources.shipped import shipped
-from .validate import Validation
 
 NOTEBOOK = "notebooks/run_validation.ipynb"   # shipped in the wheel (sources.shipped)
 REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt")
@@ -74,8 +76,11 @@ def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
     return out
 
 
-def render_report(validation: Validation, out_dir, run_path, force: bool = False, timeout: int = 600) -> Path:
-    """Execute the chapter for this validation into `out_dir`; returns the executed notebook's path."""
+def render_report(result, out_dir, run_path, force: bool = False, timeout: int = 600,
+                  parameters: dict | None = None) -> Path:
+    """Execute the chapter for `result` (what runs.ledger.check_run returned: anything with to_dict() and render())
+    into `out_dir`; returns the executed notebook's path. `parameters` are further notebook parameters (the options
+    the run was checked with)."""
     out = check_report_dir(out_dir, run_path, force)
     notebook = shipped(NOTEBOOK)
     if notebook is None:
@@ -87,22 +92,27 @@ def render_report(validation: Validation, out_dir, run_path, force: bool = False
             from None
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    private = Path(tempfile.mkdtemp(prefix="tinker-nomics-report-"))   # the pickle never lands in the report
     try:
-        data = tmp / REPORT_FILES[1]
-        data.write_text(fmt.json_text({"produced_by": produced_by(), **validation.to_dict(log=True)}) + "\n")
-        parameters = {"validation_json": str(data), "run_path": str(Path(run_path).resolve())}
+        (tmp / REPORT_FILES[1]).write_text(fmt.json_text({"produced_by": produced_by(), **result.to_dict()}) + "\n")
+        handed = private / "result.pickle"
+        with open(handed, "wb") as fh:
+            pickle.dump(result, fh)
+        given = {k: v for k, v in (parameters or {}).items() if v is not None}
+        given.update(run_path=str(Path(run_path).resolve()), result_file=str(handed))
         try:
-            papermill.execute_notebook(str(notebook), str(tmp / REPORT_FILES[0]), parameters=parameters,
+            papermill.execute_notebook(str(notebook), str(tmp / REPORT_FILES[0]), parameters=given,
                                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
                                        execution_timeout=timeout)
         except Exception as exc:  # PapermillExecutionError and kernel failures: one line, no traceback
             first = str(exc).strip().splitlines()
             reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
             raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}") from None
-        (tmp / REPORT_FILES[2]).write_text(validation.render() + "\n")
+        (tmp / REPORT_FILES[2]).write_text(result.render() + "\n")
         _move_into_place(tmp, out, out_dir, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
     return out / REPORT_FILES[0]
 
 
@@ -119,3 +129,9 @@ def _move_into_place(tmp: Path, out: Path, out_dir, force: bool) -> None:
     except OSError as exc:
         raise TinkerNomicsError(f"report folder {out_dir}: cannot move the report into place "
                                 f"({exc.strerror or exc})") from None
+
+
+def load_report_result(path):
+    """What `render_report` handed the notebook (its `result_file`): the check the report's summary.txt shows."""
+    with open(path, "rb") as fh:
+        return pickle.load(fh)

@@ -63,6 +63,9 @@ def add_parser(sub) -> None:
                                       "site's formulas)")
     est.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
     est.add_argument("--fine-tune", help="lora (default) or full")
+    est.add_argument("--calibration", metavar="FILE",
+                     help="use the rollout efficiency and MFU fitted from your own run (written by `validate RUN "
+                          "--save-calibration FILE`); --rollout-efficiency, --mfu and --method still override it")
     add_format(est)
 
 
@@ -71,6 +74,20 @@ def run(args) -> str:
     overrides.update(model=args.model, prices=args.prices, gpu=args.gpu, sandbox=args.sandbox, method=args.method,
                      decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
+    calibration_note = None
+    if args.calibration is not None:
+        from ...runs.calibration_file import load_calibration   # the run readers load only when asked for
+
+        if not args.calibration.strip():
+            raise TinkerNomicsError("--calibration needs a path")
+        calibration = load_calibration(args.calibration)
+        for field, value in calibration.overrides().items():
+            if overrides.get(field) is None:
+                overrides[field] = value
+        calibration_note = calibration.note()
+        if args.method and args.method.strip().lower() != calibration.method:
+            calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
+                                 f"{args.method.strip().lower()} as given")
     if args.workload:
         scenario = Scenario.from_workload(args.workload, **overrides)
     else:
@@ -85,6 +102,8 @@ def run(args) -> str:
     data = result.to_dict()
     if args.workload:
         data["workload"] = get_workload(args.workload).name
+    if calibration_note:
+        data["notes"].append(calibration_note)
     if args.format == "json":
         return to_json(data)
     return render_estimate(data)

@@ -1,22 +1,36 @@
-"""`tinker-nomics validate PATH`: the bill of a finished run, from its logs, against the cost model.
+"""`tinker-nomics validate RUN`: both sides of the ledger for a finished run, from its logs.
 
-The run readers (and pandas) are imported when the command runs, so `estimate` starts without them.
+A run on Tinker (tinker-cookbook logs): its bill from the logs, the cost model's prediction per meter, the same steps
+priced on rented GPUs, and (with --usage) Tinker's own usage export against the log. A self-hosted run (verl, TRL):
+what the GPUs did, the self-hosted model's per-phase error and the efficiencies that would have matched, and the same
+tokens billed on Tinker. The run readers (and pandas) are imported when the command runs, so `estimate` starts
+without them.
 """
 from __future__ import annotations
 
+import math
+
+from ... import sources
 from ...errors import TinkerNomicsError
+from ...sources.hf_config import load_config
 from .common import add_format, number, to_json
 
 
 def add_parser(sub) -> None:
     val = sub.add_parser(
-        "validate", help="the bill of a finished run, from its logs",
-        description="Bill a finished run from its logs (sample = training + eval completions; train = training "
-                    "prompt + completion; prefill = every prompt) and compare the cost model's prediction. PATH is a "
-                    "tinker-cookbook log folder, a metrics.jsonl, or a W&B history export (.csv, .json, .jsonl, "
-                    ".parquet, or a chart-panel CSV). Nothing is written into PATH.")
-    val.add_argument("path", metavar="PATH", help="log folder, metrics.jsonl or W&B export")
-    val.add_argument("--model", help="the run's model (default: model_name in config.json)")
+        "validate", help="both sides of the ledger for a finished run, from its logs",
+        description="Check a finished run from its logs and price it on the other side. PATH is a tinker-cookbook "
+                    "log folder or metrics.jsonl (the run ran on Tinker), a verl console log, verl file-logger "
+                    ".jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export of any of them "
+                    "(.csv, .json, .jsonl, .parquet, or a chart-panel CSV), or a `tinker billing usage` export. The "
+                    "framework is detected from the log's keys. Nothing is written into PATH's folder.")
+    val.add_argument("path", metavar="PATH", help="log folder, log file, W&B export or usage export")
+    val.add_argument("--ran-on", choices=("tinker", "self-hosted"),
+                     help="where the run ran (default: detected from the log); a log of the other side is refused")
+    val.add_argument("--model", help="the run's model (default: from the log's config)")
+    val.add_argument("--model-config", metavar="PATH",
+                     help="a Hugging Face config.json for the run's model: its architecture for the GPU side (any "
+                          "model, also one the registry lacks)")
     val.add_argument("--prices", help="Tinker price snapshot (default: the newest; see `tinker-nomics prices`)")
     val.add_argument("--price-as", metavar="MODEL",
                      help="bill at another model's rates (e.g. a variant the snapshot does not list); stated in "
@@ -27,27 +41,62 @@ def add_parser(sub) -> None:
                      help="prompt tokens billed at the cached rate: auto (the logged cache hits when logged, else "
                           "none), none, logged, or group (assume G-1 of every G rollouts hit; needs G)")
     val.add_argument("--group-size", type=number("--group-size"), metavar="G",
-                     help="rollouts per prompt, for --cached-prefill group and calibration (default: config.json)")
+                     help="rollouts (samples) per prompt (default: the log's config)")
+    val.add_argument("--prompts-per-step", type=number("--prompts-per-step"), metavar="B",
+                     help="self-hosted: prompts per step (default: the log's config; TRL needs it with --group-size)")
+    gpus = val.add_argument_group("GPUs", "self-hosted runs: the GPUs they ran on; Tinker runs: the GPUs to price "
+                                          "them on (default: the package's, data/assumptions/defaults.csv)")
+    gpus.add_argument("--gpu", help="GPU type (H100 SXM, B200, ...; `tinker-nomics gpus` lists them)")
+    gpus.add_argument("--num-gpus", type=number("--num-gpus"), metavar="N",
+                      help="GPU count (self-hosted default: the log's config)")
+    gpus.add_argument("--gpu-hourly-usd", type=number("--gpu-hourly-usd"), metavar="USD",
+                      help="USD per GPU-hour (default: the registry's default listing for the GPU)")
+    gpus.add_argument("--fine-tune", choices=("full", "lora"),
+                      help="full or LoRA training (default: the log's config; Tinker runs are LoRA)")
+    gpus.add_argument("--method", choices=("calibrated", "exact", "seed"),
+                      help="the self-hosted model's method (default: the package's default)")
+    gpus.add_argument("--off-policy", type=number("--off-policy"), metavar="K",
+                      help="Tinker runs on GPUs: async staleness bound (default: the package's)")
+    val.add_argument("--usage", metavar="EXPORT",
+                     help="Tinker runs: a `tinker billing usage` export (CSV or JSON) to reconcile with the log")
+    val.add_argument("--session", action="append", metavar="ID",
+                     help="with --usage: keep only this session's rows (repeatable)")
+    val.add_argument("--save-calibration", metavar="FILE",
+                     help="self-hosted runs: write the fitted rollout efficiency and MFU to FILE (JSON) for "
+                          "`estimate --calibration FILE`")
     val.add_argument("--report", metavar="DIR",
-                     help="also render the validation chapter for this run into DIR (papermill; DIR must not exist "
-                          "unless --force, and may not be a symbolic link or lie inside the log folder)")
-    val.add_argument("--force", action="store_true", help="with --report: replace the report files in DIR (other "
-                                                          "files stay)")
+                     help="also render the run-validation chapter for this run into DIR (papermill; DIR must not "
+                          "exist)")
+    val.add_argument("--force", action="store_true",
+                     help="overwrite the report files in DIR and an existing --save-calibration FILE")
     add_format(val)
 
 
+def _checked(args) -> None:
+    """Numbers checked before any reading: a bad option is one line naming it."""
+    rules = {"group_size": 1.0, "prompts_per_step": 1.0, "num_gpus": 1.0, "gpu_hourly_usd": 0.0, "off_policy": 0.0}
+    for name, low in rules.items():
+        value = getattr(args, name)
+        if value is not None and not (math.isfinite(value) and value >= low and value < 1e12):
+            raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number >= {low:g}, got {value:g}")
+    for name in ("save_calibration", "usage", "model_config"):
+        value = getattr(args, name)
+        if value is not None and not value.strip():
+            raise TinkerNomicsError(f"--{name.replace('_', '-')} needs a path")
+    if args.force and not (args.report is not None or args.save_calibration):
+        raise TinkerNomicsError("--force only applies with --report DIR or --save-calibration FILE")
+
+
 def run(args) -> str:
-    from ... import sources
-    from ...runs.meters import check_group_size_fits, checked_group_size
-    from ...runs.read import read_run
+    from ...runs.calibration_file import calibration_record, check_destination, save_calibration
+    from ...runs.detect import USAGE, detect
+    from ...runs.ledger import check_run
     from ...runs.report import check_report_dir, render_report
-    from ...runs.validate import validate_run
+    from ...runs.meters import checked_group_size
+    from ...runs.validate_hosted import HostedValidation
 
     # Every option is checked before the log is read: a bad one costs nothing and is never silently dropped.
-    if args.force and args.report is None:
-        raise TinkerNomicsError("--force only applies with --report DIR")
-    if args.report is not None:
-        check_report_dir(args.report, args.path, args.force)
+    _checked(args)
     if args.group_size is not None:
         checked_group_size(args.group_size, "--group-size")
     for flag, name in (("--model", args.model), ("--price-as", args.price_as)):
@@ -57,16 +106,46 @@ def run(args) -> str:
             sources.resolve_model(name)
     if args.prices is not None:
         sources.resolve_snapshot(args.prices)
-    log = read_run(args.path, run=args.run)
-    if args.group_size is not None:
-        check_group_size_fits(log, args.group_size, "--group-size")
-    result = validate_run(log, model=args.model, prices=args.prices, price_as=args.price_as,
-                          cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run)
-    report = render_report(result, args.report, args.path, force=args.force) if args.report is not None else None
+    if args.model and args.model_config:
+        raise TinkerNomicsError("give --model or --model-config, not both")
+    arch = load_config(args.model_config) if args.model_config else None
+    if args.report is not None:  # refuse a bad report folder before reading anything
+        check_report_dir(args.report, args.path, args.force)
+        if detect(args.path).side == USAGE:
+            raise TinkerNomicsError("--report renders the chapter for a run's logs; a usage export alone has none "
+                                    "(pass it with --usage beside the run's log)")
+    if args.save_calibration:
+        check_destination(args.save_calibration, args.path, args.force)
+    result = check_run(args.path, args.ran_on, model=args.model, prices=args.prices, price_as=args.price_as,
+                       cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run, gpu=args.gpu,
+                       num_gpus=args.num_gpus, gpu_hourly_usd=args.gpu_hourly_usd, fine_tune=args.fine_tune,
+                       prompts_per_step=args.prompts_per_step, method=args.method, off_policy=args.off_policy,
+                       usage=args.usage, sessions=args.session, arch=arch)
+    saved = None
+    if args.save_calibration:
+        if not isinstance(result, HostedValidation):
+            raise TinkerNomicsError("--save-calibration needs a self-hosted run (its logged GPU time is what is "
+                                    "fitted); this log ran on Tinker")
+        saved = save_calibration(calibration_record(result.calibration()), args.save_calibration, args.path,
+                                 args.force)
+    report = None
+    if args.report is not None:
+        # the chapter shows this very result (runs.report); the options only label the page, with a Tinker run's
+        # resolved model and snapshot
+        bill = getattr(getattr(result, "validation", None), "bill", None)
+        report = render_report(result, args.report, args.path, force=args.force, parameters={
+            "model": args.model or (bill.model if bill else None), "prices": args.prices or (bill.prices if bill else None),
+            "price_as": args.price_as, "group_size": args.group_size, "run_name": args.run, "ran_on": args.ran_on, "gpu": args.gpu, "num_gpus": args.num_gpus,
+            "gpu_hourly_usd": args.gpu_hourly_usd, "fine_tune": args.fine_tune,
+            "prompts_per_step": args.prompts_per_step, "cached_prefill": args.cached_prefill})
     if args.format == "json":
         data = result.to_dict()
         if report is not None:
             data["report"] = str(report)
+        if saved is not None:
+            data["calibration_file"] = str(saved)
         return to_json(data)
     text = result.render()
+    if saved is not None:
+        text += f"\nCalibration: {saved}"
     return text + (f"\nReport: {report}" if report is not None else "")

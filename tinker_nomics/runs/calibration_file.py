@@ -1,0 +1,158 @@
+"""Calibrating the self-hosted model from your own run: `validate RUN --save-calibration FILE` writes the rollout
+efficiency and MFU that would have matched the run (runs.reconcile), with the run they came from;
+`estimate --calibration FILE` uses them in place of the defaults.
+
+The file is JSON:
+
+    {"kind": "tinker-nomics calibration", "version": 1,
+     "rollout_efficiency": 0.21,   # fitted on the generation phase (null when the log has no generation time)
+     "mfu": 0.017,                 # the step MFU: reproduces the measured step time with the rollout as measured
+     "phase_mfu": 0.03,            # the actor update alone (for reference; estimate uses "mfu")
+     "method": "seed",             # the method the efficiencies belong to; estimate uses it unless --method
+     "basis": {...}, "run": {"source": ..., "framework": ..., "model": ..., "gpu": ..., "num_gpus": ..., ...}}
+
+The file is written whole or not at all (a temporary file in the same folder, then renamed), never through a
+symlink, never over an existing file without `force`, and never inside the run's log folder.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
+from ..model.scenario import METHODS
+from . import stream
+
+KIND = "tinker-nomics calibration"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class CalibrationFile:
+    rollout_efficiency: float | None
+    mfu: float
+    method: str
+    run: dict
+    source: str
+
+    def overrides(self) -> dict:
+        """Scenario fields the calibration sets."""
+        out = {"mfu": self.mfu, "method": self.method}
+        if self.rollout_efficiency is not None:
+            out["rollout_efficiency"] = self.rollout_efficiency
+        return out
+
+    def note(self) -> str:
+        r = self.run
+        eff = "the default rollout efficiency (the run logged no generation time)" \
+            if self.rollout_efficiency is None else f"rollout efficiency {self.rollout_efficiency:.4g}"
+        return (f"{eff} and MFU {self.mfu:.4g} (method {self.method}) from calibration {self.source}: fitted on "
+                f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model')}, "
+                f"{r.get('num_gpus', 0):g} × {r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+
+
+def _share(value, name: str, label: str, required: bool) -> float | None:
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0 < value <= 1:
+        raise TinkerNomicsError(f"{label}: {name} is {value!r}; it must be a number in (0, 1]")
+    return float(value)
+
+
+def check_record(record: dict, label: str) -> CalibrationFile:
+    """A calibration dict checked: efficiencies in (0, 1], a known method, the run it came from."""
+    if not isinstance(record, dict) or record.get("kind") != KIND:
+        raise TinkerNomicsError(f"{label}: not a tinker-nomics calibration file (no \"kind\": \"{KIND}\")")
+    if record.get("version") != VERSION:
+        raise TinkerNomicsError(f"{label}: calibration version {record.get('version')!r}; this tinker-nomics reads "
+                                f"version {VERSION}")
+    method = record.get("method")
+    if method not in METHODS:
+        raise TinkerNomicsError(f"{label}: method is {method!r}, not one of {', '.join(METHODS)}")
+    run = record.get("run")
+    if not isinstance(run, dict):
+        raise TinkerNomicsError(f"{label}: no \"run\" object saying where the calibration came from")
+    return CalibrationFile(_share(record.get("rollout_efficiency"), "rollout_efficiency", label, False),
+                           _share(record.get("mfu"), "mfu", label, True), method, run, label)
+
+
+def calibration_record(fitted: dict) -> dict:
+    """The file's content from `HostedValidation.calibration()`; an error when a fitted value cannot serve as an
+    efficiency (missing, or above 1: faster than the model allows)."""
+    record = {"kind": KIND, "version": VERSION, **fitted}
+    eff = fitted.get("rollout_efficiency")
+    if eff is not None and not (isinstance(eff, float) and math.isfinite(eff)):
+        record["rollout_efficiency"] = None
+    for name in ("rollout_efficiency", "mfu"):
+        value = record.get(name)
+        if value is None and name == "rollout_efficiency":
+            continue
+        if value is None or not math.isfinite(value) or not 0 < value <= 1:
+            shown = "none" if value is None or not math.isfinite(value) else f"{value:.3g}"
+            raise TinkerNomicsError(f"cannot save a calibration: the fitted {name.replace('_', ' ')} is {shown}, "
+                                    f"outside (0, 1] (above 1 the run was faster than the model allows at full "
+                                    f"utilization; none: the log does not time that phase)")
+    check_record(json.loads(json.dumps(record, default=_plain)), "the fitted calibration")
+    return record
+
+
+def _plain(value):
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(type(value).__name__)
+
+
+def check_destination(path, log_path, force: bool = False) -> Path:
+    """Where the file may be written: not inside the log folder, not a symlink, not an existing file unless
+    `force`, in a folder that exists."""
+    out = Path(path)
+    if not str(path).strip():
+        raise TinkerNomicsError("--save-calibration needs a file name")
+    resolved = out.resolve()
+    logs = Path(log_path).resolve()
+    folder = logs if logs.is_dir() else logs.parent
+    if resolved == logs or folder in resolved.parents:
+        raise TinkerNomicsError(f"calibration file {path} is inside the run's log folder {folder}; nothing is written "
+                                f"there, pick a path outside it")
+    if out.is_symlink():
+        raise TinkerNomicsError(f"calibration file {path} is a symlink; nothing is written through one")
+    if out.exists() and not out.is_file():
+        raise TinkerNomicsError(f"calibration file {path} exists and is not a regular file")
+    if out.exists() and not force:
+        raise TinkerNomicsError(f"calibration file {path} exists; pass --force to replace it")
+    if not resolved.parent.is_dir():
+        raise TinkerNomicsError(f"calibration file {path}: the folder {resolved.parent} does not exist")
+    return out
+
+
+def save_calibration(record: dict, path, log_path, force: bool = False) -> Path:
+    out = check_destination(path, log_path, force)
+    text = json.dumps(record, indent=2, default=_plain) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".tinker-nomics-calibration-", dir=out.resolve().parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return out
+
+
+def load_calibration(path) -> CalibrationFile:
+    p = Path(path)
+    label = str(path)
+    stream.check_regular(p, label)
+    try:
+        record = stream.json_document(p, label)
+    except Exception as exc:  # JsonLines: a file of several JSON documents is not a calibration either
+        if isinstance(exc, TinkerNomicsError):
+            raise
+        raise TinkerNomicsError(f"{label}: not a tinker-nomics calibration file") from None
+    return check_record(record, label)

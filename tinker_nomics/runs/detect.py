@@ -1,0 +1,194 @@
+"""Which framework wrote a log, and on which side of the ledger the run ran.
+
+`detect(path)` looks at as little as it can (a folder's file names, a file's first bytes, a table's column names,
+the keys of the first JSON record) and names the framework: tinker-cookbook (the run ran on Tinker), verl or TRL
+(self-hosted), or a `tinker billing usage` export (Tinker's own record of what it billed). `read_hosted` then reads
+a self-hosted log with its framework's reader; tinker-cookbook logs are read by runs.read.
+
+Keys that identify a framework (any one is enough): tinker-cookbook `env/all/total_ac_tokens` (or W&B's
+`env_all_total_ac_tokens`); verl `timing_s/step`, `perf/total_num_tokens`, `timing_s/gen`, `response_length/mean`;
+TRL `num_tokens` or `completions/mean_length` (under `train/` in W&B). A usage export has `bucket_start` and an
+event type.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
+from . import stream, trl, verl
+from .files import JsonLines, exists
+from .hosted import HostedRun
+
+TINKER, SELF_HOSTED, USAGE = "tinker", "self-hosted", "usage export"
+COOKBOOK = "tinker-cookbook"
+COOKBOOK_KEYS = ("env/all/total_ac_tokens", "env_all_total_ac_tokens")
+USAGE_KEYS = ("bucket_start", "event_info")
+SIDES = (TINKER, SELF_HOSTED)
+
+
+@dataclass(frozen=True)
+class Detected:
+    framework: str        # tinker-cookbook, verl, TRL, tinker billing usage
+    side: str             # tinker, self-hosted, or usage export
+    shape: str            # console, jsonl, file-logger, table, trainer-state, folder
+    reason: str           # what gave it away
+
+
+def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
+    """The framework whose keys a table or record carries; keys of both sides need `side` (--ran-on) to choose."""
+    keys = set(keys)
+    cookbook = any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys)
+    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys)
+    if cookbook and hosted and side is None:
+        raise TinkerNomicsError(f"{where}: keys of a Tinker run (env/all/…) and of a self-hosted run (verl or TRL) "
+                                f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
+    if cookbook and (side != SELF_HOSTED or not hosted):
+        return Detected(COOKBOOK, TINKER, shape, f"{where} has tinker-cookbook's env/all/total_ac_tokens")
+    if verl.is_verl_keys(keys):
+        return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
+    if trl.is_trl_keys(keys):
+        return Detected(trl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has TRL's num_tokens / completions keys")
+    if "bucket_start" in keys and ("type" in keys or "event_info" in keys):
+        return Detected("tinker billing usage", USAGE, shape, f"{where} has the usage export's bucket_start and type")
+    raise TinkerNomicsError(f"{where}: no keys of a known log (tinker-cookbook env/all/…, verl timing_s/…, TRL "
+                            f"num_tokens/completions/…)")
+
+
+def _table_keys(path: Path, label: str) -> set[str]:
+    """Column names of a W&B table export (a chart panel's metric names), without reading its rows."""
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+        with stream.open_read(path, label) as fh:
+            try:
+                return set(pq.ParquetFile(fh).schema_arrow.names)
+            except Exception as exc:  # pyarrow raises several types for a corrupt file
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise TinkerNomicsError(f"{label}: not a readable Parquet file ({reason[:200]})") from None
+    import csv
+    import io
+    data = stream.head(path, label, 1 << 20)
+    if not data.strip():
+        raise TinkerNomicsError(f"{label}: empty file")
+    text = data.decode("utf-8-sig", errors="replace")
+    try:
+        header = next(csv.reader(io.StringIO(text)))
+    except (csv.Error, StopIteration):
+        raise TinkerNomicsError(f"{label}: row 1: not a CSV header") from None
+    names = {h.strip() for h in header}
+    names |= {h.rsplit(" - ", 1)[-1].removesuffix("__MIN").removesuffix("__MAX") for h in names if " - " in h}
+    return names
+
+
+SNIFF_RECORDS = 50   # records looked at to recognise a JSON-lines log (the first may be a validation-only one)
+
+
+def _first_records(path: Path, label: str) -> list[dict]:
+    out = []
+    for _, rec in stream.json_lines(path, label):
+        out.append(rec)
+        if len(out) >= SNIFF_RECORDS:
+            break
+    return out
+
+
+def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
+    records = _first_records(path, label)
+    if all("step" in r and isinstance(r.get("data"), dict) for r in records):   # verl's FileLogger records
+        keys = set().union(*(r["data"] for r in records))
+        if verl.is_verl_keys(keys):
+            return Detected(verl.FRAMEWORK, SELF_HOSTED, "file-logger", f"{label} has verl's file-logger records")
+    return _by_keys(set().union(*records), "jsonl", label, side)
+
+
+def detect(path, side: str | None = None) -> Detected:
+    """What wrote the log at `path`; `side` (tinker or self-hosted) settles a log whose keys fit both."""
+    p = Path(path)
+    label = str(path)
+    if p.is_dir():
+        if exists(p / "metrics.jsonl"):   # a FIFO named so is found and then refused by the reader
+            return Detected(COOKBOOK, TINKER, "folder", "the folder has metrics.jsonl")
+        if trl.state_file(p) is not None:
+            return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "the folder has trainer_state.json")
+        parquet = sorted(p.glob("*.parquet"))
+        if parquet:
+            return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]), side)
+        raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
+                                f"(TRL) or .parquet files (a W&B run-history artifact)")
+    stream.check_regular(p, label)
+    suffix = p.suffix.lower()
+    if suffix in (".parquet", ".csv"):
+        return _by_keys(_table_keys(p, label), "table", label, side)
+    head = stream.head(p, label)
+    if not head.strip():
+        raise TinkerNomicsError(f"{label}: empty file")
+    start = head.lstrip()[:1]
+    if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
+        return _lines_kind(p, label, side)
+    if suffix == ".json" or start in (b"{", b"["):
+        try:
+            obj = stream.json_document(p, label)
+        except JsonLines:
+            return _lines_kind(p, label, side)
+        if trl.is_trainer_state(obj):
+            return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "a trainer_state.json (log_history)")
+        if isinstance(obj, dict) and isinstance(obj.get("data"), list) and obj["data"] \
+                and isinstance(obj["data"][0], dict) and "event_info" in obj["data"][0]:
+            return Detected("tinker billing usage", USAGE, "json", "a tinker billing usage JSON export")
+        keys: set[str] = set()
+        if isinstance(obj, list):
+            for item in obj[:200]:
+                if isinstance(item, dict):
+                    keys.update(item)
+        elif isinstance(obj, dict):
+            keys.update(obj.get("columns", []) if isinstance(obj.get("columns"), list) else obj)
+        return _by_keys(keys, "table", label, side)
+    text = head.decode("utf-8", errors="replace")
+    if verl.looks_like_console(text):
+        return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
+    # a long console log may print its first step line far into the file: scan line by line
+    for _, line in stream.text_lines(p, label):
+        if verl.STEP_LINE.match(verl.strip_line(line)[0]):
+            return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
+    raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl "
+                            f"console log or file-logger .jsonl, a TRL trainer_state.json, or a W&B export as .csv, "
+                            f".json, .jsonl or .parquet)")
+
+
+def read_hosted(path, detected: Detected | None = None, run: str | None = None,
+                facts: dict | None = None) -> HostedRun:
+    """A self-hosted run's logs read with its framework's reader (`facts` override the log's config: samples
+    per step, group size, GPU count)."""
+    p = Path(path)
+    label = str(path)
+    found = detected or detect(p)
+    if found.side != SELF_HOSTED:
+        raise TinkerNomicsError(f"{label}: a {found.framework} log, not a self-hosted run's")
+    if found.framework == verl.FRAMEWORK:
+        if found.shape == "console":
+            _no_run(run, label, "a console log")
+            return verl.read_console(p, label, facts)
+        if found.shape == "file-logger":
+            _no_run(run, label, "a file-logger JSON lines file")
+            return verl.read_records(stream.json_lines(p, label), label, "verl file logger (JSON lines)", False,
+                                     facts)
+        return verl.read_records(_table(p, label, run), label, None, True, facts)
+    if found.shape == "trainer-state":
+        _no_run(run, label, "a trainer_state.json")
+        return trl.read_state(p, label, facts)
+    return trl.read_records(_table(p, label, run), label, None, facts)
+
+
+def _table(p: Path, label: str, run: str | None) -> stream.Table:
+    if p.is_dir():
+        parquet = sorted(p.glob("*.parquet"))
+        if len(parquet) > 1:
+            raise TinkerNomicsError(f"{label}: {len(parquet)} .parquet files; pass one of them")
+        p = parquet[0]
+    return stream.Table(p, label, run)
+
+
+def _no_run(run: str | None, label: str, what: str) -> None:
+    if run is not None:
+        raise TinkerNomicsError(f"{label}: --run picks a run from a W&B export that holds several; {what} holds one")

@@ -1,0 +1,267 @@
+"""A self-hosted run (verl, TRL, ...) as one tidy per-step table (`HostedRun`), whatever format its logs came in.
+
+The framework readers (runs.verl, runs.trl) turn each logged step into a `StepRecord` of the quantities named
+below, with the key each came from; `StepTable` checks every value (one-line errors naming the file, line and
+key), derives the token totals, and returns the compact table. One row per logged record, sorted by step:
+
+==========================  ==========================================================================
+column                      meaning
+==========================  ==========================================================================
+step                        the step number the log gives the record (the last step of a window)
+steps_covered               optimizer steps the row stands for (1; TRL logs a mean over logging_steps)
+step_seconds                logged time of one step (a mean over the window when steps_covered > 1)
+generation_seconds          rollout generation time of one step; NaN = not logged
+training_seconds            the actor's (policy's) update time of one step; NaN = not logged
+validation_seconds          validation time logged at this step; NaN = none ran
+checkpoint_seconds          checkpoint-saving time logged at this step; NaN = none
+samples                     sequences generated per step (prompts × samples per prompt)
+response_tokens             generated tokens over the row's steps (mean response length × samples × steps)
+prompt_tokens               prompt tokens over the row's steps
+trained_tokens              prompt + response tokens over the row's steps (the log's own count when it has one)
+logged_mfu                  the framework's own training-MFU figure, when it logs one; NaN = not logged
+logged_throughput           the framework's own tokens/s per GPU, when it logs one; NaN = not logged
+reward                      mean training reward (score); NaN = not logged
+phase/<name>                every other named phase the log times (seconds per step), for the phase table
+line                        line (console, JSON lines) or row/record (tables) of the record
+==========================  ==========================================================================
+
+Files are only ever opened for reading.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TinkerNomicsError
+
+COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
+           "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
+           "logged_throughput", "reward", "line"]
+MAX_STEP = 10 ** 12
+MAX_SECONDS = 10 ** 9          # a sanity bound, not a measurement: no logged step lasts 30 years
+MAX_TOKENS = 1e15              # as runs.cookbook.MAX_TOKENS_PER_STEP: above it a count is corrupt
+MAX_LENGTH = 1e9               # tokens per sequence
+# Per-step token counts from different logged quantities (the mean lengths × samples against the log's own total)
+# may disagree by rounding; beyond this share the batch the log implies is not the one assumed.
+TOKEN_MISMATCH = 0.02
+_NUMERIC = re.compile(r"^\s*(?:np\.)?(?:float|int|uint|bool_?)(?:16|32|64)?\((.*)\)\s*$")
+
+
+def parse_number_text(text: str) -> float:
+    """A logged value as text: `403.826`, `-0.000`, `nan`, `inf`, `np.float64(0.12)`, `np.int64(7)`, `True`.
+    ValueError when it is none of these."""
+    m = _NUMERIC.match(text)
+    if m:
+        text = m.group(1)
+    text = text.strip()
+    if text in ("True", "False"):
+        return 1.0 if text == "True" else 0.0
+    return float(text)
+
+
+@dataclass
+class StepRecord:
+    """One logged step as a reader found it: raw values with the key each came from."""
+    where: tuple[str, int]
+    step: object
+    values: dict = field(default_factory=dict)      # column -> (key, raw value)
+    phases: dict = field(default_factory=dict)      # phase name -> (key, raw value)
+
+
+class StepTable:
+    """Collects checked rows; `finish` derives the token totals and returns the table."""
+
+    def __init__(self, label: str, text_numbers: bool = False):
+        self.label, self.text_numbers = label, text_numbers
+        self.rows: list[dict] = []
+        self.phase_names: list[str] = []
+
+    def fail(self, where, reason: str):
+        unit, number = where
+        raise TinkerNomicsError(f"{self.label}: {unit} {number}: {reason}")
+
+    def number(self, where, key: str, value, minimum: float | None = 0.0, maximum: float | None = None,
+               nan_ok: bool = False) -> float:
+        """A finite float from a logged value, or an error naming the key. NaN only where `nan_ok` (a mean that
+        may be undefined, such as a reward), never for a time or a count."""
+        if isinstance(value, bool):
+            value = float(value)
+        elif isinstance(value, str):
+            try:
+                value = parse_number_text(value)
+            except ValueError:
+                self.fail(where, f"{key} is {value[:40]!r}, not a number")
+        elif isinstance(value, (int, float)):
+            try:
+                value = float(value)
+            except OverflowError:
+                self.fail(where, f"{key} is too large to be a number")
+        elif value is None:
+            if nan_ok:
+                return math.nan
+            self.fail(where, f"{key} is null, not a number")
+        else:
+            self.fail(where, f"{key} is a {type(value).__name__}, not a number")
+        if math.isnan(value):
+            if nan_ok:
+                return math.nan
+            self.fail(where, f"{key} is NaN")
+        if math.isinf(value):
+            self.fail(where, f"{key} is infinite")
+        if minimum is not None and value < minimum:
+            self.fail(where, f"{key} is negative ({value:g})")
+        if maximum is not None and value > maximum:
+            self.fail(where, f"{key} is {value:g}, implausibly large (over {maximum:g})")
+        return value
+
+    def add(self, rec: StepRecord) -> None:
+        where = rec.where
+        step = self.number(where, "step", rec.step, 0.0, MAX_STEP)
+        if step != int(step):
+            self.fail(where, f"step is {step:g}, not a whole number")
+        row = {"step": int(step), "line": where[1]}
+        bounds = {"steps_covered": (1.0, MAX_STEP), "samples": (1.0, MAX_TOKENS), "response_mean": (0.0, MAX_LENGTH),
+                  "prompt_mean": (0.0, MAX_LENGTH), "trained_tokens": (0.0, MAX_TOKENS),
+                  "logged_mfu": (0.0, None), "logged_throughput": (0.0, MAX_TOKENS)}
+        for column, (key, raw) in rec.values.items():
+            if column == "reward":
+                row[column] = self.number(where, key, raw, None, None, nan_ok=True)
+            elif column in bounds:
+                low, high = bounds[column]
+                row[column] = self.number(where, key, raw, low, high)
+            else:   # a time in seconds
+                row[column] = self.number(where, key, raw, 0.0, MAX_SECONDS)
+        for name, (key, raw) in rec.phases.items():
+            if name not in self.phase_names:
+                self.phase_names.append(name)
+            row[f"phase/{name}"] = self.number(where, key, raw, 0.0, MAX_SECONDS)
+        self.rows.append(row)
+
+    def finish(self, samples: float | None = None, samples_source: str = "") -> tuple[pd.DataFrame, list[str]]:
+        """The tidy table (COLUMNS plus phase/<name>) and notes on how it was derived."""
+        if not self.rows:
+            raise TinkerNomicsError(f"{self.label}: no training steps (no record carries a step time and token "
+                                    f"counts)")
+        notes: list[str] = []
+        phases = [f"phase/{n}" for n in self.phase_names]
+        table = pd.DataFrame(self.rows, columns=["step", "line", "steps_covered", "step_seconds",
+                                                 "generation_seconds", "training_seconds", "validation_seconds",
+                                                 "checkpoint_seconds", "samples", "response_mean", "prompt_mean",
+                                                 "trained_tokens", "logged_mfu", "logged_throughput", "reward",
+                                                 *phases])
+        table = table.sort_values(["step", "line"], kind="stable").reset_index(drop=True)
+        table["steps_covered"] = table["steps_covered"].fillna(1.0)
+        for column in table.columns:
+            if column not in ("step", "line"):
+                table[column] = table[column].astype("float64")
+        if table["step_seconds"].isna().any():
+            first = table.loc[table["step_seconds"].isna()].iloc[0]
+            self.fail(("line", int(first["line"])), "a training step without its step time")
+        if samples is not None:
+            table["samples"] = table["samples"].fillna(float(samples))
+        derivable = table["samples"].isna() & table["trained_tokens"].notna() & table["response_mean"].notna() \
+            & table["prompt_mean"].notna()
+        if derivable.any():
+            per = table["response_mean"] + table["prompt_mean"]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                derived = np.round(table["trained_tokens"] / (per * table["steps_covered"]))
+            table.loc[derivable, "samples"] = derived[derivable].where(derived[derivable] >= 1)
+            notes.append("samples per step derived from the logged token count: trained tokens / (mean prompt + "
+                         "mean response length), rounded")
+        covered = table["steps_covered"]
+        table["response_tokens"] = table["response_mean"] * table["samples"] * covered
+        logged_trained = table["trained_tokens"].notna()
+        prompt_from_mean = table["prompt_mean"] * table["samples"] * covered
+        table["prompt_tokens"] = np.where(logged_trained, table["trained_tokens"] - table["response_tokens"],
+                                          prompt_from_mean)
+        table["trained_tokens"] = table["trained_tokens"].where(logged_trained,
+                                                                table["response_tokens"] + table["prompt_tokens"])
+        if (table["prompt_tokens"] < -0.5).any():
+            bad = table.loc[table["prompt_tokens"] < -0.5].iloc[0]
+            self.fail(("line", int(bad["line"])), f"the logged token count ({bad['trained_tokens']:g}) is smaller "
+                                                  f"than the generated tokens it must include "
+                                                  f"({bad['response_tokens']:g}): the batch size is wrong")
+        table["prompt_tokens"] = table["prompt_tokens"].clip(lower=0.0)
+        check = logged_trained & table["prompt_mean"].notna() & table["samples"].notna()
+        if check.any():
+            implied = (table["prompt_mean"] + table["response_mean"]) * table["samples"] * covered
+            off = (implied - table["trained_tokens"]).abs() > TOKEN_MISMATCH * table["trained_tokens"]
+            if (off & check).any():
+                step = int(table.loc[off & check, "step"].iloc[0])
+                notes.append(f"at {int((off & check).sum())} step(s) (first: {step}) the mean lengths × samples per "
+                             f"step differ from the logged token count by more than {TOKEN_MISMATCH:.0%} "
+                             f"({samples_source or 'samples'}): the sums use the logged count")
+        for column in ("response_tokens", "prompt_tokens", "trained_tokens"):
+            if not math.isfinite(float(table[column].fillna(0.0).sum())):
+                raise TinkerNomicsError(f"{self.label}: the {column.replace('_', ' ')} do not add up to a finite "
+                                        f"number")
+        steps = table["step"].to_numpy()
+        repeated = pd.Series(steps).duplicated(keep=False)
+        if repeated.any():
+            first = int(steps[repeated.to_numpy()][0])
+            notes.append(f"{int(pd.Series(steps[repeated.to_numpy()]).nunique())} step number(s) are logged more "
+                         f"than once (first: step {first}), as when a run restarts and repeats steps; every logged "
+                         f"step ran, so each counts")
+        unique = np.unique(steps)
+        if len(unique) > 1 and (table["steps_covered"] == 1).all():
+            expected = int(unique[-1] - unique[0] + 1)
+            if len(unique) < expected:
+                gap = next(s for s in range(int(unique[0]), int(unique[-1]) + 1) if s not in set(unique.tolist()))
+                notes.append(f"{expected - len(unique)} step(s) between {int(unique[0])} and {int(unique[-1])} are "
+                             f"missing (first: {gap}); their time and tokens are not in the sums")
+        table = table.drop(columns=["response_mean", "prompt_mean"])
+        ordered = COLUMNS + phases
+        return table[ordered].reset_index(drop=True), notes
+
+
+def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
+    """The options over the log's config (prompts per step, group size, samples, GPUs: marked "given"), then the
+    table finished with the samples per step they imply: (steps, notes, facts, where, model path)."""
+    facts, where = dict(facts), dict(where)
+    for name, value in (overrides or {}).items():
+        if value is not None:
+            facts[name], where[name] = value, "given"
+    if {"prompts_per_step", "group_size"} & {k for k, v in (overrides or {}).items() if v is not None} \
+            and facts.get("prompts_per_step") and facts.get("group_size"):
+        facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
+        where["samples_per_step"] = "prompts per step × group size (given or from the config)"
+    steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""))
+    model = facts.get("model_path") if isinstance(facts.get("model_path"), str) else None
+    return steps, notes, facts, where, model
+
+
+@dataclass(frozen=True)
+class HostedRun:
+    """A self-hosted run read from its logs: the tidy per-step table and what the log says about the run."""
+    steps: pd.DataFrame
+    source: str                      # the path as given
+    framework: str                   # verl, TRL, ...
+    kind: str                        # console log, file-logger JSON lines, W&B history CSV, trainer_state.json ...
+    model: str | None = None         # the model path as the log's config writes it
+    config: dict = field(default_factory=dict)          # facts from the log's config (see `facts`)
+    config_sources: dict = field(default_factory=dict)  # fact -> where in the log it was read
+    validation_inside: bool | None = None  # is validation time inside the logged step time? None: no validation
+    notes: tuple[str, ...] = ()
+    run_name: str | None = None
+    keys: frozenset = frozenset()
+
+    @property
+    def n_steps(self) -> int:
+        """Optimizer steps the log covers (a TRL window of 10 logged steps counts 10)."""
+        return int(self.steps["steps_covered"].sum())
+
+    @property
+    def phase_names(self) -> list[str]:
+        return [c.split("/", 1)[1] for c in self.steps.columns if c.startswith("phase/")]
+
+    @property
+    def first_step(self) -> int:
+        return int(self.steps["step"].min() - self.steps["steps_covered"].iloc[0] + 1)
+
+    @property
+    def last_step(self) -> int:
+        return int(self.steps["step"].max())

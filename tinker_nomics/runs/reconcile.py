@@ -1,0 +1,212 @@
+"""The self-hosted model against a run's measured time: each logged step re-predicted from what it measured, per
+phase, with a signed error, and the efficiencies that would have matched.
+
+Each step is re-predicted by model.rl_step.rl_steps from that step's own samples, mean prompt and response length,
+on the run's GPUs, at the package's default rollout efficiency and MFU (data/assumptions/defaults.csv), once per
+method. Phases compared, as means over optimizer steps where both sides exist:
+
+  generation  measured rollout time (verl timing_s/gen)        vs the model's rollout (decode + prompt processing)
+  training    measured actor-update time (timing_s/update_actor) vs the model's training
+  step        measured step time                               vs the model's step (rollout + training, synchronous)
+
+Signed error = (predicted − measured) / measured, as in the accuracy chapter: for a time, positive means the model
+is pessimistic (predicts a longer phase). The model has no phase for old log-probs, reference or critic passes,
+reward, weight sync, validation or checkpoints, so its step is short of a measured step by at least those.
+
+What would have matched (the model's decode time is M / efficiency + F, F = 0 for seed and exact and the
+compute and synchronisation part for calibrated, read off a second evaluation at twice the efficiency): rollout
+efficiency = used × (predicted decode − F) / (measured generation − predicted prompt processing − F); phase MFU = used × predicted training / measured update;
+step MFU = the MFU at which the model's step equals the measured step on steps without validation or checkpoint
+time, the rollout held at its measured time (or, when the log has no generation time, at the model's prediction
+with the default efficiency) — the MFU `estimate` needs to reproduce this run's step time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..model.rl_step import rl_steps
+from ..model.scenario import DEFAULT_METHOD
+from ..sources.architectures import ModelArch
+from ..sources.calibration import efficiencies
+from ..sources.defaults import number
+from ..sources.hardware import GPU
+from .hosted import HostedRun
+from .measured import Measured, weighted_mean
+
+SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a time, positive means the model predicts "
+                   "a longer phase than was measured (pessimistic)")
+PHASES = (("generation", "generation_seconds", "rollout_seconds"), ("training", "training_seconds", "train_seconds"),
+          ("step", "step_seconds", "step_seconds_predicted"))
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    method: str                   # the headline method (the package's default unless told)
+    per_step: pd.DataFrame        # method, step, steps_covered, predicted rollout/train/step seconds, decode/prefill
+    table: pd.DataFrame           # method × phase: predicted and measured means, signed error, steps compared
+    fitted: dict                  # the efficiencies that would have matched (headline method)
+    inputs: dict                  # GPU, count, fine-tuning, the efficiencies used
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    sign_convention: str = SIGN_CONVENTION
+
+    def row(self, phase: str, method: str | None = None) -> dict:
+        rows = self.table[(self.table["method"] == (method or self.method)) & (self.table["phase"] == phase)]
+        return rows.iloc[0].to_dict() if len(rows) else {}
+
+    def predicted_mean(self, phase: str, method: str | None = None) -> float:
+        return float(self.row(phase, method).get("predicted_seconds_mean", math.nan))
+
+
+def signed_error(predicted: float, measured: float) -> float:
+    return (predicted - measured) / measured if measured and math.isfinite(measured) else math.nan
+
+
+def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num_gpus: float, fine_tune: str,
+              method: str | None = None, methods=("seed", "exact", "calibrated"), rollout_efficiency: float | None = None,
+              mfu: float | None = None) -> Reconciliation:
+    """Re-predict every step of `run` and compare per phase (see the module docstring)."""
+    headline = method or DEFAULT_METHOD
+    methods = tuple(dict.fromkeys((headline, *methods)))
+    eff = number("rollout_efficiency") if rollout_efficiency is None else float(rollout_efficiency)
+    util = number("mfu") if mfu is None else float(mfu)
+    pre = number("prefill_mfu")
+    t = measured.per_step
+    usable = t["samples"].notna() & t["response_tokens"].notna() & t["prompt_tokens"].notna() & (t["samples"] >= 1)
+    notes: list[str] = []
+    if not usable.any():
+        raise_reason = ("no step has its samples and token counts"
+                        + ("; pass --prompts-per-step and --group-size" if run.framework == "TRL" else ""))
+        return Reconciliation(headline, pd.DataFrame(), pd.DataFrame(), {}, {}, (f"no prediction: {raise_reason}",))
+    rows = t[usable]
+    per_sample = rows["samples"] * rows["steps_covered"]
+    response = (rows["response_tokens"] / per_sample).to_numpy()
+    prompt = (rows["prompt_tokens"] / per_sample).to_numpy()
+    frames, tables = [], []
+    hosted_by_method = {}
+    for m in methods:
+        given = {} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util, "prefill_mfu": pre}
+        if m == "calibrated" and rollout_efficiency is not None:
+            given["rollout_efficiency"] = eff
+        if m == "calibrated" and mfu is not None:
+            given["mfu"] = util
+        hosted = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                          prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune, **given)
+        hosted_by_method[m] = hosted
+        # The part of the decode time that does not scale with the rollout efficiency: none for seed and exact
+        # (bandwidth-bound rooflines, linear in it); the calibrated decode step adds compute and tensor-parallel
+        # time to its memory time, so it is affine in 1 / efficiency: two evaluations give the fixed part.
+        fixed = np.zeros(len(rows))
+        if m == "calibrated":
+            base = given.get("rollout_efficiency", efficiencies().bandwidth(arch))
+            doubled = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                               prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
+                               **{**given, "rollout_efficiency": 2.0 * base})
+            once, twice = np.asarray(hosted.decode_hours) * 3600.0, np.asarray(doubled.decode_hours) * 3600.0
+            fixed = np.broadcast_to(2.0 * twice - once, len(rows))
+        frame = pd.DataFrame({
+            "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
+            "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
+            "decode_seconds": np.broadcast_to(hosted.decode_hours * 3600.0, len(rows)),
+            "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
+            "decode_fixed_seconds": fixed,
+            "train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
+            "step_seconds_predicted": np.broadcast_to(hosted.wallclock_hours * 3600.0, len(rows)),
+            "generation_seconds": rows["generation_seconds"].to_numpy(),
+            "training_seconds": rows["training_seconds"].to_numpy(),
+            "step_seconds": rows["step_seconds"].to_numpy(), "plain": rows["plain"].to_numpy()})
+        frames.append(frame)
+        tables.append(_phase_table(frame, m))
+    per_step = pd.concat(frames, ignore_index=True)
+    table = pd.concat(tables, ignore_index=True)
+    raised = np.asarray(hosted_by_method[headline].num_gpus) > num_gpus
+    if np.any(raised):
+        notes.append(f"{arch.model} needs at least {int(np.max(hosted_by_method[headline].min_gpus))} × {gpu.gpu} "
+                     f"by the model's memory rule; the prediction uses that many, the run used {num_gpus:g}")
+    if (~usable).any():
+        notes.append(f"{int((~usable).sum())} logged row(s) lack samples or token counts and are not re-predicted")
+    if headline == "calibrated":   # the baseline the matching efficiencies scale: the fitted ones unless given
+        fit = efficiencies()
+        eff = eff if rollout_efficiency is not None else fit.bandwidth(arch)
+        util = util if mfu is not None else fit.mfu(arch)
+    fitted = _fitted(per_step[per_step["method"] == headline], eff, util)
+    inputs = {"gpu": gpu.gpu, "num_gpus": float(num_gpus), "fine_tune": fine_tune, "rollout_efficiency": eff,
+              "mfu": util, "prefill_mfu": pre, "model": arch.hf_id, "methods": list(methods), "method": headline,
+              "off_policy": 0.0}
+    notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged runs "
+                 "ran")
+    return Reconciliation(headline, per_step, table, fitted, inputs, tuple(notes + fitted.pop("notes")))
+
+
+def _phase_table(frame: pd.DataFrame, method: str) -> pd.DataFrame:
+    out = []
+    w = frame["steps_covered"]
+    for phase, measured_col, predicted_col in PHASES:
+        both = frame[measured_col].notna() & frame[predicted_col].notna()
+        if not both.any():
+            out.append({"method": method, "phase": phase, "steps": 0, "predicted_seconds_mean": math.nan,
+                        "measured_seconds_mean": math.nan, "signed_error": math.nan})
+            continue
+        p = weighted_mean(frame.loc[both, predicted_col], w[both])
+        m = weighted_mean(frame.loc[both, measured_col], w[both])
+        out.append({"method": method, "phase": phase, "steps": int(round(float(w[both].sum()))),
+                    "predicted_seconds_mean": p, "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
+    plain = frame["plain"].astype(bool)
+    if plain.any() and not plain.all():
+        p = weighted_mean(frame.loc[plain, "step_seconds_predicted"], w[plain])
+        m = weighted_mean(frame.loc[plain, "step_seconds"], w[plain])
+        out.append({"method": method, "phase": "step without validation or checkpoint",
+                    "steps": int(round(float(w[plain].sum()))), "predicted_seconds_mean": p,
+                    "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
+    return pd.DataFrame(out)
+
+
+def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
+    """The rollout efficiency and MFUs at which the model would have matched (module docstring)."""
+    notes = []
+    w = frame["steps_covered"]
+    gen = frame["generation_seconds"].notna()
+    rollout_eff = math.nan
+    if gen.any():
+        fixed = float((frame.loc[gen, "decode_fixed_seconds"] * w[gen]).sum())
+        decode = float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()) - fixed
+        room = float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()) \
+            - float((frame.loc[gen, "prefill_seconds"] * w[gen]).sum()) - fixed
+        if room > 0:
+            rollout_eff = eff * decode / room
+        else:
+            notes.append("the model's prompt processing alone exceeds the measured generation time: no rollout "
+                         "efficiency matches")
+    train = frame["training_seconds"].notna() & (frame["training_seconds"] > 0)
+    phase_mfu = math.nan
+    if train.any():
+        phase_mfu = util * float((frame.loc[train, "train_seconds"] * w[train]).sum()) \
+            / float((frame.loc[train, "training_seconds"] * w[train]).sum())
+    plain = frame["plain"].astype(bool)
+    rows = frame[plain] if plain.any() else frame
+    rw = rows["steps_covered"]
+    if rows["generation_seconds"].notna().all():
+        rollout = rows["generation_seconds"]
+        held = "the measured generation time"
+    else:
+        rollout = rows["rollout_seconds"]
+        held = f"the model's rollout at rollout efficiency {eff:g} (the log has no generation time)"
+    room = float(((rows["step_seconds"] - rollout) * rw).sum())
+    step_mfu = util * float((rows["train_seconds"] * rw).sum()) / room if room > 0 else math.nan
+    if not room > 0:
+        notes.append("the rollout alone takes as long as the measured step: no MFU matches the step time")
+    basis = {"rollout_efficiency": "decode time at the default efficiency × default / (measured generation − the "
+                                   "model's prompt processing), summed over steps",
+             "phase_mfu": "the model's training time at the default MFU × default / measured actor-update time",
+             "step_mfu": f"the MFU at which rollout + training equals the measured step on "
+                         f"{'steps without validation or checkpoint time' if plain.any() else 'all steps'}, "
+                         f"the rollout held at {held}"}
+    for name, value in (("rollout_efficiency", rollout_eff), ("step_mfu", step_mfu)):
+        if math.isfinite(value) and value > 1:
+            notes.append(f"the fitted {name.replace('_', ' ')} is {value:.2f}, above 1: the run was faster than the "
+                         f"model allows at full utilization, so the model's cost of that phase is too high")
+    return {"rollout_efficiency": rollout_eff, "phase_mfu": phase_mfu, "step_mfu": step_mfu, "basis": basis,
+            "steps": int(round(float(rw.sum()))), "notes": notes}

@@ -1,0 +1,305 @@
+"""Reading a user's log file as a stream of lines or records, read-only, with one-line errors.
+
+The self-hosted readers (runs.verl, runs.trl, runs.tinker_usage) read through these helpers so that memory stays
+flat in the number of lines: a console log or a JSON-lines file is read one line at a time, a CSV one row at a
+time, a Parquet file one row group at a time. Files are opened only through runs.files.open_regular: only regular
+files (a FIFO, device or socket named like a log is refused instead of blocking or reading forever), always in
+binary read mode, never written.
+
+Records are ((unit, number), {key: value}) pairs, where unit/number name the line, row or record for error
+messages, as in runs.files. A W&B table (history CSV, JSON, JSON lines, Parquet; the chart-panel CSV) comes out as
+records keyed by metric name with W&B's `_step`; empty cells are left out ("not logged at this step").
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import TinkerNomicsError
+from .files import RUN_COLUMNS, JsonLines, drop_nulls, json_table, load_json, open_regular, select_run
+
+MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
+Record = tuple[tuple[str, int], dict]
+
+
+def check_regular(path: Path, label: str) -> None:
+    """Refuse anything but a regular file (following symlinks), before reading it (runs.files.open_regular)."""
+    try:
+        open_regular(path, label).close()
+    except FileNotFoundError:
+        raise TinkerNomicsError(f"{label}: no such file or folder") from None
+    except PermissionError:
+        raise TinkerNomicsError(f"{label}: cannot read it (permission denied)") from None
+
+
+def open_read(path: Path, label: str):
+    """The file opened for binary reading, only if it is a regular file (runs.files.open_regular)."""
+    try:
+        return open_regular(path, label)
+    except FileNotFoundError:
+        raise TinkerNomicsError(f"{label}: no such file or folder") from None
+    except IsADirectoryError:
+        raise TinkerNomicsError(f"{label}: is a folder where a file was expected") from None
+    except PermissionError:
+        raise TinkerNomicsError(f"{label}: cannot read it (permission denied)") from None
+    except OSError as exc:
+        raise TinkerNomicsError(f"{label}: cannot read it ({exc.strerror or exc})") from None
+
+
+def head(path: Path, label: str, size: int = 8192) -> bytes:
+    """The first bytes of a file (for recognising its format)."""
+    with open_read(path, label) as fh:
+        return fh.read(size)
+
+
+def text_lines(path: Path, label: str) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line ending), one line at a time."""
+    with open_read(path, label) as fh:
+        number = 0
+        while True:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB "
+                                        f"(not a text log)")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise TinkerNomicsError(f"{label}: line {number}: not UTF-8 text") from None
+            if number == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            yield number, text.rstrip("\r\n")
+
+
+def json_lines(path: Path, label: str) -> Iterator[Record]:
+    """One JSON object per non-empty line. The bare NaN/Infinity tokens Python's json module writes (verl's older
+    file logger) are accepted here; whether a value may be NaN is the vocabulary's decision."""
+    last = None
+    for number, text in text_lines(path, label):
+        if not text.strip():
+            continue
+        last = number
+        try:
+            obj = json.loads(text)
+        except RecursionError:
+            raise TinkerNomicsError(f"{label}: line {number}: not JSON (nested too deeply)") from None
+        except ValueError as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise TinkerNomicsError(f"{label}: line {number}: not JSON ({reason})") from None
+        if not isinstance(obj, dict):
+            raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
+        yield ("line", number), obj
+    if last is None:
+        raise TinkerNomicsError(f"{label}: empty file")
+
+
+def json_document(path: Path, label: str) -> object:
+    """A whole JSON document (W&B JSON exports and trainer_state.json are one document, not lines); JsonLines
+    when the file is JSON lines saved under a .json name."""
+    check_regular(path, label)
+    return load_json(path, label, lines_ok=True)
+
+
+class Table:
+    """The records of a W&B table export, streamed, with what was learned while reading (its kind, notes)."""
+
+    def __init__(self, path: Path, label: str, run: str | None = None):
+        self.path, self.label, self.run = path, label, run
+        self.kind = ""
+        self.notes: list[str] = []
+        self.run_name: str | None = None
+
+    def __iter__(self) -> Iterator[Record]:
+        suffix = self.path.suffix.lower()
+        if suffix == ".parquet":
+            yield from self._parquet()
+        elif suffix == ".csv":
+            yield from self._csv()
+        elif suffix in (".jsonl", ".ndjson"):
+            self.kind = "W&B history (JSON lines)"
+            yield from _one_run(json_lines(self.path, self.label), self.label, self.run, self)
+        else:
+            yield from self._json()
+
+    # -- shapes
+
+    def _json(self) -> Iterator[Record]:
+        try:
+            obj = json_document(self.path, self.label)
+        except JsonLines:
+            self.kind = "W&B history (JSON lines)"
+            yield from _one_run(json_lines(self.path, self.label), self.label, self.run, self)
+            return
+        self.kind = "W&B history (JSON)"
+        records = drop_nulls(json_table(obj, self.label))
+        yield from select_run(records, self.label, self.run)
+
+    def _csv(self) -> Iterator[Record]:
+        fh = open_read(self.path, self.label)
+        with fh:
+            text = io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")
+            reader = csv.reader(text)
+            try:
+                header = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise TinkerNomicsError(f"{self.label}: empty file") from None
+            except (csv.Error, UnicodeDecodeError) as exc:
+                raise TinkerNomicsError(f"{self.label}: row 1: {_csv_reason(exc)}") from None
+            if not any(header):
+                raise TinkerNomicsError(f"{self.label}: row 1: no header")
+            chart = "Step" in header and any(" - " in h for h in header)
+            if chart:
+                self.kind = "W&B chart-panel CSV"
+                columns, companions = _chart_columns(header, self.label, self.run)
+                self.run_name = columns[0]
+            else:
+                self.kind = "W&B history (CSV)"
+            rows = 0
+            while True:
+                try:
+                    cells = next(reader)
+                except StopIteration:
+                    break
+                except (csv.Error, UnicodeDecodeError) as exc:
+                    raise TinkerNomicsError(f"{self.label}: row {reader.line_num}: {_csv_reason(exc)}") from None
+                line = reader.line_num
+                if not any(c.strip() for c in cells):
+                    continue
+                if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
+                    raise TinkerNomicsError(f"{self.label}: row {line}: more cells ({len(cells)}) than header "
+                                            f"columns ({len(header)})")
+                rows += 1
+                if chart:
+                    yield ("row", line), self._chart_record(header, cells, columns[1], companions)
+                else:
+                    yield ("row", line), {name: cell.strip() for name, cell in zip(header, cells)
+                                          if name and cell.strip() != ""}
+            if not rows:
+                raise TinkerNomicsError(f"{self.label}: no data rows under the header")
+
+    def _chart_record(self, header, cells, metrics: dict[str, int], companions) -> dict:
+        rec = {}
+        step_col = header.index("Step")
+        if step_col < len(cells) and cells[step_col].strip():
+            rec["_step"] = cells[step_col].strip()
+        for metric, i in metrics.items():
+            if i < len(cells) and cells[i].strip():
+                rec[metric] = cells[i].strip()
+                spread = {cells[j].strip() for j in companions.get(metric, []) if j < len(cells) and cells[j].strip()}
+                if len(spread) > 1 and not self.notes:
+                    self.notes.append("the chart-panel export is downsampled (its __MIN and __MAX differ), so "
+                                      "per-step values are bucket averages and the sums are approximate; export "
+                                      "the run history instead")
+        return rec
+
+    def _parquet(self) -> Iterator[Record]:
+        import pyarrow.parquet as pq
+
+        self.kind = "W&B history (Parquet)"
+        fh = open_read(self.path, self.label)
+        with fh:
+            try:
+                parquet = pq.ParquetFile(fh)
+            except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise TinkerNomicsError(f"{self.label}: not a readable Parquet file ({reason[:200]})") from None
+            number = 0
+
+            def records():
+                nonlocal number
+                try:
+                    for batch in parquet.iter_batches(batch_size=4096):
+                        for row in batch.to_pylist():
+                            number += 1
+                            yield ("row", number), {str(k): _plain(v) for k, v in row.items()}
+                except Exception as exc:  # a corrupt row group
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    raise TinkerNomicsError(f"{self.label}: row {number + 1}: not readable ({reason[:200]})") \
+                        from None
+
+            yield from _one_run(((w, r) for w, r in drop_nulls_stream(records())), self.label, self.run, self)
+            if not number:
+                raise TinkerNomicsError(f"{self.label}: the Parquet history has no rows")
+
+
+def drop_nulls_stream(records: Iterator[Record]) -> Iterator[Record]:
+    for where, rec in records:
+        yield from drop_nulls([(where, rec)])
+
+
+def _one_run(records: Iterator[Record], label: str, run: str | None, table: Table) -> Iterator[Record]:
+    """Stream records of one run: a run-name column with several values needs `run` (as runs.files.select_run,
+    which also records which run a table export holds for `table`)."""
+    seen: dict[str, str] = {}
+    for where, rec in drop_nulls_stream(records):
+        for column in RUN_COLUMNS:
+            if column in rec:
+                value = str(rec[column])
+                first = seen.setdefault(column, value)
+                if run is not None:
+                    if value != run:
+                        rec = None
+                    break
+                if value != first:
+                    raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: mixed runs in one export (column "
+                                            f"{column!r}: {first}, {value}); pick one with --run NAME")
+                break
+        if rec is not None:
+            yield where, rec
+    if run is not None:
+        if not seen:
+            raise TinkerNomicsError(f"{label}: --run {run} given, but the export has no run-name column "
+                                    f"({', '.join(RUN_COLUMNS)})")
+        table.run_name = run
+
+
+def _chart_columns(header: list[str], label: str, run: str | None):
+    """Chart-panel download: `Step`, `<run> - <metric>`, `<run> - <metric>__MIN`, `__MAX` -> the chosen run's
+    metric columns and their companions."""
+    columns: dict[str, dict[str, int]] = {}
+    companions: dict[tuple[str, str], list[int]] = {}
+    for i, name in enumerate(header):
+        if name == "Step" or " - " not in name:
+            continue
+        base, suffix = name, ""
+        for tail in ("__MIN", "__MAX"):
+            if name.endswith(tail):
+                base, suffix = name[: -len(tail)], tail
+        run_name, _, metric = base.rpartition(" - ")
+        if suffix:
+            companions.setdefault((run_name, metric), []).append(i)
+        else:
+            columns.setdefault(run_name, {})[metric] = i
+    if not columns:
+        raise TinkerNomicsError(f"{label}: row 1: a chart-panel CSV without '<run> - <metric>' value columns")
+    names = sorted(columns)
+    if run is None:
+        if len(names) > 1:
+            raise TinkerNomicsError(f"{label}: mixed runs in one export ({', '.join(names)}); pick one with "
+                                    f"--run NAME")
+        run = names[0]
+    elif run not in columns:
+        raise TinkerNomicsError(f"{label}: no run named {run!r} in this export; it holds {', '.join(names)}")
+    mine = {metric: idx for (name, metric), idx in companions.items() if name == run}
+    return (run, columns[run]), mine
+
+
+def _csv_reason(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return f"malformed CSV ({exc})"
+
+
+def _plain(value):
+    """A Parquet cell as a plain Python value (NumPy scalars as numbers)."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
+        try:
+            return value.item()
+        except (ValueError, AttributeError):
+            return value
+    return value

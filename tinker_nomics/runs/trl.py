@@ -1,0 +1,226 @@
+"""TRL's GRPO logs: `trainer_state.json` and W&B exports of the same metrics.
+
+Where each name is defined:
+
+- `trainer_state.json`: transformers' `TrainerState.save_to_json` (src/transformers/trainer_callback.py) writes the
+  state with sorted keys; `log_history` holds one entry per `logging_steps` optimizer steps, each
+  `{**logs, "step": global_step}` (`Trainer.log`), and a final entry with `train_runtime` (seconds of the whole
+  `train()` call, evaluation and checkpoints included).
+- GRPO's metrics (huggingface/trl, trl/trainer/grpo_trainer.py; listed in docs/source/grpo_trainer.md, "Logged
+  metrics"): `num_tokens`, "the total number of tokens processed so far, including both prompts and completions"
+  (cumulative); `step_time`, "the average time (in seconds) taken per training step (including generation)" (since
+  huggingface/trl#4516, late 2025); `completions/mean_length` (`completion_length` in early-2025 TRL); `reward`.
+  `GRPOTrainer.log` averages every metric over the entries since the last log, so each entry is a window of
+  `logging_steps` optimizer steps.
+- W&B (transformers' `WandbCallback.on_log`): the same keys under `train/`, with `train/global_step` as the step
+  (W&B's own `_step` counts log calls, not optimizer steps); `train_runtime` goes to the run summary, not the history.
+
+TRL logs no split between generation and training time, and no prompt length: generated tokens are the mean
+completion length × completions per step (which TRL does not record: it is per_device_train_batch_size ×
+processes × gradient_accumulation_steps, given here as prompts per step × group size), and prompt tokens are the
+logged total minus the generated tokens. No model name and no GPU type or count are in `trainer_state.json`; a
+checkpoint folder's `config.json` (`_name_or_path`) names the model.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
+from . import stream
+from .files import JsonLines
+from .hosted import HostedRun, StepRecord, StepTable, settle
+
+FRAMEWORK = "TRL"
+STEP_TIME = "step_time"
+TOKENS = "num_tokens"
+LENGTHS = ("completions/mean_length", "completion_length")
+REWARD = "reward"
+RUNTIME = "train_runtime"
+SIGNATURE = (TOKENS, *LENGTHS, STEP_TIME)
+WANDB_PREFIX = "train/"
+
+
+def is_trl_keys(keys) -> bool:
+    """W&B columns of a TRL run (`train/num_tokens`, …) or trainer_state keys."""
+    keys = set(keys)
+    return any(k in keys or WANDB_PREFIX + k in keys for k in (TOKENS, *LENGTHS)) and (
+        "train/global_step" in keys or "step" in keys or any(WANDB_PREFIX + k in keys for k in SIGNATURE))
+
+
+def is_trainer_state(obj) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("log_history"), list)
+
+
+def state_file(path: Path) -> Path | None:
+    """trainer_state.json in a run's output folder, or in its newest checkpoint-N/ folder."""
+    if (path / "trainer_state.json").is_file():
+        return path / "trainer_state.json"
+    checkpoints = []
+    for child in path.glob("checkpoint-*"):
+        tail = child.name.split("-", 1)[1]
+        if tail.isdigit() and (child / "trainer_state.json").is_file():
+            checkpoints.append((int(tail), child))
+    return max(checkpoints)[1] / "trainer_state.json" if checkpoints else None
+
+
+def model_from_config(folder: Path) -> tuple[str | None, str | None]:
+    """The model a checkpoint folder's config.json names (`_name_or_path`), and where it was read."""
+    config = folder / "config.json"
+    if not config.is_file():
+        return None, None
+    try:
+        obj = stream.json_document(config, str(config))
+    except (TinkerNomicsError, JsonLines):
+        return None, None
+    name = obj.get("_name_or_path") if isinstance(obj, dict) else None
+    if isinstance(name, str) and name.strip():
+        return name.strip(), f"{config} _name_or_path"
+    return None, None
+
+
+def read_state(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
+    """A trainer_state.json (or a folder holding one, or checkpoint-N/ folders)."""
+    file = state_file(path) if path.is_dir() else path
+    if file is None:
+        raise TinkerNomicsError(f"{label}: no trainer_state.json in the folder or its checkpoint-N/ folders")
+    file_label = str(file) if path.is_dir() else label
+    try:
+        obj = stream.json_document(file, file_label)
+    except JsonLines:
+        raise TinkerNomicsError(f"{file_label}: JSON lines, not a trainer_state.json document") from None
+    if not is_trainer_state(obj):
+        raise TinkerNomicsError(f"{file_label}: not a trainer_state.json (no log_history list)")
+    entries = []
+    for i, entry in enumerate(obj["log_history"], start=1):
+        if not isinstance(entry, dict):
+            raise TinkerNomicsError(f"{file_label}: log_history entry {i}: not a JSON object")
+        entries.append((("log_history entry", i), entry))
+    model, model_where = model_from_config(file.parent)
+    facts, where = {}, {}
+    if model:
+        facts["model_path"], where["model"] = model, model_where
+    runtime = next((e.get(RUNTIME) for _, e in reversed(entries) if RUNTIME in e), None)
+    return _read(entries, file_label, "trainer_state.json", facts, where, facts_override, runtime=runtime,
+                 global_step=obj.get("global_step"))
+
+
+def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
+                 run_name=None) -> HostedRun:
+    """A W&B export of a TRL run: `train/…` columns, `train/global_step` as the step. A stream.Table gives its
+    kind, notes and run name once read."""
+    def unprefixed():
+        for where, rec in records:
+            out = {k[len(WANDB_PREFIX):]: v for k, v in rec.items() if k.startswith(WANDB_PREFIX)}
+            if "global_step" in out:
+                out["step"] = out.pop("global_step")
+            yield where, out
+    entries = list(unprefixed())   # TRL logs one entry per logging_steps: a short list, sorted by step below
+    notes = list(notes)
+    if isinstance(records, stream.Table):
+        kind, run_name = f"{FRAMEWORK} {records.kind}", records.run_name
+        notes += records.notes
+    return _read(entries, label, kind, {}, {}, facts_override, notes=notes, run_name=run_name)
+
+
+def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_override: dict | None, runtime=None,
+          global_step=None, notes=None, run_name=None) -> HostedRun:
+    table = StepTable(label, text_numbers=True)
+    notes = list(notes or [])
+    rows = []
+    keys: set[str] = set()
+    for place, entry in entries:
+        keys.update(entry)
+        if TOKENS not in entry and not any(k in entry for k in LENGTHS):
+            continue   # an eval entry, the final summary, or another callback's log
+        if "step" not in entry:
+            raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: a training entry without its step")
+        rows.append((place, entry))
+    if not rows:
+        raise TinkerNomicsError(f"{label}: no GRPO training entries (no {TOKENS} or completions/mean_length)")
+    rows.sort(key=lambda r: _step_of(r[1], label, r[0]))
+    has_time = any(STEP_TIME in e for _, e in rows)
+    if not has_time:
+        return _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, global_step, notes,
+                          keys, run_name)
+    previous_step, previous_tokens = 0.0, 0.0
+    for place, entry in rows:
+        step = _step_of(entry, label, place)
+        rec = StepRecord(place, step)
+        covered = step - previous_step
+        if covered < 1:
+            raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: step {step:g} repeats or goes back from "
+                                    f"{previous_step:g}")
+        rec.values["steps_covered"] = ("step", covered)
+        if STEP_TIME in entry:
+            rec.values["step_seconds"] = (STEP_TIME, entry[STEP_TIME])
+        if TOKENS in entry and entry[TOKENS] is not None:
+            total = table.number(place, TOKENS, entry[TOKENS], 0.0)
+            if total + 0.5 < previous_tokens:
+                raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: {TOKENS} falls from {previous_tokens:,.0f} "
+                                        f"to {total:,.0f}; it is cumulative")
+            rec.values["trained_tokens"] = (TOKENS, total - previous_tokens)
+            previous_tokens = total
+        length = next((k for k in LENGTHS if entry.get(k) is not None), None)
+        if length:
+            rec.values["response_mean"] = (length, entry[length])
+        if REWARD in entry:
+            rec.values["reward"] = (REWARD, entry[REWARD])
+        previous_step = step
+        table.add(rec)
+    notes.append("TRL logs each metric as a mean over the optimizer steps since the previous log entry "
+                 "(logging_steps); a row stands for that window")
+    return _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name)
+
+
+def _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, global_step, notes, keys, run_name):
+    """TRL before step_time (late 2025): one row for the whole run, timed by train_runtime / global_step."""
+    if runtime is None:
+        raise TinkerNomicsError(f"{label}: no {STEP_TIME} in any entry (TRL before late 2025) and no {RUNTIME} "
+                                f"summary entry: the log holds no time")
+    last_place, last = rows[-1]
+    steps = _step_of(last, label, last_place) if global_step is None else float(global_step)
+    rec = StepRecord(last_place, steps)
+    rec.values["steps_covered"] = ("global_step", steps)
+    seconds = table.number(last_place, RUNTIME, runtime, 0.0)
+    rec.values["step_seconds"] = (RUNTIME, seconds / steps if steps else math.nan)
+    tokens = next((e[TOKENS] for _, e in reversed(rows) if e.get(TOKENS) is not None), None)
+    if tokens is not None:
+        rec.values["trained_tokens"] = (TOKENS, tokens)
+    spans, previous = [], 0.0   # each entry is a mean over its window; weight it by the window's length
+    for place, entry in rows:
+        step = _step_of(entry, label, place)
+        key = next((k for k in LENGTHS if entry.get(k) is not None), None)
+        if key:
+            spans.append((table.number(place, key, entry[key], 0.0), step - previous))
+        previous = step
+    if spans and sum(w for _, w in spans) > 0:
+        rec.values["response_mean"] = (LENGTHS[0], sum(v * w for v, w in spans) / sum(w for _, w in spans))
+    table.add(rec)
+    notes.append(f"no per-step time in this log (TRL logs step_time from late 2025): the run is one row timed by "
+                 f"{RUNTIME} / global_step, which includes evaluation, checkpointing and the start of train()")
+    return _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name)
+
+
+def _step_of(entry, label, place) -> float:
+    value = entry.get("step")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: step is {value[:40]!r}, not a number") \
+                from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 < value <= 1e12 \
+            or value != int(value):
+        raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: step is {value!r}, not a step number")
+    return float(value)
+
+
+def _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name) -> HostedRun:
+    steps, derived, facts, where, model = settle(table, facts, where, facts_override)
+    notes = notes + derived
+    if facts.get("samples_per_step") is None:
+        notes.append("TRL does not log how many completions a step generates: pass --prompts-per-step and "
+                     "--group-size to split its token count into generated and prompt tokens")
+    return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, None, tuple(notes), run_name,
+                     frozenset(keys))

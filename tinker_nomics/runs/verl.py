@@ -1,0 +1,340 @@
+"""verl's logs: which logged keys are the step time, the phases, the token counts, and the run's settings.
+
+Where each name is defined (verl-project/verl and volcengine/verl; /work/notes/formats/FORMATS.md §1 has the
+commits read):
+
+- `timing_s/<name>`: `compute_timing_metrics` in verl/trainer/ppo/metric_utils.py emits one per key of the trainer's
+  `timing_raw` (seconds on the driver, from `marked_timer`/`_timer` blocks in `RayPPOTrainer.fit`,
+  verl/trainer/ppo/ray_trainer.py). `step` is the whole step; `gen` the rollout; `update_actor` the actor update;
+  `testing` the validation; `save_checkpoint` the checkpoint. Keys are nested (`gen` holds `generate_sequences`,
+  `reshard` and `agent_loop/*`), so they are never summed: only the top-level phases are kept.
+- `response_length/mean`, `prompt_length/mean`: `compute_data_metrics` (same file), valid tokens per sequence.
+- `perf/total_num_tokens`, `perf/time_per_step`, `perf/throughput`: `compute_throughout_metrics` (same file):
+  prompt + response non-pad tokens of every sequence of the step, the step time, tokens/s per GPU.
+- `perf/mfu/actor`: `update_actor` in verl/workers/fsdp_workers.py, from verl/utils/flops_counter.py (a fraction).
+- `critic/score/mean`: `compute_data_metrics`, the mean sequence score.
+
+Log shapes, all read line by line (runs.stream):
+
+- the console logger (`trainer.logger` includes `console`): `LocalLogger.log` prints `concat_dict_to_str(data,
+  step)` (verl/utils/logger/aggregate_logger.py) as `step:N - key:value - …`: values to three decimals in the 2025
+  code (`f"{v:.3f}"`), as `pprint.pformat(v)` in the 2026 code (`np.float64(…)`, bare ints). Ray prefixes
+  (`(TaskRunner pid=N)`) and ANSI colours are stripped. The run's config is the `pprint` dict `TaskRunner.run`
+  prints before training (verl/trainer/main_ppo.py), read with `ast.literal_eval`.
+- the file logger (`file` backend, verl/utils/tracking.py): one `{"step": N, "data": {...}}` per line.
+- W&B exports of the same metrics (`wandb.log(data, step=global_steps)`: `_step` is verl's step), as CSV, JSON,
+  JSON lines, Parquet or a chart-panel CSV.
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
+from . import stream
+from .hosted import HostedRun, StepRecord, StepTable, parse_number_text, settle
+
+FRAMEWORK = "verl"
+
+COLUMN_KEYS = {   # tidy column -> verl key
+    "step_seconds": "timing_s/step",
+    "generation_seconds": "timing_s/gen",
+    "training_seconds": "timing_s/update_actor",
+    "validation_seconds": "timing_s/testing",
+    "checkpoint_seconds": "timing_s/save_checkpoint",
+    "response_mean": "response_length/mean",
+    "prompt_mean": "prompt_length/mean",
+    "trained_tokens": "perf/total_num_tokens",
+    "logged_mfu": "perf/mfu/actor",
+    "logged_throughput": "perf/throughput",
+    "reward": "critic/score/mean",
+}
+STEP_TIME_FALLBACK = "perf/time_per_step"   # the same number as timing_s/step (compute_throughout_metrics)
+# Top-level phases of a step besides the ones with their own column (ray_trainer.fit); nested timers are left out.
+PHASES = ("reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_weights",
+          "dump_rollout_generations")
+WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK} | {f"timing_s/{p}" for p in PHASES}
+# Keys that mark a verl log (any one is enough).
+SIGNATURE = ("timing_s/step", "perf/total_num_tokens", "timing_s/gen", "response_length/mean")
+VALIDATION_PREFIX = "val-core/"
+# .3f values are rounded to half a thousandth; a step that holds its validation must still be at least as long
+# as validation + generation up to that rounding of the three figures.
+ROUNDING_SLACK_S = 0.002
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+RAY_PREFIX = re.compile(r"^\((?P<actor>[A-Za-z_][\w.\-]*) pid=(?P<pid>\d+)(?:, ip=[^)]*)?\)\s?")
+STEP_LINE = re.compile(r"^step:(\d+)(?: - |$)")
+DRIVERS = ("TaskRunner", "main_task")   # the Ray actor (or remote function) that prints the config and the steps
+MAX_CONFIG_LINES = 20000
+
+CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
+    "model_path": "actor_rollout_ref.model.path",
+    "prompts_per_step": "data.train_batch_size",
+    "group_size": "actor_rollout_ref.rollout.n",
+    "n_gpus_per_node": "trainer.n_gpus_per_node",
+    "nnodes": "trainer.nnodes",
+    "lora_rank": "actor_rollout_ref.model.lora_rank",
+    "adv_estimator": "algorithm.adv_estimator",
+    "max_prompt_length": "data.max_prompt_length",
+    "max_response_length": "data.max_response_length",
+    "test_freq": "trainer.test_freq",
+    "save_freq": "trainer.save_freq",
+    "val_before_train": "trainer.val_before_train",
+    "rollout_engine": "actor_rollout_ref.rollout.name",
+    "rollout_tp": "actor_rollout_ref.rollout.tensor_model_parallel_size",
+    "total_epochs": "trainer.total_epochs",
+    "experiment_name": "trainer.experiment_name",
+}
+
+
+def is_verl_keys(keys) -> bool:
+    return any(k in keys for k in SIGNATURE)
+
+
+def looks_like_console(head_text: str) -> bool:
+    """True when the text holds a verl step line (after stripping ANSI codes and Ray prefixes)."""
+    for line in head_text.splitlines():
+        if STEP_LINE.match(strip_line(line)[0]) or "'actor_rollout_ref'" in line:
+            return True
+    return False
+
+
+def strip_line(line: str) -> tuple[str, tuple[str, str] | None]:
+    """The text of a console line without ANSI codes and Ray's `(Actor pid=N)` prefix, and (actor, pid)."""
+    text = ANSI.sub("", line)
+    m = RAY_PREFIX.match(text)
+    if not m:
+        return text, None
+    return text[m.end():], (m.group("actor"), m.group("pid"))
+
+
+# ------------------------------------------------------------------------------------------ config
+
+
+def config_facts(config: dict) -> tuple[dict, dict]:
+    """The run settings the reconciliation uses, from verl's config dict, and where each was read."""
+    facts, where = {}, {}
+    for name, path in CONFIG_FACTS.items():
+        node = config
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            facts[name] = node
+            where[name] = path
+    for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank"):
+        value = facts.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value < 0):
+            raise TinkerNomicsError(f"the config's {where[name]} is {value!r}, not a non-negative number")
+    if "n_gpus_per_node" in facts and "nnodes" in facts:
+        facts["num_gpus"] = float(facts["n_gpus_per_node"]) * float(facts["nnodes"])
+        where["num_gpus"] = "trainer.n_gpus_per_node × trainer.nnodes"
+    if facts.get("prompts_per_step") and facts.get("group_size"):
+        facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
+        where["samples_per_step"] = "data.train_batch_size × actor_rollout_ref.rollout.n"
+    rank = facts.get("lora_rank", 0) or 0
+    facts["fine_tune"] = "lora" if rank > 0 else "full"
+    where["fine_tune"] = ("actor_rollout_ref.model.lora_rank > 0" if rank > 0 else
+                          "actor_rollout_ref.model.lora_rank = 0 or absent (verl's default: full fine-tuning)")
+    facts["critic"] = facts.get("adv_estimator") == "gae"
+    if isinstance(facts.get("model_path"), str) and facts["model_path"].strip():
+        where["model"] = CONFIG_FACTS["model_path"]
+    return facts, where
+
+
+class _ConfigDump:
+    """Collects the driver's pprint'ed config dict, one console line at a time, until it parses."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.owner: tuple[str, str] | None = None
+        self.done: dict | None = None
+        self.failed = False
+        self.start = 0
+
+    def feed(self, number: int, text: str, owner) -> bool:
+        """True when the line belonged to the dump."""
+        if self.done is not None or self.failed:
+            return False
+        if not self.lines:
+            if not text.startswith("{'") or (owner is not None and owner[0] not in DRIVERS):
+                return False
+            self.owner, self.start = owner, number
+        elif owner != self.owner:
+            return False
+        self.lines.append(text)
+        body = "\n".join(self.lines)
+        if body.count("{") - body.count("}") <= 0:
+            try:
+                value = ast.literal_eval(body)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                value = None
+            if isinstance(value, dict):
+                self.done, self.lines = value, []
+                return True
+        if len(self.lines) > MAX_CONFIG_LINES:
+            self.failed, self.lines = True, []
+        return True
+
+
+# ------------------------------------------------------------------------------------------ records
+
+
+def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
+    """A StepRecord from one logged dict of verl metrics; None for a record without a step time (the step-0
+    validation before training, or a record of other metrics)."""
+    rec = StepRecord(where, step)
+    for column, key in COLUMN_KEYS.items():
+        if key in values and values[key] is not None:
+            rec.values[column] = (key, values[key])
+    if "step_seconds" not in rec.values and values.get(STEP_TIME_FALLBACK) is not None:
+        rec.values["step_seconds"] = (STEP_TIME_FALLBACK, values[STEP_TIME_FALLBACK])
+    for phase in PHASES:
+        key = f"timing_s/{phase}"
+        if values.get(key) is not None:
+            rec.phases[phase] = (key, values[key])
+    if get_step_time and "step_seconds" not in rec.values:
+        return None
+    return rec
+
+
+def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
+    """A verl console log (stdout of the trainer, with or without Ray's prefixes), read line by line."""
+    table = StepTable(label)
+    dump = _ConfigDump()
+    repr_values = three_decimals = False
+    val_only = 0
+    keys: set[str] = set()
+    steps_seen = 0
+    for number, line in stream.text_lines(path, label):
+        text, owner = strip_line(line)
+        if dump.feed(number, text, owner):
+            continue
+        m = STEP_LINE.match(text)
+        if not m:
+            continue
+        if owner is not None and owner[0] not in DRIVERS:
+            continue
+        steps_seen += 1
+        values, fmt_repr, fmt_3f = _parse_step_line(text, label, number, keys)
+        repr_values |= fmt_repr
+        three_decimals |= fmt_3f
+        rec = _record(("line", number), int(m.group(1)), values)
+        if rec is None:
+            if any(k.startswith(VALIDATION_PREFIX) for k in values):
+                val_only += 1
+            continue
+        table.add(rec)
+    if not steps_seen:
+        raise TinkerNomicsError(f"{label}: no verl step lines (`step:N - key:value - …`); is this the trainer's "
+                                f"console output?")
+    config = dump.done or {}
+    facts, where = config_facts(config) if config else ({}, {})
+    kind = "verl console log"
+    notes = []
+    if three_decimals and not repr_values:
+        kind += " (values to 3 decimals, 2025 verl)"
+        notes.append("verl's 2025 console logger prints every value to three decimals, so times are known to "
+                     "±0.0005 s and mean lengths to ±0.0005 tokens per sequence")
+    elif repr_values:
+        kind += " (full-precision values, 2026 verl)"
+    if not config:
+        notes.append("no config dump found in the log (the pprint'ed dict TaskRunner prints at start-up), so the "
+                     "model, GPU count and batch come from the options" if not dump.failed else
+                     "the config dump at the start of the log could not be read, so the model, GPU count and batch "
+                     "come from the options")
+    if val_only:
+        notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
+                     f"training, step 0): their time is not logged and not in the sums")
+    return _finish(table, label, kind, facts, where, notes, keys, facts_override)
+
+
+def _parse_step_line(text: str, label: str, number: int, keys: set) -> tuple[dict, bool, bool]:
+    """The wanted values of one `step:N - key:value - …` line; errors name the line and the column."""
+    values = {}
+    repr_values = three_decimals = False
+    column = 1
+    for i, item in enumerate(text.split(" - ")):
+        if i > 0:
+            key, sep, raw = item.rpartition(":")
+            if not sep or not key:
+                raise TinkerNomicsError(f"{label}: line {number} column {column}: {item[:40]!r} is not key:value")
+            keys.add(key)
+            if key in WANTED or key.startswith(VALIDATION_PREFIX):
+                if key in WANTED:
+                    try:
+                        parse_number_text(raw)
+                    except ValueError:
+                        raise TinkerNomicsError(f"{label}: line {number} column {column + len(key) + 1}: {key} is "
+                                                f"{raw[:40]!r}, not a number") from None
+                values[key] = raw
+                if "(" in raw:
+                    repr_values = True
+                elif re.fullmatch(r"-?\d+\.\d{3}", raw):
+                    three_decimals = True
+                elif re.fullmatch(r"-?\d+\.\d{4,}(e-?\d+)?", raw):
+                    repr_values = True
+        column += len(item) + 3
+    return values, repr_values, three_decimals
+
+
+def read_records(records, label: str, kind: str | None, text_numbers: bool, facts_override: dict | None = None,
+                 notes=(), run_name=None) -> HostedRun:
+    """verl metrics from the file logger's JSON lines (`{"step": N, "data": {...}}`) or a W&B table (`_step`).
+    A stream.Table gives its kind, notes and run name once read."""
+    table = StepTable(label, text_numbers)
+    keys: set[str] = set()
+    val_only = 0
+    for where, raw in records:
+        if "data" in raw and "step" in raw:
+            data = raw["data"]
+            if not isinstance(data, dict):
+                raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: 'data' is not a JSON object")
+            step = raw["step"]
+        else:
+            data = raw
+            step = raw.get("_step", raw.get("step"))
+        keys.update(data)
+        rec = _record(where, step, data)
+        if rec is None:
+            if any(k.startswith("val-") for k in data):
+                val_only += 1
+            continue
+        if step is None:
+            raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (a 'step' or W&B '_step')")
+        table.add(rec)
+    notes = list(notes)
+    if isinstance(records, stream.Table):
+        kind, run_name = f"{FRAMEWORK} {records.kind}", records.run_name
+        notes += records.notes
+    if val_only:
+        notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
+                     f"training, step 0): their time is not logged and not in the sums")
+    return _finish(table, label, kind, {}, {}, notes, keys, facts_override, run_name)
+
+
+def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, notes: list, keys: set,
+            facts_override: dict | None, run_name: str | None = None) -> HostedRun:
+    steps, derived_notes, facts, where, model = settle(table, facts, where, facts_override)
+    notes = notes + derived_notes
+    inside = validation_inside(steps)
+    if inside is False:
+        notes.append("timing_s/step leaves validation out (2026 verl runs _validate() after the step timer): "
+                     "GPU-hours from step times exclude it; the wall-clock adds it")
+    elif inside is True:
+        notes.append("timing_s/step includes validation on the steps that run it (verl ≤ mid-2025 times "
+                     "_validate() inside the step)")
+    return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, inside, tuple(notes), run_name,
+                     frozenset(keys))
+
+
+def validation_inside(steps) -> bool | None:
+    """Whether the logged step time holds the validation time, read off the log itself: on every step that ran
+    a validation, step ≥ validation + generation (up to rounding) means it is inside. None: no validation."""
+    ran = steps[steps["validation_seconds"].notna()]
+    if ran.empty:
+        return None
+    gen = ran["generation_seconds"].fillna(0.0)
+    return bool((ran["step_seconds"] + ROUNDING_SLACK_S >= ran["validation_seconds"] + gen).all())
