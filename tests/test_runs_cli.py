@@ -3,6 +3,7 @@ and that validating never changes the log folder. Rendering a report executes th
 """
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -172,7 +173,7 @@ def test_report_renders_for_a_cookbook_folder_and_refuses_to_overwrite(log_dir, 
     assert sorted(p.name for p in out.iterdir()) == ["run_validation.ipynb", "summary.txt", "validation.json"]
     nb = _executed_cleanly(out / "run_validation.ipynb")
     assert nb.metadata["papermill"]["parameters"]["run_path"] == str(log_dir.resolve())
-    assert Path(nb.metadata["papermill"]["parameters"]["validation_json"]).name == "validation.json"
+    assert nb.metadata["papermill"]["parameters"]["result_file"]   # the check validate printed (runs.report)
     assert json.loads((out / "validation.json").read_text())["steps"] == 4
     assert f"Report: {out.resolve() / 'run_validation.ipynb'}" in stdout
     code, _, err = run("validate", log_dir, "--report", out)
@@ -197,7 +198,10 @@ def _glued(nb, name: str) -> str:
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             if output.get("metadata", {}).get("scrapbook", {}).get("name") == name:
-                return output["data"]["application/papermill.record/text/plain"].strip("'\"")
+                data = output["data"]
+                text = data.get("application/papermill.record/text/markdown") \
+                    or data["application/papermill.record/text/plain"]
+                return text.strip("'\"").replace("\\$", "$")
     raise KeyError(name)
 
 
@@ -212,8 +216,9 @@ def test_report_page_and_summary_show_the_same_bill(tmp_path):
     nb = _executed_cleanly(out / "run_validation.ipynb")
     summary = (out / "summary.txt").read_text()
     headline = next(line for line in summary.splitlines() if line.startswith("Tinker"))
-    assert _glued(nb, "total_usd") in headline and headline.startswith(f"Tinker        {_glued(nb, 'total_usd')} =")
+    total = re.match(r"Tinker +(\$[\d,.]+) =", headline).group(1)
+    assert f"cost **{total}**" in _glued(nb, "home_cost")
     uncached = json.loads(subprocess.run([sys.executable, "-m", "tinker_nomics", "validate", str(V3B), "--model",
                                           "gpt-oss-20b", "--prices", "2026-10-07", "--cached-prefill", "none",
                                           "--format", "json"], capture_output=True, text=True, cwd=REPO).stdout)
-    assert f"${uncached['tinker']['total_usd']:,.2f}" != _glued(nb, "total_usd")   # the option changes the bill
+    assert f"${uncached['tinker']['total_usd']:,.2f}" != total   # the option changes the bill
