@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast book validate clean
+.PHONY: help install vendor browser-deps test test-fast test-live book validate clean
 
 help:  ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -42,7 +42,10 @@ test-fast: install  ## unit, property and CLI tests only (no notebooks, no brows
 	$(PY) -m pytest -q -m "not slow"
 
 test: install browser-deps  ## every test: unit, property, CLI, notebooks, and the browser test of the built book
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not live"
+
+test-live: install browser-deps  ## every chapter run live in JupyterLab (as on Binder), driven by headless Chromium
+	$(PY) -m pytest -q -m live
 
 book: install  ## execute the chapters and build the static site into _build/html
 	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh
