@@ -45,7 +45,7 @@ table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.75em;border-bottom:1px solid 
 table.{CLASS} thead th{{border-bottom:2px solid #999;font-weight:600;vertical-align:bottom}}
 table.{CLASS} tbody th{{font-weight:600}}
 table.{CLASS} .num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
-table.{CLASS} td.text{{min-width:8em;max-width:34em}}
+table.{CLASS} td.text{{min-width:14em;max-width:40em}}
 </style>"""
 
 

@@ -39,6 +39,8 @@ PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;overflow:visible
              "height:auto;min-height:var(--jp-widgets-inline-height,28px);display:flex;align-items:center}"
              ".tn-panel .widget-readout{min-width:5.5em;overflow:visible;text-align:right}"
              ".tn-panel .widget-inline-hbox{height:auto;min-height:var(--jp-widgets-inline-height,28px)}"
+             ".tn-panel .widget-html,.tn-panel .widget-html-content{min-width:0;max-width:100%;white-space:normal;"
+             "height:auto}"
              ".tn-panel .tn-group{border:1px solid #e3e3e3;border-radius:6px;padding:4px 8px 6px 8px;min-width:0}"
              ".tn-panel .tn-group-title{font-weight:600;color:#333;margin:2px 0 4px 0}"
              ".tn-panel table.tn-summary td,.tn-panel table.tn-summary th{padding:3px 12px 3px 0;vertical-align:top;"
