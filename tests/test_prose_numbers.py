@@ -90,13 +90,17 @@ def typed_quantities(markdown: str) -> list[str]:
     return [m.group(0) for m in QUANTITY.finditer(visible_prose(markdown))]
 
 
-def notebook_violations(path: Path) -> list[str]:
+def markdown_cells(path: Path):
+    """(index, source) of every markdown cell of a notebook."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    found = []
     for index, cell in enumerate(notebook["cells"]):
-        if cell["cell_type"] != "markdown":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        if cell["cell_type"] == "markdown":
+            yield index, ("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
+
+
+def notebook_violations(path: Path) -> list[str]:
+    found = []
+    for index, source in markdown_cells(path):
         for hit in typed_quantities(source):
             line = next((ln.strip() for ln in source.splitlines() if hit.strip() in ln), "")
             found.append(f"cell {index}: {hit!r} in {line[:100]!r}")
@@ -111,13 +115,13 @@ NOTEBOOKS = toc_notebooks()
 PENDING: dict[str, str] = {}   # "notebooks/x.ipynb": "what it types in"
 
 
-def _case(path: Path):
+def _case(path: Path, pending: dict[str, str]):
     name = path.relative_to(REPO).as_posix()
-    marks = [pytest.mark.xfail(reason=PENDING[name], strict=True)] if name in PENDING else []
+    marks = [pytest.mark.xfail(reason=pending[name], strict=True)] if name in pending else []
     return pytest.param(path, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("source", [_case(p) for p in NOTEBOOKS])
+@pytest.mark.parametrize("source", [_case(p, PENDING) for p in NOTEBOOKS])
 def test_chapter_prose_has_no_typed_quantities(source):
     found = notebook_violations(source)
     assert not found, (f"{source.name}: numbers typed into the prose; set them on `prose` in a code cell and "
@@ -140,25 +144,15 @@ GLUE_PENDING = {
 
 def role_problems(path: Path) -> list[str]:
     """Glue roles left in the prose, and `{eval}` expressions other than `prose.NAME`."""
-    notebook = json.loads(path.read_text(encoding="utf-8"))
     found = []
-    for index, cell in enumerate(notebook["cells"]):
-        if cell["cell_type"] != "markdown":
-            continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    for index, source in markdown_cells(path):
         found += [f"cell {index}: glue role {m.group(0)!r}" for m in GLUE_ROLE.finditer(source)]
         found += [f"cell {index}: {{eval}}`{m.group(1)}` is not prose.NAME" for m in EVAL.finditer(source)
                   if not PROSE_EXPRESSION.match(m.group(1))]
     return found
 
 
-def _role_case(path: Path):
-    name = path.relative_to(REPO).as_posix()
-    marks = [pytest.mark.xfail(reason=GLUE_PENDING[name], strict=True)] if name in GLUE_PENDING else []
-    return pytest.param(path, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("source", [_role_case(p) for p in NOTEBOOKS])
+@pytest.mark.parametrize("source", [_case(p, GLUE_PENDING) for p in NOTEBOOKS])
 def test_chapter_prose_quotes_through_prose_eval(source):
     found = role_problems(source)
     assert not found, (f"{source.name}: JupyterLab cannot render these; run tools/convert_prose.py on it:\n  "
