@@ -6,8 +6,9 @@ notebooks/ (the chapters read data/ through a link; nothing in the repository is
 (the session's `browser` fixture in tests/conftest.py) then opens every chapter of _toc.yml, runs all cells,
 and checks what the reader sees:
 - no cell raised, and no widget failed to draw ("Error displaying widget");
-- every markdown cell is rendered by MyST with its numbers: no raw `{glue`/`{eval` role, and no `{eval}`
-  expression left unevaluated (jupyterlab-myst shows those as the expression in code font);
+- every markdown cell is rendered by MyST with its numbers: no raw `{glue`/`{eval` role, no `{eval}`
+  expression left unevaluated (jupyterlab-myst shows those as the expression in code font), and no myst-nb glue
+  role, which jupyterlab-myst does not know and shows as the glued name;
 - on every chapter with a calculator panel or a kernel-free explorer, every control of its first panel is
   moved (sliders with the keyboard, as a reader would) and the panel's output must change each time; an
   explorer must not be typeset as math by JupyterLab.
@@ -28,6 +29,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, page_name, toc_notebooks
+from test_prose_numbers import GLUE_PENDING
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]
 
@@ -115,11 +117,16 @@ MARKDOWN_JS = f"""() => {CURRENT}.content.widgets.flatMap((c, i) => {{
     for (const role of ['{{glue', '{{eval']) if (text.includes(role)) found.push(`cell ${{i}}: raw ${{role}} role`);
     for (const code of rendered.querySelectorAll('code'))
       if (/^prose\\.\\w+$/.test(code.textContent.trim())) found.push(`cell ${{i}}: unevaluated ${{code.textContent}}`);
+    // jupyterlab-myst shows a role it does not know, such as myst-nb's {{glue:text}}, as its bare content
+    for (const m of c.model.sharedModel.getSource().matchAll(/\\{{glue[:\\w]*\\}}`([\\w.:-]+)`/g))
+      if (new RegExp(`(^|[^\\w])${{m[1]}}([^\\w]|$)`).test(text)) found.push(`cell ${{i}}: glue role shown as ${{m[1]}}`);
     return found; }})"""
 
 
 def _open_and_run(page, lab, notebook: Path) -> None:
-    page.goto(f"{lab['url']}/lab/tree/notebooks/{notebook.name}?token={lab['token']}")
+    # A workspace of its own, reset: JupyterLab would otherwise reopen the chapters earlier tests opened.
+    page.goto(f"{lab['url']}/lab/workspaces/{notebook.stem}/tree/notebooks/{notebook.name}"
+              f"?reset&token={lab['token']}")
     page.wait_for_function(f"() => window.jupyterapp && {CURRENT} && {CURRENT}.sessionContext", timeout=90_000)
     page.evaluate(READY_JS)
     page.evaluate("async () => { await window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
@@ -220,7 +227,14 @@ def _has_panel(notebook: Path) -> bool:
     return ".widget" in code or "explorer.display(" in code or "W.VBox(" in code
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[page_name(n) for n in NOTEBOOKS])
+def _case(notebook: Path):
+    """Chapters still quoting with glue roles cannot show their numbers in JupyterLab yet: strict xfails."""
+    name = notebook.relative_to(REPO).as_posix()
+    marks = [pytest.mark.xfail(reason=GLUE_PENDING[name], strict=True)] if name in GLUE_PENDING else []
+    return pytest.param(notebook, id=page_name(notebook), marks=marks)
+
+
+@pytest.mark.parametrize("notebook", [_case(n) for n in NOTEBOOKS])
 def test_chapter_runs_live_with_its_numbers(notebook, lab, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
