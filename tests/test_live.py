@@ -2,7 +2,7 @@
 
 `make test-live` (its own phase of .ci/run, offline like the others) starts the pinned JupyterLab from
 requirements.txt on 127.0.0.1, with jupyterlab-myst and the ipywidgets front end, over a scratch copy of
-notebooks/ (the chapters read data/ through a link; nothing in the repository is written). Headless Chromium
+notebooks/ and book/ (the chapters read data/ through a link; nothing in the repository is written). Headless Chromium
 (the session's `browser` fixture in tests/conftest.py) then opens every chapter of _toc.yml, runs all cells,
 and checks what the reader sees:
 - no cell raised, and no widget failed to draw ("Error displaying widget");
@@ -67,6 +67,7 @@ def _settings(root: Path) -> Path:
 def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("live")
     shutil.copytree(REPO / "notebooks", root / "notebooks")
+    shutil.copytree(REPO / "book", root / "book", ignore=shutil.ignore_patterns("_vendor", "_static"))
     (root / "data").symlink_to(REPO / "data")           # chapters name some inputs relative to notebooks/
     port, token = _free_port(), os.urandom(12).hex()
     jupyter = Path(sys.executable).parent / "jupyter"
@@ -125,7 +126,7 @@ MARKDOWN_JS = f"""() => {CURRENT}.content.widgets.flatMap((c, i) => {{
 
 def _open_and_run(page, lab, notebook: Path) -> None:
     # A workspace of its own, reset: JupyterLab would otherwise reopen the chapters earlier tests opened.
-    page.goto(f"{lab['url']}/lab/workspaces/{notebook.stem}/tree/notebooks/{notebook.name}"
+    page.goto(f"{lab['url']}/lab/workspaces/{notebook.stem}/tree/{notebook.relative_to(REPO).as_posix()}"
               f"?reset&token={lab['token']}")
     page.wait_for_function(f"() => window.jupyterapp && {CURRENT} && {CURRENT}.sessionContext", timeout=90_000)
     page.evaluate(READY_JS)
