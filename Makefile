@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve book validate calibrate bench clean
+.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve test-live book validate calibrate bench clean
 
 # Which Python: the first make goal that needs .venv checks $(PYTHON) before .venv exists, and stops in one line
 # naming the supported Pythons found on this machine (tools/check_python.sh; the supported minor versions are
 # pyproject.toml's classifiers). An existing, installed .venv is used as it is.
-VENV_GOALS := install test test-fast test-deep test-resolve book validate calibrate bench
+VENV_GOALS := install test test-fast test-deep test-resolve test-live book validate calibrate bench
 ifneq ($(filter $(VENV_GOALS),$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(STAMP)),)
 PYTHON_PROBLEM := $(shell tools/check_python.sh "$(PYTHON)" $(filter $(VENV_GOALS),$(MAKECMDGOALS)))
@@ -45,13 +45,16 @@ browser-deps:  ## find the browser the browser tests drive (CHROMIUM=/path to ch
 	@$(PYTHON) tools/find_browser.py --install-as-root
 
 test-deep: install  ## the fast tests with the thorough hypothesis profile and a long fuzz run (minutes)
-	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow and not network"
+	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow and not network and not live"
 
 test-fast: install  ## unit, property and CLI tests only (no notebooks, no browser)
-	$(PY) -m pytest -q -m "not slow and not network"
+	$(PY) -m pytest -q -m "not slow and not network and not live"
 
 test: install browser-deps  ## every offline test: unit, property, CLI, notebooks, the wheel, and the browser test of the built book
-	$(PY) -m pytest -q -m "not network"
+	$(PY) -m pytest -q -m "not network and not live"
+
+test-live: install browser-deps  ## every chapter run live in JupyterLab (as on Binder), driven by headless Chromium
+	$(PY) -m pytest -q -m live
 
 # Needs the package index (pip's resolver), so it is not part of the offline `make test`; .ci/run runs it as its
 # own phase. REQUIRE_NETWORK=1 turns "index unreachable" into a failure instead of a skip.

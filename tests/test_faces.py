@@ -210,3 +210,65 @@ def test_experiment_panel_reprices_with_the_readers_assumptions():
     assert panel.summary.value != before
     panel.experiment.value = "exp1b"
     assert panel.completion.value == 800         # exp 1b's assumed completion (seed page)
+
+
+def test_calculator_states_a_model_switched_by_a_price_list():
+    """Qwen3-32B (swe_rl) is not listed after the July 2026 repricing; the panel bills its successor and says so."""
+    from tinker_nomics.sources.successors import model_for
+    calc = Calculator("swe_rl")
+    calc.prices.value = "2026-10-07"
+    successor, _ = model_for("Qwen/Qwen3-32B", "2026-10-07")
+    assert calc.model.value == successor
+    assert "does not price Qwen/Qwen3-32B" in calc.summary.value and successor in calc.summary.value
+    calc.controls["steps"].value = 10            # the statement is about that change only
+    assert "does not price" not in calc.summary.value
+
+
+def test_calculator_takes_a_new_gpus_default_rate_and_names_its_source():
+    from tinker_nomics.sources import default_gpu_price
+    calc = Calculator("math_rl")
+    calc.gpu.value = "H200 SXM"
+    rate = default_gpu_price("H200 SXM")
+    assert calc.controls["gpu_hourly_usd"].value == pytest.approx(rate.usd_per_gpu_hour)
+    assert calc.scenario().gpu_hourly_usd == pytest.approx(rate.usd_per_gpu_hour)
+    assert rate.provider in calc.summary.value and "per GPU-hour" in calc.summary.value
+    calc.controls["gpu_hourly_usd"].value = 9.99
+    assert "set by hand" in calc.summary.value
+
+
+def test_calculator_has_the_sandbox_failure_and_lora_controls():
+    calc = Calculator("code_rl")
+    assert {"none", "modal", "sandboxfusion"} <= set(calc.sandbox.options[i][1] for i in range(len(calc.sandbox.options)))
+    before = estimate(calc.scenario())
+    calc.sandbox.value = "sandboxfusion"          # free and local: the sandbox line of Tinker's bill goes to $0
+    assert float(estimate(calc.scenario()).tinker.sandbox_usd) == 0 < float(before.tinker.sandbox_usd)
+    calc.controls["lora_rank"].value = 128
+    assert float(estimate(calc.scenario()).checkpoint_gb) > float(before.checkpoint_gb)
+    agent = Calculator("swe_rl")
+    tokens_before = float(estimate(agent.scenario()).tokens.prefill)
+    agent.controls["failure_overhead"].value = min(agent.controls["failure_overhead"].value + 0.3, 1.0)
+    assert float(estimate(agent.scenario()).tokens.prefill) > tokens_before
+
+
+def test_panel_readouts_and_labels_are_not_cut():
+    """Long labels wrap and readouts keep room for five digits (the CSS each panel ships)."""
+    from tinker_nomics.faces.widgets import PANEL_CSS, SLIDERS
+    assert "white-space:normal" in PANEL_CSS and "min-width:5.5em" in PANEL_CSS
+    assert all("…" not in label for label, _ in SLIDERS.values())
+
+
+def test_experiment_panel_states_its_sign_convention_once():
+    from tinker_nomics.faces.widgets import ExperimentPanel
+    text = ExperimentPanel("exp1a").summary.value
+    assert text.lower().count("signed error") == 1
+
+
+def test_flop_panel_moves_with_the_batch():
+    """B, G and L are controls of the FLOP panel: a bigger batch means more concurrent sequences."""
+    from tinker_nomics.faces.widgets import FlopPanel
+    panel = FlopPanel("Qwen3-8B", "H100 SXM", 8, 64, 16, 512)
+    before = panel.report.value
+    for control, value in ((panel.prompts, 128), (panel.group, 8), (panel.length, 4096)):
+        control.value = value
+        assert panel.report.value != before
+        before = panel.report.value

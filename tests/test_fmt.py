@@ -55,3 +55,19 @@ def test_pct_exact(share, expected):
 def test_signed_usd(x, expected):
     assert fmt.signed_usd(x) == expected
     assert fmt.signed_usd(math.nan) == "n/a"
+
+
+def test_table_numbers_have_no_float_noise():
+    """The raw DataFrame values the book used to print (11837640.0, 2048.0) read as counts."""
+    assert fmt.number(11837640.0) == "11,837,640" and fmt.number(2048.0) == "2,048"
+    assert fmt.number(0.35) == "0.35" and fmt.number(12.5) == "12.5" and fmt.number(float("nan")) == "n/a"
+
+
+@pytest.mark.parametrize("value, kind, label", [
+    (100_000, "tokens", "100K"), (2_500_000, "tokens", "2.5M"), (500, "usd", "$500"), (1000, "usd", "$1,000"),
+    (12_500, "usd", "$12.5K"), (20_000, "usd", "$20K"), (0.5, "usd", "$0.50"), (80e9, "bytes", "80 GB"),
+    (0.25, "pct", "25%"), (2048, "count", "2,048"),
+])
+def test_axis_ticks_carry_no_needless_decimals(value, kind, label):
+    assert fmt.tick(value, kind) == label
+    assert fmt.axis_tick(kind)(value, 0) == label

@@ -34,6 +34,53 @@ def tokens(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def number(x: float) -> str:
+    """A plain quantity for a table cell: whole numbers with thousands separators (11,837,640; 2,048), others
+    to three significant digits (0.35, 12.5, 1,234), NaN as n/a."""
+    x = float(x)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    if x == int(x) and abs(x) < 1e15:
+        return f"{int(x):,}"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{float(f'{x:.3g}'):g}" if abs(x) >= 1e-4 else f"{x:.2e}"
+
+
+def axis_tick(kind: str):
+    """A matplotlib tick formatter that labels through this module: "usd" ($500, $1,000, $12.5K), "tokens"
+    (100K, 2.5M), "bytes" (80 GB), "count" (2,048), "pct" (25%). Ticks carry no needless decimals ("100K", not "100.00K")."""
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda value, _position: tick(value, kind))
+
+
+def tick(value: float, kind: str) -> str:
+    """One axis label (see `axis_tick`)."""
+    value = float(value)
+    if kind == "usd":
+        if abs(value) >= 1e4:
+            return usd_short(value).replace(".0K", "K").replace(".00M", "M")
+        return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"
+    if kind == "tokens":
+        for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+            if abs(value) >= scale:
+                return f"{value / scale:,.3g}{suffix}"
+        return f"{value:,.0f}"
+    if kind == "pct":
+        return f"{100 * value:.3g}%"
+    if kind == "bytes":
+        for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")):
+            if abs(value) >= scale:
+                return f"{value / scale:,.3g} {suffix}"
+        return f"{value:,.0f} B"
+    if kind == "count":
+        return number(value)
+    raise ValueError(f"unknown tick kind {kind!r}; use usd, tokens, bytes, pct or count")
+
+
 def hours(x: float) -> str:
     x = float(x)
     if math.isnan(x):

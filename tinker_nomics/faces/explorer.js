@@ -230,6 +230,8 @@
     var roots = document.querySelectorAll(".tn-explorer:not([data-ready])");
     Array.prototype.forEach.call(roots, function (root) {
       root.setAttribute("data-ready", "1");
+      // In JupyterLab the arrow keys are notebook shortcuts (move between cells): keep them for the controls.
+      root.addEventListener("keydown", function (event) { event.stopPropagation(); });
       var block = root.querySelector("script.tn-data");
       var data = JSON.parse(block.textContent);
       var kindName = root.getAttribute("data-kind");

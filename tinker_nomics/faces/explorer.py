@@ -52,7 +52,10 @@ def _script() -> str:
 def _fragment(kind: str, data: dict, title: str) -> str:
     # "</" must not appear inside the JSON script block; \u003c keeps it valid JSON.
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace("</", "<\\u002f")
-    return (f'<div class="tn-explorer" data-kind="{kind}" aria-label="{html.escape(title)}">'
+    # tex2jax_ignore/mathjax_ignore: no MathJax (JupyterLab's or the book's) may read "$99.20 … $28.49" as math;
+    # data-lm-suppress-shortcuts: JupyterLab's keyboard shortcuts stay out of the controls.
+    return (f'<div class="tn-explorer tex2jax_ignore mathjax_ignore" data-lm-suppress-shortcuts="true" '
+            f'data-kind="{kind}" aria-label="{html.escape(title)}">'
             f'<script type="application/json" class="tn-data">{payload}</script>'
             f'<noscript>This explorer needs JavaScript.</noscript></div>'
             f'<script>{_script()}</script>')

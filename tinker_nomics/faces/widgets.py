@@ -6,6 +6,7 @@ static book they show the state they were built with (a snapshot).
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 
@@ -26,27 +27,91 @@ from ..sources.successors import model_for
 from ..sources.workloads import get_workload, workloads
 from . import plots
 
-STYLE = {"description_width": "150px"}
-LAYOUT = W.Layout(width="420px")
+LABEL_WIDTH = "14em"          # wide enough for every label below; longer ones wrap instead of being cut
+STYLE = {"description_width": LABEL_WIDTH}
+ROW = dict(width="100%", max_width="34em")
+# ipywidgets cuts a long description with an ellipsis and gives a slider's readout a fixed narrow box; in a
+# panel (class tn-panel) labels wrap and readouts keep room for "32,768" or "$15.00". Shipped as a <style> inside
+# the panel, so it applies in JupyterLab and in the static book alike.
+PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;overflow:visible;text-overflow:clip;line-height:1.25;"
+             "height:auto;min-height:var(--jp-widgets-inline-height,28px);display:flex;align-items:center}"
+             ".tn-panel .widget-readout{min-width:5.5em;overflow:visible;text-align:right}"
+             ".tn-panel .widget-inline-hbox{height:auto;min-height:var(--jp-widgets-inline-height,28px)}"
+             ".tn-panel .widget-html,.tn-panel .widget-html-content{min-width:0;max-width:100%;white-space:normal;"
+             "height:auto}"
+             ".tn-panel .tn-group{border:1px solid #e3e3e3;border-radius:6px;padding:4px 8px 6px 8px;min-width:0}"
+             ".tn-panel .tn-group-title{font-weight:600;color:#333;margin:2px 0 4px 0}"
+             ".tn-panel table.tn-summary td,.tn-panel table.tn-summary th{padding:3px 12px 3px 0;vertical-align:top;"
+             "text-align:left}.tn-panel .tn-changes{color:#7a4b00;margin:4px 0}</style>")
+
+
+def styled(widget, label: str):
+    """One control: its full label, the panel's label column, and a row that shrinks on a phone."""
+    widget.description, widget.style, widget.layout = label, STYLE, W.Layout(**ROW)
+    if hasattr(widget, "continuous_update"):
+        widget.continuous_update = False
+    return widget
+
+
+def group(title: str, children) -> W.VBox:
+    box = W.VBox([W.HTML(f"<div class='tn-group-title'>{html.escape(title)}</div>"), *children],
+                 layout=W.Layout(width="auto"))
+    box.add_class("tn-group")
+    return box
+
+
+def groups(boxes) -> W.GridBox:
+    """Groups side by side where the page is wide, one under another on a phone."""
+    return W.GridBox(boxes, layout=W.Layout(grid_template_columns="repeat(auto-fit, minmax(min(100%, 26em), 1fr))",
+                                            grid_gap="8px 12px", width="100%"))
+
+
+def panel(children) -> W.VBox:
+    box = W.VBox([W.HTML(PANEL_CSS), *children], layout=W.Layout(width="100%", max_width="72em"))
+    box.add_class("tn-panel")
+    return box
+
+
+def changes_html(changes: list[str]) -> str:
+    """What a change did beyond the control moved (a model switched, a GPU's rate taken), for the panel."""
+    return "".join(f"<div class='tn-changes'>{html.escape(c)}</div>" for c in changes)
+
+
+SANDBOX_LABELS = {"none": "none", "modal": "Modal (billed per CPU-core-hour and GiB-hour)",
+                  "sandboxfusion": "SandboxFusion (your own CPUs, free)"}
+
+
+def sandbox_options() -> list[tuple[str, str]]:
+    """Every sandbox data/hardware/sandbox_rates.csv prices, by the name a reader knows it by."""
+    return [(SANDBOX_LABELS.get(name, name), name) for name in sorted(sources.sandbox_rates(),
+                                                                       key=lambda n: (n != "none", n))]
+
 
 # Scenario field -> (label, widget factory). Ranges cover the presets and sensible sweeps.
 SLIDERS = {
     "prompts_per_step": (r"prompts per step \(B\)", lambda: W.IntSlider(min=1, max=512, step=1)),
-    "group_size": (r"group size \(G\)", lambda: W.IntSlider(min=1, max=64, step=1)),
+    "group_size": (r"rollouts per prompt \(G\)", lambda: W.IntSlider(min=1, max=64, step=1)),
     "steps": (r"steps \(S\)", lambda: W.IntSlider(min=1, max=1000, step=1)),
-    "completion_tokens": (r"completion \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64)),
-    "prompt_tokens": (r"prompt \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
-    "length_growth": (r"length growth \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
-    "substeps": (r"substeps \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
-    "turns": (r"turns \(N\)", lambda: W.IntSlider(min=1, max=60, step=1)),
-    "output_per_turn": (r"output per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
-    "observation_per_turn": (r"observation per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
-    "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01)),
-    "off_policy": (r"off-policy \(k\)", lambda: W.IntSlider(min=0, max=8, step=1)),
+    "completion_tokens": (r"completion tokens \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64)),
+    "prompt_tokens": (r"prompt tokens \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
+    "length_growth": (r"length growth, end ÷ start \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
+    "substeps": (r"passes per batch \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
+    "lora_rank": ("LoRA rank", lambda: W.IntSlider(min=1, max=512, step=1)),
+    "turns": (r"turns per rollout \(N\)", lambda: W.IntSlider(min=1, max=60, step=1)),
+    "output_per_turn": (r"output tokens per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
+    "observation_per_turn": ("observation tokens per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
+    "failure_overhead": ("extra turns of failed rollouts", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01,
+                                                                                 readout_format=".0%")),
+    "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01,
+                                                                      readout_format=".0%")),
+    "sandbox_seconds_per_rollout": ("sandbox seconds per rollout", lambda: W.FloatSlider(min=0.0, max=120.0,
+                                                                                         step=0.5)),
+    "off_policy": (r"steps off-policy \(k\)", lambda: W.IntSlider(min=0, max=8, step=1)),
     "num_gpus": ("GPUs", lambda: W.IntSlider(min=1, max=256, step=1)),
-    "gpu_hourly_usd": ("$ per GPU-hour", lambda: W.FloatSlider(min=0.2, max=15.0, step=0.01)),
-    "rollout_efficiency": ("rollout efficiency", lambda: W.FloatSlider(min=0.05, max=1.0, step=0.01)),
-    "mfu": ("training MFU", lambda: W.FloatSlider(min=0.01, max=0.6, step=0.005)),
+    "gpu_hourly_usd": ("$ per GPU-hour", lambda: W.FloatSlider(min=0.2, max=15.0, step=0.01, readout_format=".2f")),
+    "rollout_efficiency": ("rollout efficiency", lambda: W.FloatSlider(min=0.05, max=1.0, step=0.01,
+                                                                      readout_format=".0%")),
+    "mfu": ("training MFU", lambda: W.FloatSlider(min=0.01, max=0.6, step=0.005, readout_format=".1%")),
 }
 
 
@@ -92,106 +157,125 @@ def show_png(out: W.Output, fig) -> None:
 
 
 class Calculator:
-    """A workload picker, registry pickers and sliders; a summary table and a cost-breakdown figure.
+    """A workload picker, registry pickers and sliders in labelled groups; a summary table and a cost-breakdown
+    figure. Every consequence of a change beyond the control itself is stated above the summary: a model
+    switched because the chosen price list does not price it, a new GPU's $/GPU-hour and where it comes from.
 
-    `compact=True` keeps the summary and figure but folds the controls into one short tab (workload, model,
-    prices, the run's size and the agentic knobs), for pages that explore one workload."""
+    `compact=True` keeps the summary and figure but shows only the controls a one-workload page needs
+    (workload, model, prices, the run's size and the agentic knobs)."""
 
     def __init__(self, workload: str = "math_rl", compact: bool = False, **overrides):
         self.out = W.Output()
         self.summary = W.HTML()
         self.controls: dict[str, W.Widget] = {}
+        self.changes: list[str] = []
         self._quiet = False
-        self.workload = W.Dropdown(options=list(workloads()), description="workload", style=STYLE, layout=LAYOUT)
-        self.prices = W.Dropdown(options=list(snapshots()), description="Tinker prices", style=STYLE, layout=LAYOUT)
-        self.model = W.Dropdown(description="model", style=STYLE, layout=LAYOUT)
-        self.gpu = W.Dropdown(options=priced_gpus(), description="GPU", style=STYLE, layout=LAYOUT)
-        self.method = W.ToggleButtons(options=list(reversed(METHODS)), description="method", style=STYLE)
+        self.workload = styled(W.Dropdown(options=list(workloads())), "workload preset")
+        self.prices = styled(W.Dropdown(options=list(snapshots())), "Tinker price list")
+        self.model = styled(W.Dropdown(), "model")
+        self.gpu = styled(W.Dropdown(options=priced_gpus()), "GPU")
+        self.sandbox = styled(W.Dropdown(options=sandbox_options()), "sandbox")
+        self.method = styled(W.ToggleButtons(options=list(reversed(METHODS))), "method")
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
         self.cached = W.Checkbox(description="Tinker bills cached prefill (from 2026-07-17)", indent=False,
-                                 layout=W.Layout(width="420px"))
+                                 layout=W.Layout(**ROW))
         for name, (label, make) in SLIDERS.items():
-            widget = make()
-            widget.description, widget.style, widget.layout = label, STYLE, LAYOUT
-            widget.continuous_update = False
-            self.controls[name] = widget
+            self.controls[name] = styled(make(), label)
         self.load(workload, **overrides)
-        self.workload.observe(lambda change: self.load(change["new"]), names="value")
+        self.workload.observe(lambda change: self.load(change["new"], announce=True), names="value")
         self.prices.observe(self._on_prices, names="value")
         self.gpu.observe(self._on_gpu, names="value")
         self.method.observe(self._on_method, names="value")
-        for w in [self.model, self.cached, *self.controls.values()]:
+        for w in [self.model, self.cached, self.sandbox, *self.controls.values()]:
             w.observe(lambda change: self.redraw(), names="value")
         c = self.controls
-        run = W.VBox([self.workload, self.model, self.prices, c["prompts_per_step"], c["group_size"], c["steps"],
-                      c["completion_tokens"], c["prompt_tokens"], c["length_growth"], c["substeps"]])
-        agentic = W.VBox([c["turns"], c["output_per_turn"], c["observation_per_turn"], c["cache_hit_rate"],
-                          self.cached])
-        hosted = W.VBox([self.gpu, c["num_gpus"], c["gpu_hourly_usd"], c["rollout_efficiency"], c["mfu"],
-                         c["off_policy"], self.method])
         if compact:
-            left = W.VBox([self.workload, self.model, self.prices, c["steps"], c["group_size"],
-                           c["completion_tokens"]])
-            right = W.VBox([c["turns"], c["output_per_turn"], c["prompt_tokens"], c["cache_hit_rate"], self.cached,
-                            self.method])
-            controls = W.HBox([left, right], layout=W.Layout(flex_flow="row wrap"))
+            boxes = [group("Run", [self.workload, self.model, self.prices, c["steps"], c["group_size"],
+                                   c["completion_tokens"], self.method]),
+                     group("Agents and caching", [c["turns"], c["output_per_turn"], c["prompt_tokens"],
+                                                  c["cache_hit_rate"], self.cached])]
         else:
-            controls = W.Tab(children=[run, agentic, hosted])
-            for i, title in enumerate(["Run", "Agentic & caching", "Self-hosted"]):
-                controls.set_title(i, title)
-        self.widget = W.VBox([controls, self.summary, self.out])
-        self.redraw()
+            boxes = [group("Run", [self.workload, self.model, self.prices, c["prompts_per_step"], c["group_size"],
+                                   c["steps"], c["completion_tokens"], c["prompt_tokens"], c["length_growth"],
+                                   c["substeps"], c["lora_rank"], self.method]),
+                     group("Agents, sandboxes and caching", [c["turns"], c["output_per_turn"],
+                                                             c["observation_per_turn"], c["failure_overhead"],
+                                                             self.sandbox, c["sandbox_seconds_per_rollout"],
+                                                             c["cache_hit_rate"], self.cached]),
+                     group("Self-hosted", [self.gpu, c["num_gpus"], c["gpu_hourly_usd"], c["rollout_efficiency"],
+                                           c["mfu"], c["off_policy"]])]
+        self.widget = panel([groups(boxes), self.summary, self.out])   # load() drew the first state
 
     # ---------------------------------------------------------------- state
-    def load(self, workload: str, **overrides):
-        """Set every control from a preset (and overrides), then redraw once."""
-        preset = Scenario.from_workload(workload, **overrides).resolved()
-        self._quiet = True
+    @contextlib.contextmanager
+    def _holding(self):
+        """Set several controls with one redraw after: nested holds (a preset setting the price list, whose
+        observer sets the model) restore the outer hold instead of ending it."""
+        outer, self._quiet = self._quiet, True
         try:
+            yield
+        finally:
+            self._quiet = outer
+
+    def load(self, workload: str, announce: bool = False, **overrides):
+        """Set every control from a preset (and overrides), then redraw once; `announce` says so in the panel."""
+        preset = Scenario.from_workload(workload, **overrides).resolved()
+        with self._holding():
             if self.workload.value != get_workload(workload).name:
                 self.workload.value = get_workload(workload).name
             self.prices.value = preset.prices
             self.model.options = priced_architectures(preset.prices)
             self.model.value = preset.model
             self.gpu.value = preset.gpu
+            self.sandbox.value = preset.sandbox
             self.method.value = preset.method
             self.cached.value = bool(preset.tinker_cached_prefill)
             for name, widget in self.controls.items():
                 value = getattr(preset, name)
                 widget.value = type(widget.value)(min(max(value, widget.min), widget.max))
-        finally:
-            self._quiet = False
+        self.changes = [f"Every control now holds the {get_workload(workload).name} preset: {preset.model}, "
+                        f"Tinker prices as of {preset.prices}, {float(preset.num_gpus):g} × {preset.gpu}."] \
+            if announce else []
         self.redraw()
 
     def _on_prices(self, change):
         current = self.model.value
-        self._quiet = True
-        try:
+        with self._holding():
             self.model.options = priced_architectures(change["new"])
             if current in self.model.options:
                 self.model.value = current
-        finally:
-            self._quiet = False
+                self.changes = []
+            else:
+                try:
+                    billed, _ = model_for(current, change["new"])
+                except TinkerNomicsError:
+                    billed = None
+                self.model.value = billed if billed in self.model.options else self.model.options[0]
+                why = "its successor" if billed == self.model.value else "the first model it prices"
+                self.changes = [f"The {change['new']} price list does not price {current}: the model is now "
+                                f"{self.model.value}, {why}."]
         self.redraw()
 
     def _on_gpu(self, change):
-        """The $/GPU-hour follows the GPU: the preset's rate for the preset's GPU, else the GPU's registry default."""
-        self._set_quietly("gpu_hourly_usd", self._rate_for(change["new"])[0])
+        """The $/GPU-hour follows the GPU: the preset's rate for the preset's GPU, else the GPU's registry default
+        (Scenario.from_workload's rule), and the panel says which."""
+        rate, source = self._rate_for(change["new"])
+        with self._holding():
+            self.controls["gpu_hourly_usd"].value = rate
+        self.changes = [f"{change['new']}: {fmt.usd(rate)} per GPU-hour ({source}); move $ per GPU-hour to price "
+                        f"another offer."]
         self.redraw()
 
     def _on_method(self, change):
         """Each method's own efficiencies: the seed's 70% MBU and 10% MFU, or the calibrated fit for the model."""
         preset = Scenario.from_workload(self.workload.value, model=self.model.value, method=change["new"]).resolved()
-        self._set_quietly("rollout_efficiency", preset.rollout_efficiency)
-        self._set_quietly("mfu", preset.mfu)
+        with self._holding():
+            for name in ("rollout_efficiency", "mfu"):
+                widget = self.controls[name]
+                widget.value = type(widget.value)(min(max(float(getattr(preset, name)), widget.min), widget.max))
+        self.changes = [f"The {change['new']} method's efficiencies: rollout "
+                        f"{fmt.pct(float(preset.rollout_efficiency))}, training MFU {fmt.pct(float(preset.mfu))}."]
         self.redraw()
-
-    def _set_quietly(self, name: str, value: float) -> None:
-        widget = self.controls[name]
-        self._quiet = True
-        try:
-            widget.value = type(widget.value)(min(max(value, widget.min), widget.max))
-        finally:
-            self._quiet = False
 
     def _rate_for(self, gpu: str) -> tuple[float, str]:
         """The $/GPU-hour a GPU takes on this panel and where it comes from (Scenario.from_workload's rule)."""
@@ -202,7 +286,7 @@ class Calculator:
         values = {name: widget.value for name, widget in self.controls.items()}
         rate, source = self._rate_for(self.gpu.value)
         return Scenario.from_workload(self.workload.value, model=self.model.value, prices=self.prices.value,
-                                      gpu=self.gpu.value, method=self.method.value,
+                                      gpu=self.gpu.value, method=self.method.value, sandbox=self.sandbox.value,
                                       tinker_cached_prefill=self.cached.value,
                                       gpu_hourly_usd_source=source if abs(values["gpu_hourly_usd"] - rate) < 0.005
                                       else "set on the panel", **values)
@@ -217,7 +301,8 @@ class Calculator:
             self.summary.value = f"<p style='color:#b00'>{html.escape(str(exc))}</p>"
             self.out.clear_output()
             return
-        self.summary.value = summary_html(est)
+        self.summary.value = changes_html(self.changes) + summary_html(est)
+        self.changes = []
         fig, ax = panel_axes()
         plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
                                                f"{est.scenario.method} method")
@@ -226,15 +311,17 @@ class Calculator:
 
 def summary_html(est) -> str:
     """A small table: tokens, Tinker's bill, self-hosted hours and dollars, the cheaper side."""
-    t, s, k = est.tinker, est.self_hosted, est.tokens
+    t, s, k, sc = est.tinker, est.self_hosted, est.tokens, est.scenario
     side, factor = cheaper_factor(est)
-    rows = [("Prices", f"Tinker as of {est.scenario.prices}"
-                       + (f"; {float(s.num_gpus):g} × {est.scenario.gpu} at {fmt.usd(s.gpu_hourly_usd)}/GPU-hour"
-                          if s is not None else "")),
+    rows = [("Prices", f"Tinker as of {sc.prices}"
+                       + (f"; {float(s.num_gpus):g} × {sc.gpu} at {fmt.usd(s.gpu_hourly_usd)} per GPU-hour "
+                          f"({html.escape(str(sc.gpu_hourly_usd_source))})" if s is not None else "")),
             ("Tokens", f"sample {fmt.tokens(k.sample)} · train {fmt.tokens(k.train)} · "
                        f"prefill {fmt.tokens(k.prefill)}"),
             ("Tinker", f"<b>{fmt.usd(t.total_usd)}</b> (sample {fmt.usd(t.sample_usd)}, train "
-                       f"{fmt.usd(t.train_usd)}, prefill {fmt.usd(t.prefill_usd)}, sandbox {fmt.usd(t.sandbox_usd)})")]
+                       f"{fmt.usd(t.train_usd)}, prefill {fmt.usd(t.prefill_usd)}, sandbox {fmt.usd(t.sandbox_usd)}, "
+                       f"storage {fmt.usd(t.storage_usd)} for a {fmt.size_gb(est.checkpoint_gb)} adapter at "
+                       f"rank {float(sc.lora_rank):g})")]
     if s is not None:
         rows += [("Self-hosted", f"<b>{fmt.usd(s.total_usd)}</b> ({float(s.gpu_hours):,.1f} GPU-h on "
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
@@ -242,8 +329,8 @@ def summary_html(est) -> str:
                           f"wall-clock {fmt.hours(s.wallclock_hours)}"),
                  ("Cheaper", f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes]
-    body = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{a}</th><td>{b}</td></tr>" for a, b in rows)
-    return f"<table>{body}</table>"
+    body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
+    return f"<table class='tn-summary'>{body}</table>"
 
 
 # ------------------------------------------------------------------------------------------ experiment replay
@@ -257,23 +344,23 @@ class ExperimentPanel:
         self.workloads = dict(SEED_WORKLOADS)
         self.out = W.Output()
         self.summary = W.HTML()
-        self.experiment = W.Dropdown(options=[("exp 1a (GSM8K)", "exp1a"), ("exp 1b (MATH)", "exp1b")],
-                                     value=experiment, description="experiment", style=STYLE, layout=LAYOUT)
-        self.completion = W.IntSlider(min=64, max=2048, step=16, description=r"completion tokens \(L\)")
-        self.prompt = W.IntSlider(min=0, max=400, step=1, description=r"prompt tokens \(P\)")
-        self.growth = W.FloatSlider(min=0.5, max=2.5, step=0.05, description="length growth (end/start)")
-        self.evals = W.Checkbox(description="count the eval rollouts the run made", indent=False)
-        self.method = W.ToggleButtons(options=list(reversed(METHODS)), description="method", style=STYLE)
-        for w in (self.completion, self.prompt, self.growth):
-            w.style, w.layout, w.continuous_update = STYLE, LAYOUT, False
+        self.experiment = styled(W.Dropdown(options=[("exp 1a (GSM8K)", "exp1a"), ("exp 1b (MATH)", "exp1b")],
+                                            value=experiment), "experiment")
+        self.completion = styled(W.IntSlider(min=64, max=2048, step=16), r"completion tokens \(L\)")
+        self.prompt = styled(W.IntSlider(min=0, max=400, step=1), r"prompt tokens \(P\)")
+        self.growth = styled(W.FloatSlider(min=0.5, max=2.5, step=0.05), r"length growth, end ÷ start \(g\)")
+        self.evals = W.Checkbox(description="count the eval rollouts the run made", indent=False,
+                                layout=W.Layout(**ROW))
+        self.method = styled(W.ToggleButtons(options=list(reversed(METHODS))), "method")
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
         self._quiet = False
         self.load(experiment)
         self.experiment.observe(lambda change: self.load(change["new"]), names="value")
         for w in (self.completion, self.prompt, self.growth, self.evals, self.method):
             w.observe(lambda change: self.redraw(), names="value")
-        self.widget = W.VBox([W.HBox([W.VBox([self.experiment, self.completion, self.prompt]),
-                                      W.VBox([self.growth, self.method, self.evals])]),
-                              self.summary, self.out])
+        self.widget = panel([groups([group("The run", [self.experiment, self.completion, self.prompt]),
+                                     group("The prediction", [self.growth, self.method, self.evals])]),
+                             self.summary, self.out])
         self.redraw()
 
     def load(self, experiment: str):
@@ -330,16 +417,92 @@ class ExperimentPanel:
 
 def experiment_html(rows, billed_usd: float, est) -> str:
     """Per meter: predicted and logged tokens and dollars, and the signed error of the prediction."""
-    head = ("<tr><th style='text-align:left'>meter</th><th>predicted</th><th>logged</th><th>predicted $</th>"
-            "<th>logged $</th><th>error</th></tr>")
-    body = []
+    from .tables import table
+
+    lines = []
     for meter, p_tok, p_usd, m_tok, m_usd in rows:
-        err = fmt.signed_pct((p_usd - m_usd) / m_usd) if m_usd else "n/a"
-        body.append(f"<tr><td>{meter}</td><td>{fmt.tokens(p_tok)}</td><td>{fmt.tokens(m_tok)}</td>"
-                    f"<td>{fmt.usd(p_usd)}</td><td>{fmt.usd(m_usd)}</td><td>{err}</td></tr>")
-    predicted = sum(r[2] for r in rows)
-    logged = sum(r[4] for r in rows)
-    body.append(f"<tr><th style='text-align:left'>total</th><td></td><td></td><td><b>{fmt.usd(predicted)}</b></td>"
-                f"<td><b>{fmt.usd(logged)}</b></td><td>{fmt.signed_pct((predicted - logged) / logged)}</td></tr>")
-    return (f"<table>{head}{''.join(body)}</table><p>Tinker billed {fmt.usd(billed_usd)}. "
-            f"Signed error: {html.escape(SIGN_CONVENTION)}.</p>")
+        lines.append({"meter": meter, "predicted tokens": fmt.tokens(p_tok), "logged tokens": fmt.tokens(m_tok),
+                      "predicted": fmt.usd(p_usd), "logged": fmt.usd(m_usd),
+                      "error": fmt.signed_pct((p_usd - m_usd) / m_usd) if m_usd else "n/a"})
+    predicted, logged = sum(r[2] for r in rows), sum(r[4] for r in rows)
+    lines.append({"meter": "total", "predicted tokens": "", "logged tokens": "", "predicted": fmt.usd(predicted),
+                  "logged": fmt.usd(logged), "error": fmt.signed_pct((predicted - logged) / logged)})
+    convention = SIGN_CONVENTION[:1].upper() + SIGN_CONVENTION[1:]
+    return (table(lines)._repr_html_() + f"<p>Tinker billed {fmt.usd(billed_usd)} for this run. "
+            f"{html.escape(convention)}.</p>")
+
+
+# ------------------------------------------------------------------------------------------ FLOP panel
+
+
+class FlopPanel:
+    """Decode and training throughput of a cluster for any model and GPU, and whether it carries a GRPO batch
+    of B·G sequences of L tokens (tinker_nomics.model.flops.throughput): the FLOP accounting chapter's panel."""
+
+    def __init__(self, model: str, gpu: str, num_gpus: int, prompts_per_step: int, group_size: int,
+                 completion_tokens: int):
+        from ..analysis.errata import format_value as show
+        from ..sources import get_arch, get_gpu, models, number
+
+        self._show, self._get_arch, self._get_gpu = show, get_arch, get_gpu
+        self.report = W.HTML()
+        self.model = styled(W.Dropdown(options=sorted(a.model for a in models().values()),
+                                       value=get_arch(model).model), "model")
+        self.gpu = styled(W.Dropdown(options=[n for n, spec in sources.gpus().items() if spec.bf16_dense_tflops],
+                                     value=get_gpu(gpu).gpu), "GPU")
+        self.num_gpus = styled(W.IntSlider(value=num_gpus, min=1, max=256), "GPUs")
+        self.prompts = styled(W.IntSlider(value=prompts_per_step, min=1, max=512), r"prompts per step \(B\)")
+        self.group = styled(W.IntSlider(value=group_size, min=1, max=64), r"rollouts per prompt \(G\)")
+        self.length = styled(W.IntSlider(value=completion_tokens, min=64, max=32768, step=64),
+                             r"completion tokens \(L\)")
+        self.efficiency = styled(W.FloatSlider(value=number("flop_page_mbu"), min=0.05, max=1.0, step=0.05,
+                                               readout_format=".0%"), "decode efficiency")
+        self.mfu = styled(W.FloatSlider(value=number("flop_page_train_mfu"), min=0.01, max=0.6, step=0.01,
+                                        readout_format=".0%"), "training MFU")
+        self.method = styled(W.ToggleButtons(options=["seed", "exact"], value="seed"), "method")
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
+        for control in self.controls():
+            control.observe(self.redraw, names="value")
+        self.widget = panel([groups([group("Hardware", [self.model, self.gpu, self.num_gpus, self.method]),
+                                     group("The GRPO batch", [self.prompts, self.group, self.length]),
+                                     group("Efficiencies", [self.efficiency, self.mfu])]), self.report])
+        self.redraw()
+
+    def controls(self):
+        return (self.model, self.gpu, self.num_gpus, self.prompts, self.group, self.length, self.efficiency,
+                self.mfu, self.method)
+
+    def redraw(self, _=None):
+        from ..model import flops
+
+        show = self._show
+        arch, hw, n = self._get_arch(self.model.value), self._get_gpu(self.gpu.value), self.num_gpus.value
+        args = (arch, hw, n, self.prompts.value, self.group.value, self.length.value)
+        kw = dict(efficiency=self.efficiency.value, mfu=self.mfu.value, method=self.method.value)
+        t = flops.throughput(*args, **kw)
+        full = flops.throughput(*args, fine_tune="full", **kw)
+        regime = "compute-bound" if t.compute_bound else "bandwidth-bound"
+        spread = (f"{show(t.concurrent_sequences, 'count')} sequences of {show(t.tokens_per_sequence, 'count')} "
+                  f"tokens over {show(t.replicas, 'count')} replica(s) of {show(t.replica_gpus, 'count')} GPU(s): "
+                  f"{show(t.sequences_per_replica, 'count')} each")
+        fits = "fits" if t.kv_fits else "<b style='color:#b00'>does not fit</b>"
+        rows = [
+            ("decode, one sequence", f"<b>{show(t.single_stream_tps, 'tps')}</b> per replica (bandwidth ÷ weight "
+                                     f"bytes)"),
+            ("decode, seed's 'effective'", f"{show(t.seed_effective_tps, 'tps')} (one sequence per replica × "
+                                           f"replicas × {show(self.efficiency.value, 'pct0')})"),
+            ("decode, whole batch", f"<b>{show(t.batched_tps, 'tps')}</b> (decode MFU {show(t.decode_mfu, 'pct')})"),
+            ("training", f"<b>{show(t.train_tps, 'tps')}</b> LoRA (4N) · {show(full.train_tps, 'tps')} full (6N) "
+                         f"at {show(self.mfu.value, 'pct0')} MFU"),
+            ("batch", spread),
+            ("regime per replica", f"<b>{regime}</b>: intensity {show(t.arithmetic_intensity, 'flop_per_byte')} "
+                                   f"against a critical batch of {show(t.critical_batch, 'count')}"),
+            ("KV cache", f"{show(t.kv_cache_bytes, 'bytes')} of {show(max(t.kv_available_bytes, 0), 'bytes')} "
+                         f"free: {fits} (room for {show(t.max_sequences, 'count')} sequences)"),
+            ("memory use", f"{show(t.memory_utilization, 'pct0')} of {show(t.total_memory_bytes, 'bytes')} "
+                           f"(weights footprint {show(t.weights_bytes, 'bytes')} + KV)"),
+            ("GPUs needed", f"{show(t.min_gpus, 'count')} for colocated RL"
+                            + ("" if n >= t.min_gpus else " <b style='color:#b00'>(more than selected)</b>")),
+        ]
+        body = "".join(f"<tr><th>{html.escape(a)}</th><td>{b}</td></tr>" for a, b in rows)
+        self.report.value = f"<table class='tn-summary'>{body}</table>"

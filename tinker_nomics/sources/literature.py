@@ -35,6 +35,29 @@ def claim(name: str) -> float:
     return table[name].value
 
 
+@dataclass(frozen=True)
+class Quote:
+    quote: str
+    page: str      # the seed page it is quoted from
+    text: str      # the seed's own words
+    source: str
+
+
+@functools.lru_cache(maxsize=None)
+def quotes() -> dict[str, Quote]:
+    """Facts of the original site that are words, not numbers to recompute (data/literature/seed_quotes.csv)."""
+    rows = load_table("literature/seed_quotes.csv", [Column("quote"), Column("page"), Column("text"),
+                                                      Column("source")])
+    return {r["quote"]: Quote(r["quote"], r["page"], r["text"], r["source"]) for r in rows}
+
+
+def quote(name: str) -> Quote:
+    table = quotes()
+    if name not in table:
+        raise UnknownNameError("quote", name, table)
+    return table[name]
+
+
 @functools.lru_cache(maxsize=None)
 def seed_experiments() -> dict[str, dict[str, float]]:
     """The seed's experiments 1a and 1b: measured tokens, bills and the veRL comparison."""

@@ -21,7 +21,8 @@ from ...sources.architectures import get_arch
 from .common import PAGES, Erratum, format_value, implied_growth, printed, printed_figures, sequences_gain
 from .cost_model import (critical_batch, harbor_rl_hours, kv_unit_slip, lora_moe, lora_qwen3_8b, math_rl_hours,
                          moe_checkpoints)
-from .empirical import exp1a_caching, exp1a_predicted_total, exp1a_tokens, exp1b_caching, exp1b_prefill, verl_prediction
+from .empirical import (exp1a_caching, exp1a_predicted_total, exp1a_tokens, exp1b_caching, exp1b_prefill,
+                        exp1b_saving_base, verl_prediction)
 from .flop_page import decode_838, growth_20, hardware_per_gpu, mla_reduction, per_step_train_time, train_86625
 from .takeaway import (NO_CACHE, async_speedups, cached_prefill_share, caching_hypotheticals, kimi_gpus,
                        sandbox_seconds, swe_rl_caching)
@@ -41,6 +42,7 @@ def all_errata() -> list[Erratum]:
             decode_838(), train_86625(), per_step_train_time(), growth_20(), hardware_per_gpu(), critical_batch(),
             mla_reduction(),
             exp1a_predicted_total(), exp1b_prefill(), exp1a_tokens(), exp1a_caching(), exp1b_caching(),
+            exp1b_saving_base(),
             verl_prediction(),
             caching_hypotheticals(), kimi_gpus()]
 

@@ -122,6 +122,22 @@ def exp1b_caching() -> Erratum:
                  "rate": (rate, "usd_rate"), "group_size": (g, "count")})
 
 
+def exp1b_saving_base() -> Erratum:
+    """'Small here ($1.01 of $6.96)': no figure of the run is $6.96."""
+    _, _, _, _, rate = _caching("exp1b")
+    prefill_usd = float(meter_cost(experiment("exp1b", "prefill_tokens"), rate))
+    saving, base = experiment("exp1b", "verl_prefill_saving_usd"), experiment("exp1b", "printed_saving_base_usd")
+    bill = experiment("exp1b", "billed_usd")
+    return Erratum(
+        "exp1b_saving_base", "empirical validation", "exp 1b: the cache saving 'of' what",
+        base, prefill_usd, "usd",
+        "The page puts the saving at $1.01 'of $6.96', but no figure of the run is $6.96: its prefill meter cost "
+        "the consistent figure here, and the whole bill was the console's. The saving is a share of one of "
+        "those.",
+        details={"saving": (saving, "usd"), "bill": (bill, "usd"), "share_of_prefill": (saving / prefill_usd, "pct0"),
+                 "share_of_bill": (saving / bill, "pct"), "share_of_printed": (saving / base, "pct0")})
+
+
 def verl_prediction() -> Erratum:
     """The seed's printed veRL prediction against the exp1a_gsm8k preset. Dollars at the registry's default
     $/GPU-hour for the preset's GPU (`hourly`), and at the rate the seed's own $77 implies (`seed_rate`), the one

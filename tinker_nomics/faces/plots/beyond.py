@@ -19,8 +19,7 @@ RATIO_SPAN = 3.0         # colour scale from 1/8× to 8× (log2 ±3)
 
 
 def _whole_dollar_axis(ax, axis="y"):
-    formatter = matplotlib.ticker.FuncFormatter(lambda v, _: fmt.usd_short(v) if abs(v) >= 1e4 else fmt.usd(v, cents=False))
-    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(formatter)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt.axis_tick("usd"))
 
 
 def _binary_tokens(value, _=None) -> str:
@@ -185,7 +184,7 @@ def breakeven_map(m, ax=None, title=None, colorbar=True, offers=None):
     if m.y_field == "model":
         ax.set_yticks(m.y, m.y_labels, fontsize=7)
     if m.x_field == "gpu_hourly_usd":
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.usd(v)))
+        ax.xaxis.set_major_formatter(fmt.axis_tick("usd"))
         for label, price in (offers or {}).items():
             if m.x.min() <= price <= m.x.max():
                 ax.axvline(price, color="0.35", lw=0.5, ls=":")

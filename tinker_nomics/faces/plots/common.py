@@ -30,5 +30,4 @@ def styled_lines(ax, x, series: dict):
 
 
 def dollar_axis(ax, axis="x"):
-    formatter = matplotlib.ticker.FuncFormatter(lambda v, _: fmt.usd_short(v))
-    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(formatter)
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt.axis_tick("usd"))

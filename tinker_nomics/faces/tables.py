@@ -1,0 +1,154 @@
+"""One table style for the book: every table a chapter shows goes through `show`.
+
+    from tinker_nomics.faces import tables
+    tables.show(frame)                               # a DataFrame, a pandas Styler or a list of row dicts
+    tables.show(frame, caption="Tinker as of 2026-01-05", formats={"tokens": fmt.tokens})
+
+What it guarantees, so no raw DataFrame reaches a page:
+- numbers go through `fmt` (a column's own formatter from `formats`, else `fmt.number`): no `11837640.0`;
+- headers read as words (`snake_case` becomes `snake case`), and units stay in them as the author wrote them;
+- a meaningful index (anything but 0, 1, 2, …) is the first column, headed by its name, and never repeated;
+- number-like columns ($99.20, 117.96M, 3.5×, +2.1%, 128 KB) are right-aligned with tabular figures, text left;
+- cells have padding; a table wider than the page scrolls sideways inside its own box, with a shadow on the
+  edge that has more to show (the cue) and a keyboard-focusable region.
+The result renders as HTML in the built book, in JupyterLab and in papermill outputs (`_repr_html_`), and as
+plain text elsewhere.
+"""
+from __future__ import annotations
+
+import html
+import math
+import numbers
+import re
+from typing import Callable, Mapping
+
+from .. import fmt
+
+CLASS = "tn-table"
+# Number-like: an optional sign, currency or ~, digits, and a short unit or suffix ("$1.2K", "3.5×", "128 KB",
+# "12%", "+2.10%", "1.32 h", "21.7 min"). A cell such as "H100 SXM" or "Qwen3-8B" is text.
+NUMBER_LIKE = re.compile(r"^[~≈<>]?\s?[+\-−]?\s?[$€£]?\s?\d[\d,]*(\.\d+)?\s?(%|×|x|[KMBT]|[A-Za-z/\-]{1,12}(\s[a-z]+)?)?"
+                         r"(\s?(/|per)\s?[\w\-]+)?$")
+EMPTY = {"", "—", "–", "-", "n/a", "None", "nan"}
+
+STYLE = f"""<style>
+.{CLASS}-wrap{{overflow-x:auto;max-width:100%;margin:0.6em 0 1.2em 0;
+  background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)),linear-gradient(to left,#fff 30%,rgba(255,255,255,0)) 100% 0,
+    radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.22),rgba(0,0,0,0)),radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.22),rgba(0,0,0,0)) 100% 0;
+  background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;
+  background-attachment:local,local,scroll,scroll}}
+.{CLASS}-wrap:focus{{outline:2px solid #4C72B0;outline-offset:2px}}
+table.{CLASS}{{border-collapse:collapse;font-size:0.9em;line-height:1.35;margin:0;background:transparent;width:auto}}
+table.{CLASS} caption{{caption-side:top;text-align:left;font-weight:600;padding:0 0 0.35em 0;color:#333}}
+table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.75em;border-bottom:1px solid #e3e3e3;vertical-align:top;
+  text-align:left;background:transparent}}
+table.{CLASS} thead th{{border-bottom:2px solid #999;font-weight:600;vertical-align:bottom}}
+table.{CLASS} tbody th{{font-weight:600}}
+table.{CLASS} .num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
+table.{CLASS} td.text{{min-width:14em;max-width:40em}}
+</style>"""
+
+
+class Table:
+    """A rendered table: HTML for notebooks and the book, text for anything else."""
+
+    def __init__(self, header: list[str], rows: list[list[str]], numeric: list[bool], caption: str | None,
+                 label_column: bool):
+        self.header, self.rows, self.numeric = header, rows, numeric
+        self.caption, self.label_column = caption, label_column
+
+    def _repr_html_(self) -> str:
+        def cell(tag, text, j, scope=""):
+            classes = "num" if self.numeric[j] else ("text" if len(text) > 40 else "")
+            attributes = (f' class="{classes}"' if classes else "") + (f' scope="{scope}"' if scope else "")
+            return f"<{tag}{attributes}>{html.escape(text)}</{tag}>"
+
+        head = "".join(cell("th", h, j, "col") for j, h in enumerate(self.header))
+        body = []
+        for row in self.rows:
+            cells = [cell("th", v, j, "row") if (j == 0 and self.label_column) else cell("td", v, j)
+                     for j, v in enumerate(row)]
+            body.append(f"<tr>{''.join(cells)}</tr>")
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        label = html.escape(self.caption or (self.header[0] if self.header else "table"))
+        return (f'{STYLE}<div class="{CLASS}-wrap" role="region" tabindex="0" aria-label="{label}">'
+                f'<table class="{CLASS}">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+                f"</table></div>")
+
+    def __repr__(self) -> str:
+        widths = [max(len(h), *(len(r[j]) for r in self.rows)) if self.rows else len(h)
+                  for j, h in enumerate(self.header)]
+        def line(values):
+            return "  ".join(v.rjust(w) if self.numeric[j] else v.ljust(w) for j, (v, w) in
+                             enumerate(zip(values, widths))).rstrip()
+        lines = ([self.caption] if self.caption else []) + [line(self.header)] + [line(r) for r in self.rows]
+        return "\n".join(lines)
+
+
+def header_text(name) -> str:
+    """A column name as a reader's header: `snake_case` → `snake case`; tuples (MultiIndex) joined by ' · '."""
+    if isinstance(name, tuple):
+        return " · ".join(header_text(part) for part in name if str(part))
+    return str(name).replace("_", " ") if name is not None else ""
+
+
+def cell_text(value, formatter: Callable | None = None) -> str:
+    """A cell for reading: a column formatter when given, `fmt.number` for numbers, text as it is."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return "—"
+    if formatter is not None:
+        return str(formatter(value))
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Number):
+        return fmt.number(value)
+    return str(value)
+
+
+def is_number_like(text: str) -> bool:
+    return bool(NUMBER_LIKE.match(text.strip()))
+
+
+def _frame(data):
+    """(DataFrame, index hidden?) from a DataFrame, a Styler or rows."""
+    import pandas as pd
+
+    if hasattr(data, "data") and hasattr(data, "hide"):            # a pandas Styler: its data, and whether
+        hidden = getattr(data, "hide_index_", False)               # .hide(axis="index") was called
+        return data.data, all(hidden) if isinstance(hidden, list) else bool(hidden)
+    if isinstance(data, pd.DataFrame):
+        return data, False
+    return pd.DataFrame(list(data)), True
+
+
+def table(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> Table:
+    """The book's table for `data` (a DataFrame, a Styler, or an iterable of row dicts)."""
+    import pandas as pd
+
+    frame, index_hidden = _frame(data)
+    formats = dict(formats or {})
+    keep_index = not index_hidden and not (isinstance(frame.index, pd.RangeIndex) and frame.index.name is None)
+    header, columns = [], []
+    if keep_index:
+        names = [n for n in frame.index.names]
+        header.append(" · ".join(header_text(n) for n in names if n is not None))
+        index_values = frame.index.tolist()
+        columns.append([cell_text(" · ".join(map(str, v)) if isinstance(v, tuple) else v,
+                                  formats.get(frame.index.name)) for v in index_values])
+    for name in frame.columns:
+        header.append(header_text(name))
+        columns.append([cell_text(v, formats.get(name)) for v in frame[name].tolist()])
+    rows = [list(r) for r in zip(*columns)] if columns else []
+    numeric = []
+    for j, values in enumerate(columns):
+        filled = [v for v in values if v.strip() not in EMPTY]
+        numeric.append(bool(filled) and not (keep_index and j == 0)
+                       and sum(is_number_like(v) for v in filled) >= 0.8 * len(filled))
+    return Table(header, rows, numeric, caption, label_column=keep_index)
+
+
+def show(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> Table:
+    """`table(...)`, named for the cell's last line: `tables.show(frame)` displays the book's table."""
+    return table(data, caption=caption, formats=formats)
