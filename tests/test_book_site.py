@@ -132,11 +132,7 @@ def test_page_renders_offline(page_path, width, site_url, built_site, browser):
 
 
 # Chapters whose tables still reach the page as pandas' own HTML; strict, so a fixed one must leave the list.
-RAW_TABLES_PENDING = {
-    "notebooks/takeaway": "rewritten on another branch (issue 10): wrap its tables in tables.show after merging",
-    "notebooks/accuracy": "rewritten on another branch (issue 10): wrap its tables in tables.show after merging",
-    "notebooks/run_validation": "rewritten on another branch (issue 13): wrap its tables in tables.show after merging",
-}
+RAW_TABLES_PENDING: dict[str, str] = {}
 RAW_TABLE = re.compile(r'<table[^>]*class="[^"]*dataframe|<table id="T_|<style type="text/css">\s*#T_')
 
 

@@ -213,13 +213,15 @@ def test_experiment_panel_reprices_with_the_readers_assumptions():
 
 
 def test_calculator_states_a_model_switched_by_a_price_list():
-    """Qwen3-32B (swe_rl) is not listed after the July 2026 repricing; the panel bills its successor and says so."""
+    """Qwen3-32B (swe_rl) is not listed after the July 2026 repricing: the panel keeps it for the self-hosted side,
+    bills Tinker's side on its named successor (as `estimate` does), and says so."""
     from tinker_nomics.sources.successors import model_for
-    calc = Calculator("swe_rl")
+    calc = Calculator("swe_rl", prices="2026-01-05")
     calc.prices.value = "2026-10-07"
     successor, _ = model_for("Qwen/Qwen3-32B", "2026-10-07")
-    assert calc.model.value == successor
+    assert successor != "Qwen/Qwen3-32B" and calc.model.value == "Qwen/Qwen3-32B"
     assert "does not price Qwen/Qwen3-32B" in calc.summary.value and successor in calc.summary.value
+    assert estimate(calc.scenario()).price.model == successor
     calc.controls["steps"].value = 10            # the statement is about that change only
     assert "does not price" not in calc.summary.value
 
@@ -233,7 +235,7 @@ def test_calculator_takes_a_new_gpus_default_rate_and_names_its_source():
     assert calc.scenario().gpu_hourly_usd == pytest.approx(rate.usd_per_gpu_hour)
     assert rate.provider in calc.summary.value and "per GPU-hour" in calc.summary.value
     calc.controls["gpu_hourly_usd"].value = 9.99
-    assert "set by hand" in calc.summary.value
+    assert "set on the panel" in calc.summary.value
 
 
 def test_calculator_has_the_sandbox_failure_and_lora_controls():

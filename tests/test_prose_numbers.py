@@ -135,11 +135,7 @@ GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
 PROSE_EXPRESSION = re.compile(r"^prose\.[A-Za-z][A-Za-z0-9_]*$")
 # Chapters that still quote with myst-nb glue roles, which JupyterLab cannot render. Strict: once a chapter is
 # converted (python tools/convert_prose.py notebooks/<chapter>.ipynb) its entry must go.
-GLUE_PENDING = {
-    "notebooks/takeaway.ipynb": "rewritten on another branch (issue 10); convert after merging",
-    "notebooks/accuracy.ipynb": "rewritten on another branch (issue 10); convert after merging",
-    "notebooks/run_validation.ipynb": "rewritten on another branch (issue 13); convert after merging",
-}
+GLUE_PENDING: dict[str, str] = {}
 
 
 def role_problems(path: Path) -> list[str]:

@@ -246,14 +246,16 @@ class Calculator:
                 self.model.value = current
                 self.changes = []
             else:
-                try:
-                    billed, _ = model_for(current, change["new"])
-                except TinkerNomicsError:
-                    billed = None
-                self.model.value = billed if billed in self.model.options else self.model.options[0]
-                why = "its successor" if billed == self.model.value else "the first model it prices"
-                self.changes = [f"The {change['new']} price list does not price {current}: the model is now "
-                                f"{self.model.value}, {why}."]
+                self.model.value = self.model.options[0]
+                self.changes = [f"The {change['new']} price list does not price {current}, nor a successor of it: "
+                                f"the model is now {self.model.value}, the first model it prices."]
+        try:
+            billed, successor = model_for(self.model.value, change["new"])
+        except TinkerNomicsError:
+            billed, successor = self.model.value, None
+        if successor is not None:   # kept, but Tinker bills it as its successor (sources.successors)
+            self.changes.append(f"The {change['new']} price list does not price {self.model.value}: Tinker's side is "
+                                f"billed as its successor {billed}; the self-hosted side runs {self.model.value}.")
         self.redraw()
 
     def _on_gpu(self, change):

@@ -22,6 +22,8 @@ A config this module cannot read raises one line naming the field.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import math
 from pathlib import Path
 
@@ -66,16 +68,27 @@ class _Config:
         return value
 
 
+# A Hugging Face config.json is a few KB; anything this large is not one.
+MAX_CONFIG_BYTES = 16 * 2 ** 20
+
+
 def _read(path) -> tuple[dict, str]:
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TinkerNomicsError(f"cannot read model config {where}: {exc.strerror or exc}") from None
+        if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO or device named config.json would block or not end
+            raise TinkerNomicsError(f"model config {where} is not a regular file")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except (OSError, ValueError) as exc:   # ValueError: a path with a NUL byte
+        raise TinkerNomicsError(f"cannot read model config {where}: {getattr(exc, 'strerror', None) or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise TinkerNomicsError(f"model config {where} is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB: not a config.json")
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"model config {where} is not UTF-8 text") from None
-    try:
-        data = json.loads(text)
+    except RecursionError:
+        raise TinkerNomicsError(f"model config {where} is not JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise TinkerNomicsError(f"model config {where} is not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(data, dict):
