@@ -22,9 +22,9 @@ A config this module cannot read raises one line naming the field.
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
-import math
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
