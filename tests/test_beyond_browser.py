@@ -55,6 +55,23 @@ def test_takeaway_explorer_redraws(page):
     _clean(page)
 
 
+def test_takeaway_chapter_has_its_own_calibrated_explorer(page):
+    """Issue 12: the takeaway page carries its own kernel-free explorer, under the calibrated method; it starts on
+    math_rl at the oldest dated list, the preset's GPU offer and the fitted efficiencies."""
+    from tinker_nomics import fmt
+    from tinker_nomics.analysis import timeline
+    page.goto(f"{page.site}/notebooks/takeaway.html", wait_until="load")
+    root = page.locator('.tn-explorer[data-kind="takeaway"]')
+    root.locator("svg rect").first.wait_for(timeout=20_000)
+    first = timeline.dated_snapshots()[0]
+    row = timeline.verdicts(("math_rl",), [first], method="calibrated").iloc[0]
+    hosted = root.locator('[data-role="hosted-total"]')
+    assert hosted.text_content() == fmt.usd(row.self_hosted_usd)
+    root.locator('select[data-control="workload"]').select_option("swe_rl")
+    assert hosted.text_content() != fmt.usd(row.self_hosted_usd)
+    _clean(page)
+
+
 def test_breakeven_explorer_redraws(page):
     page.goto(f"{page.site}/notebooks/break_even.html", wait_until="load")
     root = page.locator('.tn-explorer[data-kind="breakeven"]')

@@ -1,4 +1,4 @@
-"""No typed-in quantities in the chapters' prose: every number a reader sees in a markdown cell is pasted in
+r"""No typed-in quantities in the chapters' prose: every number a reader sees in a markdown cell is pasted in
 by an `{eval}`\`prose.NAME\`` role (tinker_nomics/faces/prose.py), so it is computed by the package: by the
 book build, which resolves it from the glued value (tools/sphinx_prose.py), and live in JupyterLab, where
 jupyterlab-myst evaluates it in the kernel. Chapters not yet converted from myst-nb's `{glue:text}` roles

@@ -22,6 +22,7 @@ import numpy as np
 from .. import fmt, sources
 from ..analysis import breakeven, timeline
 from ..model.estimate import estimate
+from ..sources import calibration
 from ..sources.workloads import get_workload
 from .plots.beyond import RATIO_CMAP, RATIO_SPAN
 
@@ -62,15 +63,27 @@ def _fragment(kind: str, data: dict, title: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu: str = "H100 SXM") -> dict:
+def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu: str = "H100 SXM",
+                  method: str = "seed") -> dict:
     """The takeaway comparison on a grid: Tinker's bill per workload × dated snapshot (successor models and
     cached prefill as in `timeline`), and the self-hosted cost per workload × model × GPU offer × rollout
-    efficiency × MFU (one vectorized `estimate` call per workload and model)."""
+    efficiency × MFU (one vectorized `estimate` call per workload and model), under `method`. For the seed and
+    exact methods the sliders are the efficiencies the method takes as inputs (presets at the seed's); for the
+    calibrated method they override its fitted bandwidth efficiency and MFU, which the grid includes and the
+    sliders start at (data/calibration/efficiencies.csv)."""
     snaps = list(snapshot_list) if snapshot_list is not None else timeline.dated_snapshots(workloads)
     offers = gpu_offers(gpu)
+    efficiencies_grid, mfus_grid, fitted = list(EFFICIENCIES), list(MFUS), {}
+    if method == "calibrated":
+        fit = calibration.efficiencies()
+        for name in workloads:
+            arch = sources.get_arch(get_workload(name).fields["model"])
+            fitted[name] = {"rollout_efficiency": _round(fit.bandwidth(arch)), "mfu": _round(fit.mfu(arch))}
+        efficiencies_grid = sorted(set(efficiencies_grid) | {f["rollout_efficiency"] for f in fitted.values()})
+        mfus_grid = sorted(set(mfus_grid) | {f["mfu"] for f in fitted.values()})
     prices = np.array([o["usd"] for o in offers])
-    grid = np.meshgrid(prices, np.array(EFFICIENCIES), np.array(MFUS), indexing="ij")
-    table = timeline.verdicts(workloads, snaps)
+    grid = np.meshgrid(prices, np.array(efficiencies_grid), np.array(mfus_grid), indexing="ij")
+    table = timeline.verdicts(workloads, snaps, method=method)
     tinker, hosted, meta = {}, {}, {}
     for row in table.itertuples():
         tinker[f"{row.workload}|{row.snapshot}"] = {
@@ -84,7 +97,7 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
         key = f"{row.workload}|{row.model}"
         if key in hosted:
             continue
-        scenario = timeline.scenario_at(row.workload, row.snapshot)[0]
+        scenario = timeline.scenario_at(row.workload, row.snapshot, method=method)[0]
         est = estimate(scenario.replace(gpu=gpu, gpu_hourly_usd=grid[0], rollout_efficiency=grid[1], mfu=grid[2]))
         s = est.self_hosted
         shape = grid[0].shape
@@ -95,19 +108,22 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
                        "num_gpus": int(np.max(s.num_gpus))}
     for name in workloads:
         preset = get_workload(name)
-        meta[name] = {"description": preset.description,
-                      "preset": {name: _round(preset.fields.get(name, np.nan))
-                                 for name in ("gpu_hourly_usd", "rollout_efficiency", "mfu")}}
-    return {"workloads": list(workloads), "meta": meta,
+        start = {key: preset.fields.get(key, np.nan) for key in ("gpu_hourly_usd", "rollout_efficiency", "mfu")}
+        start.update(fitted.get(name, {}))
+        meta[name] = {"description": preset.description, "preset": {k: _round(v) for k, v in start.items()}}
+    return {"workloads": list(workloads), "meta": meta, "method": method,
             "snapshots": [{"id": s, "date": timeline.snapshots()[s]} for s in snaps],
-            "gpu": gpu, "offers": offers, "efficiencies": list(EFFICIENCIES), "mfus": list(MFUS),
+            "gpu": gpu, "offers": offers, "efficiencies": efficiencies_grid, "mfus": mfus_grid,
             "tinker": tinker, "hosted": hosted,
             "colors": {"sample": "#4C72B0", "train": "#DD8452", "prefill": "#55A868", "sandbox": "#8172B3",
                        "storage": "#937860", "gpu": "#C44E52"}}
 
 
 def takeaway_html(**kwargs) -> str:
-    return _fragment("takeaway", takeaway_data(**kwargs), "Tinker versus self-hosted, explorable")
+    title = "Tinker versus self-hosted, explorable"
+    if kwargs.get("method", "seed") != "seed":
+        title += f" ({kwargs['method']} method)"
+    return _fragment("takeaway", takeaway_data(**kwargs), title)
 
 
 def _colors(ratio: np.ndarray) -> list:
