@@ -34,3 +34,14 @@ def test_quotes_name_their_seed_page():
     assert "Silver" not in quote("site_disclaimer").text
     with pytest.raises(Exception, match="quote"):
         quote("no_such_quote")
+
+
+def test_the_bottom_line_is_the_takeaways_answer():
+    """The intro's three lines must say what the takeaway's headline table says (both from compare.headline_table):
+    an earlier version computed them with the seed method and the successors' architectures, and disagreed."""
+    from tinker_nomics.analysis import compare
+    line = bottom_line()
+    rows = {r.workload: r for r in compare.headline_table(["math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl"])}
+    for side, s in line.sides.items():
+        for w in s.workloads:
+            assert rows[w].cheaper == side and s.factor_low <= rows[w].factor <= s.factor_high

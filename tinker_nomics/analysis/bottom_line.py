@@ -1,13 +1,14 @@
 """The book's bottom line, for the intro: who wins each takeaway workload at the newest price list, by how much,
-and what changed since the seed's January 2026 list. Computed from `timeline.verdicts` (retired models billed on
-their successors, cached prefill where the list bills it), so it follows the package's default method and data.
+and what changed since the seed's January 2026 list. Computed from `compare.headline_table`, the answer the takeaway
+chapter leads with (the calibrated method; retired models billed on their successors, cached prefill where the list
+bills it); the change since January compares the same answer at both lists.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..sources import newest_snapshot, resolve_snapshot
-from . import timeline
+from . import compare, timeline
 
 SEED_SNAPSHOT = "2026-01-05"   # the original site's price list
 
@@ -31,13 +32,12 @@ class BottomLine:
 def bottom_line(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot: str | None = None,
                 seed_snapshot: str = SEED_SNAPSHOT) -> BottomLine:
     now = resolve_snapshot(snapshot) if snapshot else newest_snapshot()
-    table = timeline.verdicts(workloads, list(dict.fromkeys([seed_snapshot, now])))
-    latest = table[table.snapshot == now]
+    latest = [r for r in compare.headline_table(workloads, prices=now) if r.priced]
     sides = {}
     for side in ("self_hosted", "tinker"):
-        rows = latest[latest.cheaper == side]
-        sides[side] = Side(list(rows.workload), float(rows.factor.min()) if len(rows) else float("nan"),
-                           float(rows.factor.max()) if len(rows) else float("nan"))
-    flipped = [] if now == seed_snapshot else [w for w, f in timeline.flips(table, seed_snapshot, now)["flipped"].items()
-                                               if f]
-    return BottomLine(now, seed_snapshot, sides, flipped, list(latest[latest.successor].workload))
+        rows = [r for r in latest if r.cheaper == side]
+        sides[side] = Side([r.workload for r in rows], min((r.factor for r in rows), default=float("nan")),
+                           max((r.factor for r in rows), default=float("nan")))
+    then = {r.workload: r.cheaper for r in compare.headline_table(workloads, prices=seed_snapshot) if r.priced}
+    flipped = [r.workload for r in latest if r.workload in then and then[r.workload] != r.cheaper]
+    return BottomLine(now, seed_snapshot, sides, flipped, [r.workload for r in latest if r.successor])
