@@ -102,4 +102,4 @@ def test_calibrated_grid_starts_at_the_fitted_values_and_holds_the_calibrated_ve
         i = next(k for k, o in enumerate(data["offers"]) if o["usd"] == preset["gpu_hourly_usd"] and o["default"])
         j, k = data["efficiencies"].index(preset["rollout_efficiency"]), data["mfus"].index(preset["mfu"])
         h = data["hosted"][f"{row.workload}|{row.model}"]["total"][i][j][k]
-        assert h == pytest.approx(row.self_hosted_usd, rel=2e-3)
+        assert h == pytest.approx(row.self_hosted_usd, rel=1e-3)   # the grid keeps 4 significant digits

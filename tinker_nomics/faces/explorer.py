@@ -78,7 +78,8 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
         fit = calibration.efficiencies()
         for name in workloads:
             arch = sources.get_arch(get_workload(name).fields["model"])
-            fitted[name] = {"rollout_efficiency": _round(fit.bandwidth(arch)), "mfu": _round(fit.mfu(arch))}
+            # exact fitted values (not rounded): the sliders start on them and the page must show the estimate
+            fitted[name] = {"rollout_efficiency": float(fit.bandwidth(arch)), "mfu": float(fit.mfu(arch))}
         efficiencies_grid = sorted(set(efficiencies_grid) | {f["rollout_efficiency"] for f in fitted.values()})
         mfus_grid = sorted(set(mfus_grid) | {f["mfu"] for f in fitted.values()})
     prices = np.array([o["usd"] for o in offers])
@@ -108,9 +109,9 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
                        "num_gpus": int(np.max(s.num_gpus))}
     for name in workloads:
         preset = get_workload(name)
-        start = {key: preset.fields.get(key, np.nan) for key in ("gpu_hourly_usd", "rollout_efficiency", "mfu")}
+        start = {key: _round(preset.fields.get(key, np.nan)) for key in ("gpu_hourly_usd", "rollout_efficiency", "mfu")}
         start.update(fitted.get(name, {}))
-        meta[name] = {"description": preset.description, "preset": {k: _round(v) for k, v in start.items()}}
+        meta[name] = {"description": preset.description, "preset": start}
     return {"workloads": list(workloads), "meta": meta, "method": method,
             "snapshots": [{"id": s, "date": timeline.snapshots()[s]} for s in snaps],
             "gpu": gpu, "offers": offers, "efficiencies": efficiencies_grid, "mfus": mfus_grid,

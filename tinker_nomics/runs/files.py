@@ -465,3 +465,39 @@ def peek(records: Iterable[Record]) -> tuple[Record | None, Iterator[Record]]:
     records = iter(records)
     first = next(records, None)
     return first, (records if first is None else chain([first], records))
+
+
+# ------------------------------------------------------------------------------------------ W&B chart panels
+
+DOWNSAMPLED_NOTE = ("the chart-panel export is downsampled (its __MIN and __MAX differ), so per-step values are "
+                    "bucket averages and the sums are approximate; export the run history instead")
+
+
+def chart_columns(header: list[str], label: str, run: str | None) -> tuple[str, dict[str, int], dict[str, list[int]]]:
+    """A W&B chart-panel download's header (`Step`, `<run> - <metric>`, `<run> - <metric>__MIN`, `__MAX`): the run
+    to read (the only one, or `run`), its metric -> value column, and its metric -> companion columns."""
+    columns: dict[str, dict[str, int]] = {}   # run -> metric -> column index
+    companions: dict[tuple[str, str], list[int]] = {}
+    for i, name in enumerate(header):
+        if name == "Step" or " - " not in name:
+            continue
+        base, suffix = name, ""
+        for tail in ("__MIN", "__MAX"):
+            if name.endswith(tail):
+                base, suffix = name[: -len(tail)], tail
+        run_name, _, metric = base.rpartition(" - ")
+        if suffix:
+            companions.setdefault((run_name, metric), []).append(i)
+        else:
+            columns.setdefault(run_name, {})[metric] = i
+    if not columns:
+        raise TinkerNomicsError(f"{label}: row 1: a chart-panel CSV without '<run> - <metric>' value columns")
+    names = sorted(columns)
+    if run is None:
+        if len(names) > 1:
+            raise TinkerNomicsError(f"{label}: mixed runs in one export ({', '.join(names)}); pick one with "
+                                    f"--run NAME")
+        run = names[0]
+    elif run not in columns:
+        raise TinkerNomicsError(f"{label}: no run named {run!r} in this export; it holds {', '.join(names)}")
+    return run, columns[run], {metric: idx for (name, metric), idx in companions.items() if name == run}

@@ -23,7 +23,7 @@ from .detect import SELF_HOSTED, SIDES, TINKER, USAGE, detect, read_hosted
 from .on_gpus import OnGpus, price_on_gpus
 from .tinker_usage import PricedUsage, UsageCheck, price_usage, read_usage, reconcile_usage
 from .validate import Validation, validate_run
-from .validate_hosted import HostedValidation, validate_hosted
+from .validate_hosted import validate_hosted
 
 @dataclass(frozen=True)
 class TinkerCheck:

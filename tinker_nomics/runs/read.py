@@ -26,8 +26,8 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from .cookbook import from_jsonl, from_records, read_config
-from .files import (JsonLines, csv_records, csv_rows, drop_nulls, exists, json_table, jsonl_records, load_json,
-                    open_regular, parquet_records, peek, select_run)
+from .files import (DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists, json_table,
+                    jsonl_records, load_json, open_regular, parquet_records, peek, select_run)
 from .runlog import RunLog
 
 ONE_RUN = ("a tinker-cookbook log holds one run; --run NAME picks a run from a W&B export that holds several")
@@ -144,30 +144,7 @@ def _read_csv(p: Path, label: str, run: str | None) -> RunLog:
 
 def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> RunLog:
     """W&B chart-panel download: `Step`, `<run> - <metric>`, `<run> - <metric>__MIN`, `__MAX`."""
-    columns: dict[str, dict[str, int]] = {}   # run -> metric -> column index
-    companions: dict[tuple[str, str], list[int]] = {}
-    for i, name in enumerate(header):
-        if name == "Step" or " - " not in name:
-            continue
-        base, suffix = name, ""
-        for tail in ("__MIN", "__MAX"):
-            if name.endswith(tail):
-                base, suffix = name[: -len(tail)], tail
-        run_name, _, metric = base.rpartition(" - ")
-        if suffix:
-            companions.setdefault((run_name, metric), []).append(i)
-        else:
-            columns.setdefault(run_name, {})[metric] = i
-    if not columns:
-        raise TinkerNomicsError(f"{label}: row 1: a chart-panel CSV without '<run> - <metric>' value columns")
-    names = sorted(columns)
-    if run is None:
-        if len(names) > 1:
-            raise TinkerNomicsError(f"{label}: mixed runs in one export ({', '.join(names)}); pick one with "
-                                    f"--run NAME")
-        run = names[0]
-    elif run not in columns:
-        raise TinkerNomicsError(f"{label}: no run named {run!r} in this export; it holds {', '.join(names)}")
+    run, metrics, companions = chart_columns(header, label, run)
     step_col = header.index("Step")
     downsampled = [False]
 
@@ -176,10 +153,10 @@ def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> Run
             rec = {}
             if step_col < len(cells) and cells[step_col].strip():
                 rec["_step"] = cells[step_col].strip()
-            for metric, i in columns[run].items():
+            for metric, i in metrics.items():
                 if i < len(cells) and cells[i].strip():
                     rec[metric] = cells[i].strip()
-                    spread = [cells[j].strip() for j in companions.get((run, metric), []) if j < len(cells)]
+                    spread = [cells[j].strip() for j in companions.get(metric, []) if j < len(cells)]
                     if len(set(s for s in spread if s)) > 1:
                         downsampled[0] = True
             yield ("row", line), rec
@@ -190,9 +167,7 @@ def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> Run
     log = from_records(stream, label, label, "W&B chart-panel CSV", null_is_absent=True, text_numbers=True,
                        run_name=run)
     if downsampled[0]:
-        note = ("the chart-panel export is downsampled (its __MIN and __MAX differ), so per-step values are "
-                "bucket averages and the sums are approximate; export the run history instead")
-        log = replace(log, notes=(note,) + log.notes)
+        log = replace(log, notes=(DOWNSAMPLED_NOTE,) + log.notes)
     return log
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
-from .files import RUN_COLUMNS, JsonLines, drop_nulls, json_table, load_json, open_regular, select_run
+from .files import (DOWNSAMPLED_NOTE, RUN_COLUMNS, JsonLines, chart_columns, drop_nulls, json_table, load_json,
+                    open_regular, select_run)
 
 MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
 Record = tuple[tuple[str, int], dict]
@@ -155,8 +156,7 @@ class Table:
             chart = "Step" in header and any(" - " in h for h in header)
             if chart:
                 self.kind = "W&B chart-panel CSV"
-                columns, companions = _chart_columns(header, self.label, self.run)
-                self.run_name = columns[0]
+                self.run_name, metrics, companions = chart_columns(header, self.label, self.run)
             else:
                 self.kind = "W&B history (CSV)"
             rows = 0
@@ -175,7 +175,7 @@ class Table:
                                             f"columns ({len(header)})")
                 rows += 1
                 if chart:
-                    yield ("row", line), self._chart_record(header, cells, columns[1], companions)
+                    yield ("row", line), self._chart_record(header, cells, metrics, companions)
                 else:
                     yield ("row", line), {name: cell.strip() for name, cell in zip(header, cells)
                                           if name and cell.strip() != ""}
@@ -192,9 +192,7 @@ class Table:
                 rec[metric] = cells[i].strip()
                 spread = {cells[j].strip() for j in companions.get(metric, []) if j < len(cells) and cells[j].strip()}
                 if len(spread) > 1 and not self.notes:
-                    self.notes.append("the chart-panel export is downsampled (its __MIN and __MAX differ), so "
-                                      "per-step values are bucket averages and the sums are approximate; export "
-                                      "the run history instead")
+                    self.notes.append(DOWNSAMPLED_NOTE)
         return rec
 
     def _parquet(self) -> Iterator[Record]:
@@ -256,37 +254,6 @@ def _one_run(records: Iterator[Record], label: str, run: str | None, table: Tabl
             raise TinkerNomicsError(f"{label}: --run {run} given, but the export has no run-name column "
                                     f"({', '.join(RUN_COLUMNS)})")
         table.run_name = run
-
-
-def _chart_columns(header: list[str], label: str, run: str | None):
-    """Chart-panel download: `Step`, `<run> - <metric>`, `<run> - <metric>__MIN`, `__MAX` -> the chosen run's
-    metric columns and their companions."""
-    columns: dict[str, dict[str, int]] = {}
-    companions: dict[tuple[str, str], list[int]] = {}
-    for i, name in enumerate(header):
-        if name == "Step" or " - " not in name:
-            continue
-        base, suffix = name, ""
-        for tail in ("__MIN", "__MAX"):
-            if name.endswith(tail):
-                base, suffix = name[: -len(tail)], tail
-        run_name, _, metric = base.rpartition(" - ")
-        if suffix:
-            companions.setdefault((run_name, metric), []).append(i)
-        else:
-            columns.setdefault(run_name, {})[metric] = i
-    if not columns:
-        raise TinkerNomicsError(f"{label}: row 1: a chart-panel CSV without '<run> - <metric>' value columns")
-    names = sorted(columns)
-    if run is None:
-        if len(names) > 1:
-            raise TinkerNomicsError(f"{label}: mixed runs in one export ({', '.join(names)}); pick one with "
-                                    f"--run NAME")
-        run = names[0]
-    elif run not in columns:
-        raise TinkerNomicsError(f"{label}: no run named {run!r} in this export; it holds {', '.join(names)}")
-    mine = {metric: idx for (name, metric), idx in companions.items() if name == run}
-    return (run, columns[run]), mine
 
 
 def _csv_reason(exc: Exception) -> str:
