@@ -57,13 +57,14 @@ def test_takeaway_explorer_redraws(page):
 
 def test_takeaway_chapter_has_its_own_calibrated_explorer(page):
     """Issue 12: the takeaway page carries its own kernel-free explorer, under the calibrated method; it starts on
-    math_rl at the oldest dated list, the preset's GPU offer and the fitted efficiencies."""
+    math_rl at the newest dated list (where the chapter's answer is priced), the preset's GPU offer and the fitted
+    efficiencies."""
     from tinker_nomics import fmt
     from tinker_nomics.analysis import timeline
     page.goto(f"{page.site}/notebooks/takeaway.html", wait_until="load")
     root = page.locator('.tn-explorer[data-kind="takeaway"]')
     root.locator("svg rect").first.wait_for(timeout=20_000)
-    first = timeline.dated_snapshots()[0]
+    first = timeline.dated_snapshots()[-1]
     row = timeline.verdicts(("math_rl",), [first], method="calibrated").iloc[0]
     hosted = root.locator('[data-role="hosted-total"]')
     assert hosted.text_content() == fmt.usd(row.self_hosted_usd)

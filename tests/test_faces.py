@@ -153,6 +153,31 @@ def test_calculator_builds_for_every_preset(workload):
     assert calc.workload.value == workload
 
 
+@pytest.mark.parametrize("method", ["calibrated", "exact", "seed"])
+@pytest.mark.parametrize("workload", sorted(workloads()))
+def test_calculator_prices_exactly_the_preset_it_holds(workload, method):
+    """A panel loaded with a preset prices that preset: no slider clips a preset value (osworld_rl's 1650 s of
+    sandbox per rollout once priced as 120 s, so the takeaway panel disagreed with the takeaway table)."""
+    calc = Calculator(workload, method=method)
+    panel, preset = estimate(calc.scenario()), estimate(Scenario.from_workload(workload, method=method))
+    assert panel.tinker.total_usd == pytest.approx(preset.tinker.total_usd, rel=1e-12)
+    assert panel.self_hosted.total_usd == pytest.approx(preset.self_hosted.total_usd, rel=1e-12)
+
+
+def test_calculator_widens_a_slider_rather_than_clip_an_override():
+    calc = Calculator("swe_rl", turns=200)   # the turns slider ends at 60
+    assert calc.controls["turns"].value == 200 and calc.scenario().turns == 200
+
+
+def test_calculator_disables_the_length_controls_the_model_does_not_read():
+    """tokens.rollout reads the completion length L for a single turn and the per-turn lengths for more."""
+    calc = Calculator("swe_rl")
+    assert calc.controls["completion_tokens"].disabled and not calc.controls["output_per_turn"].disabled
+    calc.controls["turns"].value = 1
+    assert not calc.controls["completion_tokens"].disabled and calc.controls["output_per_turn"].disabled
+    assert calc.controls["observation_per_turn"].disabled
+
+
 def test_calculator_redraws_when_a_slider_moves():
     calc = Calculator("math_rl")
     before = calc.summary.value

@@ -71,3 +71,9 @@ def test_table_numbers_have_no_float_noise():
 def test_axis_ticks_carry_no_needless_decimals(value, kind, label):
     assert fmt.tick(value, kind) == label
     assert fmt.axis_tick(kind)(value, 0) == label
+
+
+@pytest.mark.parametrize("items, expected", [(["code_rl"], "code_rl"), (["a", "b"], "a and b"),
+                                             (["a", "b", "c"], "a, b and c")])
+def test_series(items, expected):
+    assert fmt.series(items) == expected

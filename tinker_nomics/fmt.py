@@ -116,6 +116,14 @@ def ratio(x: float) -> str:
     return f"{float(x):.1f}×"
 
 
+def series(items) -> str:
+    """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
+    items = [str(x) for x in items]
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def gb(x_bytes: float) -> str:
     x = float(x_bytes) / 1e9
     return f"{x:,.1f} GB" if x >= 1 else f"{x * 1e3:,.0f} MB"

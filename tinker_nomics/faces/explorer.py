@@ -72,6 +72,8 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
     calibrated method they override its fitted bandwidth efficiency and MFU, which the grid includes and the
     sliders start at (data/calibration/efficiencies.csv)."""
     snaps = list(snapshot_list) if snapshot_list is not None else timeline.dated_snapshots(workloads)
+    if method != "seed":   # the takeaway's own explorer opens on the newest list, where its answer is priced
+        snaps = snaps[::-1]
     offers = gpu_offers(gpu)
     efficiencies_grid, mfus_grid, fitted = list(EFFICIENCIES), list(MFUS), {}
     if method == "calibrated":

@@ -104,8 +104,8 @@ SLIDERS = {
                                                                                  readout_format=".0%")),
     "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01,
                                                                       readout_format=".0%")),
-    "sandbox_seconds_per_rollout": ("sandbox seconds per rollout", lambda: W.FloatSlider(min=0.0, max=120.0,
-                                                                                         step=0.5)),
+    "sandbox_seconds_per_rollout": ("sandbox seconds per rollout", lambda: W.FloatSlider(min=0.0, max=3600.0,
+                                                                                         step=5.0)),
     "off_policy": (r"steps off-policy \(k\)", lambda: W.IntSlider(min=0, max=8, step=1)),
     "num_gpus": ("GPUs", lambda: W.IntSlider(min=1, max=256, step=1)),
     "gpu_hourly_usd": ("$ per GPU-hour", lambda: W.FloatSlider(min=0.2, max=15.0, step=0.01, readout_format=".2f")),
@@ -138,6 +138,17 @@ def priced_gpus() -> list[str]:
 # draws every figure twice, and a panel redraws on every slider move (make bench measures the redraw).
 PANEL_FIGSIZE = (7.5, 3.2)
 PANEL_MARGINS = dict(left=0.14, right=0.97, top=0.88, bottom=0.16)
+
+
+def set_holding(widget, value) -> None:
+    """Set a slider to a preset's value exactly: a value outside its range widens the range rather than being
+    clipped, so the panel never prices a different run than the preset it says it holds."""
+    value = type(widget.value)(value)
+    if value > widget.max:
+        widget.max = value
+    if value < widget.min:
+        widget.min = value
+    widget.value = value
 
 
 def panel_axes(size=PANEL_FIGSIZE):
@@ -176,7 +187,7 @@ class Calculator:
         self.gpu = styled(W.Dropdown(options=priced_gpus()), "GPU")
         self.sandbox = styled(W.Dropdown(options=sandbox_options()), "sandbox")
         self.method = styled(W.ToggleButtons(options=list(reversed(METHODS))), "method")
-        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "7.5em"}
         self.cached = W.Checkbox(description="Tinker bills cached prefill (from 2026-07-17)", indent=False,
                                  layout=W.Layout(**ROW))
         for name, (label, make) in SLIDERS.items():
@@ -231,8 +242,7 @@ class Calculator:
             self.method.value = preset.method
             self.cached.value = bool(preset.tinker_cached_prefill)
             for name, widget in self.controls.items():
-                value = getattr(preset, name)
-                widget.value = type(widget.value)(min(max(value, widget.min), widget.max))
+                set_holding(widget, getattr(preset, name))
         self.changes = [f"Every control now holds the {get_workload(workload).name} preset: {preset.model}, "
                         f"Tinker prices as of {preset.prices}, {float(preset.num_gpus):g} × {preset.gpu}."] \
             if announce else []
@@ -273,8 +283,7 @@ class Calculator:
         preset = Scenario.from_workload(self.workload.value, model=self.model.value, method=change["new"]).resolved()
         with self._holding():
             for name in ("rollout_efficiency", "mfu"):
-                widget = self.controls[name]
-                widget.value = type(widget.value)(min(max(float(getattr(preset, name)), widget.min), widget.max))
+                set_holding(self.controls[name], getattr(preset, name))
         self.changes = [f"The {change['new']} method's efficiencies: rollout "
                         f"{fmt.pct(float(preset.rollout_efficiency))}, training MFU {fmt.pct(float(preset.mfu))}."]
         self.redraw()
@@ -297,6 +306,10 @@ class Calculator:
     def redraw(self):
         if self._quiet:
             return
+        multi_turn = self.controls["turns"].value > 1   # the model reads L for one turn, O and observations for more
+        self.controls["completion_tokens"].disabled = multi_turn
+        for name in ("output_per_turn", "observation_per_turn"):
+            self.controls[name].disabled = not multi_turn
         try:
             est = estimate(self.scenario())
         except TinkerNomicsError as exc:
@@ -354,7 +367,7 @@ class ExperimentPanel:
         self.evals = W.Checkbox(description="count the eval rollouts the run made", indent=False,
                                 layout=W.Layout(**ROW))
         self.method = styled(W.ToggleButtons(options=list(reversed(METHODS))), "method")
-        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "7.5em"}
         self._quiet = False
         self.load(experiment)
         self.experiment.observe(lambda change: self.load(change["new"]), names="value")
@@ -462,7 +475,7 @@ class FlopPanel:
         self.mfu = styled(W.FloatSlider(value=number("flop_page_train_mfu"), min=0.01, max=0.6, step=0.01,
                                         readout_format=".0%"), "training MFU")
         self.method = styled(W.ToggleButtons(options=["seed", "exact"], value="seed"), "method")
-        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "6em"}
+        self.method.style = {"description_width": LABEL_WIDTH, "button_width": "7.5em"}
         for control in self.controls():
             control.observe(self.redraw, names="value")
         self.widget = panel([groups([group("Hardware", [self.model, self.gpu, self.num_gpus, self.method]),
