@@ -68,6 +68,11 @@ def test_takeaway_chapter_has_its_own_calibrated_explorer(page):
     row = timeline.verdicts(("math_rl",), [first], method="calibrated").iloc[0]
     hosted = root.locator('[data-role="hosted-total"]')
     assert hosted.text_content() == fmt.usd(row.self_hosted_usd)
+    note = root.locator('[data-role="note"]')
+    assert timeline.snapshots()[first] in note.text_content()     # the note names the list it prices
+    older = timeline.dated_snapshots()[-2]
+    root.locator('select[data-control="snapshot"]').select_option(older)
+    assert timeline.snapshots()[older] in note.text_content()     # moving the list always shows on the page
     root.locator('select[data-control="workload"]').select_option("swe_rl")
     assert hosted.text_content() != fmt.usd(row.self_hosted_usd)
     _clean(page)

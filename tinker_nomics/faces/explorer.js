@@ -133,7 +133,8 @@
       verdict.appendChild(document.createTextNode(" by " + factor.toFixed(1) + "×: Tinker " + usd(tinkerTotal) +
         " against " + usd(hostedTotal) + " on " + h.num_gpus + " × " + data.gpu + "."));
       var notes = ["Billed as " + short(t.model) + (t.successor ? " (successor: the preset's model was retired from Tinker)" : "") + "."];
-      notes.push("Tinker rates $/M tokens: prefill " + t.prices.prefill + ", sample " + t.prices.sample + ", train " + t.prices.train +
+      var dated = data.snapshots.filter(function (x) { return x.id === s; })[0];
+      notes.push("Tinker rates on the price list of " + dated.date + ", $/M tokens: prefill " + t.prices.prefill + ", sample " + t.prices.sample + ", train " + t.prices.train +
         (t.cached ? "; cached prefill " + t.prices.cached_prefill + " for " + Math.round(100 * t.cache_hit_rate) + "% of prompt tokens" :
           "; no cached-prefill rate in this price list") + ".");
       note.textContent = notes.join(" ");

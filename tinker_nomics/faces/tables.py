@@ -9,6 +9,9 @@ What it guarantees, so no raw DataFrame reaches a page:
 - headers read as words (`snake_case` becomes `snake case`), and units stay in them as the author wrote them;
 - a meaningful index (anything but 0, 1, 2, …) is the first column, headed by its name, and never repeated;
 - number-like columns ($99.20, 117.96M, 3.5×, +2.1%, 128 KB) are right-aligned with tabular figures, text left;
+  their figures never break, but their headers wrap between words, so a long header does not widen the table;
+- a line breaks between words or after the slash of an org/model name, never inside a hyphenated word (a run
+  id, a date, a model name) unless it is longer than LONGEST_UNBROKEN characters;
 - cells have padding; a table wider than the page scrolls sideways inside its own box, with a shadow on the
   edge that has more to show (the cue) and a keyboard-focusable region.
 The result renders as HTML in the built book, in JupyterLab and in papermill outputs (`_repr_html_`), and as
@@ -40,12 +43,14 @@ STYLE = f"""<style>
 .{CLASS}-wrap:focus{{outline:2px solid #4C72B0;outline-offset:2px}}
 table.{CLASS}{{border-collapse:collapse;font-size:0.9em;line-height:1.35;margin:0;background:transparent;width:auto}}
 table.{CLASS} caption{{caption-side:top;text-align:left;font-weight:600;padding:0 0 0.35em 0;color:#333}}
-table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.75em;border-bottom:1px solid #e3e3e3;vertical-align:top;
+table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.5em;border-bottom:1px solid #e3e3e3;vertical-align:top;
   text-align:left;background:transparent}}
 table.{CLASS} thead th{{border-bottom:2px solid #999;font-weight:600;vertical-align:bottom}}
 table.{CLASS} tbody th{{font-weight:600}}
 table.{CLASS} .num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
+table.{CLASS} thead th.num{{white-space:normal}}
 table.{CLASS} td.text{{min-width:14em;max-width:40em}}
+.{CLASS}-word{{white-space:nowrap}}
 </style>"""
 
 
@@ -61,7 +66,7 @@ class Table:
         def cell(tag, text, j, scope=""):
             classes = "num" if self.numeric[j] else ("text" if len(text) > 40 else "")
             attributes = (f' class="{classes}"' if classes else "") + (f' scope="{scope}"' if scope else "")
-            return f"<{tag}{attributes}>{html.escape(text)}</{tag}>"
+            return f"<{tag}{attributes}>{_unbroken_words(html.escape(text))}</{tag}>"
 
         head = "".join(cell("th", h, j, "col") for j, h in enumerate(self.header))
         body = []
@@ -83,6 +88,22 @@ class Table:
                              enumerate(zip(values, widths))).rstrip()
         lines = ([self.caption] if self.caption else []) + [line(self.header)] + [line(r) for r in self.rows]
         return "\n".join(lines)
+
+
+HYPHENATED = re.compile(r"[^\s<>]*\w-\w[^\s<>]*")
+LONGEST_UNBROKEN = 24   # characters: "qwen3-30b-instruct-v3b" stays whole, "NVIDIA-Nemotron-3-Super-120B-A12B" may break
+SLASH_BETWEEN_WORDS = re.compile(r"(?<=[A-Za-z]{2})/(?=[A-Za-z])")   # "Qwen/Qwen3", not "$0.22/M"
+
+
+def _unbroken_words(escaped: str) -> str:
+    """Hyphenated words ("gptoss-20b-v3b", "2026-01-05", "Qwen3-8B") kept whole: a browser may otherwise break a
+    narrow column after any hyphen. Lines still break between words, after the slash of a path-like name
+    ("Qwen/" then "Qwen3-8B"), so an organisation prefix does not widen a column, and at the hyphens of a word
+    longer than LONGEST_UNBROKEN, which would otherwise set the width of its column alone."""
+    def whole(match):
+        word = match.group(0)
+        return word if len(html.unescape(word)) > LONGEST_UNBROKEN else f'<span class="{CLASS}-word">{word}</span>'
+    return "/<wbr>".join(HYPHENATED.sub(whole, part) for part in SLASH_BETWEEN_WORDS.split(escaped))
 
 
 def header_text(name) -> str:
