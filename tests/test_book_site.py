@@ -73,6 +73,16 @@ CUT_OFF_JS = """() => {
   return [...found].slice(0, 8);
 }"""
 
+# Printed output (a status line, a list of caveats) that runs past its box: it is prose, not code, so it wraps.
+PRINTED_WIDE_JS = """() => [...document.querySelectorAll('article .cell_output .output.stream pre')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.trim().slice(0, 60))"""
+# Tables that scroll sideways. On a phone that is the way (with the cue); at desktop width every table fits.
+SCROLLING_TABLES_JS = """() => [...document.querySelectorAll('article table')].filter(t => {
+  for (let a = t.parentElement; a && a.tagName !== 'ARTICLE'; a = a.parentElement)
+    if (a.scrollWidth > a.clientWidth + 1) return true;
+  return false; }).map(t => (t.querySelector('caption, th') || t).textContent.trim().slice(0, 40))"""
+DESKTOP = max(WIDTHS)
+
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("page_path", PAGES)
@@ -109,6 +119,8 @@ def test_page_renders_offline(page_path, width, site_url, built_site, browser):
         images = page.evaluate(IMAGES_JS)
         math = page.evaluate(MATH_JS)
         cut_off = page.evaluate(CUT_OFF_JS)
+        printed_wide = page.evaluate(PRINTED_WIDE_JS)
+        scrolling_tables = page.evaluate(SCROLLING_TABLES_JS)
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"{page_path.replace('/', '_')}@{width}.png"), full_page=True)
     finally:
@@ -129,6 +141,9 @@ def test_page_renders_offline(page_path, width, site_url, built_site, browser):
     if has_math:
         assert math["typeset"] > 0 and math["errors"] == 0, f"MathJax: {math}"
     assert not cut_off, f"at {width} px, cut off at the right with no way to scroll to it: {cut_off}"
+    assert not printed_wide, f"at {width} px, printed lines run past the column: {printed_wide}"
+    if width == DESKTOP:
+        assert not scrolling_tables, f"at {width} px, tables wider than the column: {scrolling_tables}"
 
 
 # Chapters whose tables still reach the page as pandas' own HTML; strict, so a fixed one must leave the list.
