@@ -41,6 +41,16 @@ def test_efficiencies_are_physical():
     assert model_error("decode") > 0 and model_error("rl_step") > 0
 
 
+def test_a_value_on_the_top_of_its_range_is_reported_as_a_bound():
+    """The book says when a fitted efficiency is its search ceiling (the dense decode share sits at 1 in this
+    repository's fit), so `at_upper_bound` must tell the ceiling from an interior value."""
+    for name, (low, high) in {**calibration.DECODE_BOUNDS, **calibration.RL_BOUNDS}.items():
+        assert calibration.at_upper_bound(name, high)
+        assert not calibration.at_upper_bound(name, (low + high) / 2)
+    eff = efficiencies()
+    assert calibration.at_upper_bound("bandwidth_dense", eff.bandwidth_dense) == (eff.bandwidth_dense == 1.0)
+
+
 def test_held_out_source_never_touches_its_fit(monkeypatch):
     """Leave-one-source-out: doubling every measurement of the held-out source leaves its fit unchanged (and
     changes the fit that includes it)."""

@@ -282,6 +282,9 @@ def test_panel_readouts_and_labels_are_not_cut():
     from tinker_nomics.faces.widgets import PANEL_CSS, SLIDERS
     assert "white-space:normal" in PANEL_CSS and "min-width:5.5em" in PANEL_CSS
     assert all("…" not in label for label, _ in SLIDERS.values())
+    # token counts read "13,000" (swe_rl's prompt) rather than "13000", in the panel's readout
+    for field in ("completion_tokens", "prompt_tokens", "output_per_turn", "observation_per_turn"):
+        assert SLIDERS[field][1]().readout_format == ",d", field
 
 
 def test_experiment_panel_states_its_sign_convention_once():

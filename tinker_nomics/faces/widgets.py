@@ -29,12 +29,15 @@ from . import plots
 
 LABEL_WIDTH = "14em"          # wide enough for every label below; longer ones wrap instead of being cut
 STYLE = {"description_width": LABEL_WIDTH}
+TOKENS = ",d"                 # token counts read 13,000, not 13000 (a d3-format the slider's readout takes)
+SECONDS = ",.0f"              # whole seconds (the slider steps by 5): 1,650 and 0, not 1650.00 or 0.00
 ROW = dict(width="100%", max_width="34em")
 # ipywidgets cuts a long description with an ellipsis and gives a slider's readout a fixed narrow box; in a
 # panel (class tn-panel) labels wrap and readouts keep room for "32,768" or "$15.00". Shipped as a <style> inside
 # the panel, so it applies in JupyterLab and in the static book alike.
-PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;overflow:visible;text-overflow:clip;line-height:1.25;"
-             "height:auto;min-height:var(--jp-widgets-inline-height,28px);display:flex;align-items:center}"
+PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;text-align:left;overflow:visible;text-overflow:clip;"
+             "line-height:1.25;height:auto;min-height:var(--jp-widgets-inline-height,28px);display:flex;align-items:center;"
+             "column-gap:0.3em}"   # a flex label drops the space between its words and its math symbol
              ".tn-panel .widget-readout{min-width:5.5em;overflow:visible;text-align:right}"
              ".tn-panel .widget-inline-hbox{height:auto;min-height:var(--jp-widgets-inline-height,28px)}"
              ".tn-panel .widget-html,.tn-panel .widget-html-content{min-width:0;max-width:100%;white-space:normal;"
@@ -92,20 +95,24 @@ SLIDERS = {
     "prompts_per_step": (r"prompts per step \(B\)", lambda: W.IntSlider(min=1, max=512, step=1)),
     "group_size": (r"rollouts per prompt \(G\)", lambda: W.IntSlider(min=1, max=64, step=1)),
     "steps": (r"steps \(S\)", lambda: W.IntSlider(min=1, max=1000, step=1)),
-    "completion_tokens": (r"completion tokens \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64)),
-    "prompt_tokens": (r"prompt tokens \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50)),
+    "completion_tokens": (r"completion tokens \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64,
+                                                                         readout_format=TOKENS)),
+    "prompt_tokens": (r"prompt tokens \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50, readout_format=TOKENS)),
     "length_growth": (r"length growth, end ÷ start \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
     "substeps": (r"passes per batch \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
     "lora_rank": ("LoRA rank", lambda: W.IntSlider(min=1, max=512, step=1)),
     "turns": (r"turns per rollout \(N\)", lambda: W.IntSlider(min=1, max=60, step=1)),
-    "output_per_turn": (r"output tokens per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50)),
-    "observation_per_turn": ("observation tokens per turn", lambda: W.IntSlider(min=0, max=8192, step=50)),
+    "output_per_turn": (r"output tokens per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50,
+                                                                             readout_format=TOKENS)),
+    "observation_per_turn": ("observation tokens per turn", lambda: W.IntSlider(min=0, max=8192, step=50,
+                                                                               readout_format=TOKENS)),
     "failure_overhead": ("extra turns of failed rollouts", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01,
                                                                                  readout_format=".0%")),
     "cache_hit_rate": ("prefix-cache hit rate", lambda: W.FloatSlider(min=0.0, max=1.0, step=0.01,
                                                                       readout_format=".0%")),
     "sandbox_seconds_per_rollout": ("sandbox seconds per rollout", lambda: W.FloatSlider(min=0.0, max=3600.0,
-                                                                                         step=5.0)),
+                                                                                         step=5.0,
+                                                                                         readout_format=SECONDS)),
     "off_policy": (r"steps off-policy \(k\)", lambda: W.IntSlider(min=0, max=8, step=1)),
     "num_gpus": ("GPUs", lambda: W.IntSlider(min=1, max=256, step=1)),
     "gpu_hourly_usd": ("$ per GPU-hour", lambda: W.FloatSlider(min=0.2, max=15.0, step=0.01, readout_format=".2f")),
@@ -468,7 +475,8 @@ class FlopPanel:
         self.num_gpus = styled(W.IntSlider(value=num_gpus, min=1, max=256), "GPUs")
         self.prompts = styled(W.IntSlider(value=prompts_per_step, min=1, max=512), r"prompts per step \(B\)")
         self.group = styled(W.IntSlider(value=group_size, min=1, max=64), r"rollouts per prompt \(G\)")
-        self.length = styled(W.IntSlider(value=completion_tokens, min=64, max=32768, step=64),
+        self.length = styled(W.IntSlider(value=completion_tokens, min=64, max=32768, step=64,
+                                         readout_format=TOKENS),
                              r"completion tokens \(L\)")
         self.efficiency = styled(W.FloatSlider(value=number("flop_page_mbu"), min=0.05, max=1.0, step=0.05,
                                                readout_format=".0%"), "decode efficiency")
