@@ -397,7 +397,7 @@ def efficiency_rows(today: str | None = None) -> list[dict]:
 def at_upper_bound(name: str, value: float) -> bool:
     """Whether a fitted value sits on the top of its search range (DECODE_BOUNDS / RL_BOUNDS): the measurements
     would pull it further, and a reader should be told the value is a bound, not an interior optimum."""
-    low, high = {**DECODE_BOUNDS, **RL_BOUNDS}[name]
+    _, high = {**DECODE_BOUNDS, **RL_BOUNDS}[name]
     return bool(np.isclose(float(value), high, rtol=1e-6, atol=0.0))
 
 
