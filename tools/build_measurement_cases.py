@@ -153,6 +153,18 @@ def _source_label(url: str) -> str:
     return url
 
 
+# A family is one publisher's measurements: versions of one page, or one team's runs, are one family, so that a
+# leave-one-family-out judgement never fits on one version of a page and tests on another.
+FAMILIES = {
+    "NeMo RL v0.4": "NeMo RL performance summary", "NeMo RL v0.5": "NeMo RL performance summary",
+    "NeMo RL v0.6": "NeMo RL performance summary", "TensorRT-LLM perf-overview": "TensorRT-LLM perf-overview",
+}
+
+
+def family(source: str) -> str:
+    return FAMILIES.get(source, source)
+
+
 def _read(name: str) -> list[tuple[int, dict]]:
     with open(MEASUREMENTS / name, newline="", encoding="utf-8") as fh:
         return list(enumerate(csv.DictReader(fh), start=2))
@@ -172,7 +184,7 @@ def _check_ids(model: str | None, gpu: str | None) -> None:
 
 # ----------------------------------------------------------------------------------------- decode
 
-DECODE_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "engine", "model", "gpu",
+DECODE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "engine", "model", "gpu",
                   "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "kv_precision", "concurrency",
                   "concurrency_basis", "kv_memory_fraction", "input_tokens", "output_tokens",
                   "measured_output_tok_s", "notes"]
@@ -202,7 +214,7 @@ def _tensor_parallel(row: dict) -> float | None:
 
 
 def decode_cases() -> list[dict]:
-    return _decode_reference_cases() + _decode_more_cases()
+    return _with_family(_decode_reference_cases() + _decode_more_cases())
 
 
 def _decode_reference_cases() -> list[dict]:
@@ -387,7 +399,7 @@ def _decode_more_cases() -> list[dict]:
 
 # ----------------------------------------------------------------------------------------- RL step
 
-RL_COLUMNS = ["case_id", "source", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm", "model",
+RL_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm", "model",
               "gpu", "num_gpus", "precision", "bytes_per_param", "off_policy", "fine_tune", "generation_samples",
               "prompt_tokens", "generated_tokens", "generation_tp", "measured_step_s", "measured_tokens_per_s_per_gpu",
               "measured_mfu", "notes"]
@@ -410,7 +422,14 @@ RL_MORE_EXCLUDED = {
 
 
 def rl_step_cases() -> list[dict]:
-    return [case for name, prefix in (("rl_mfu.csv", "rl-"), ("rl_more.csv", "rl-m")) for case in _rl_cases(name, prefix)]
+    return _with_family([case for name, prefix in (("rl_mfu.csv", "rl-"), ("rl_more.csv", "rl-m"))
+                         for case in _rl_cases(name, prefix)])
+
+
+def _with_family(cases: list[dict]) -> list[dict]:
+    for case in cases:
+        case["family"] = family(case["source"])
+    return cases
 
 
 def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
@@ -557,6 +576,88 @@ def run_cases() -> list[dict]:
     return out
 
 
+# ----------------------------------------------------------------------------------------- RL phases
+
+PHASE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm",
+                 "model", "gpu", "num_gpus", "fine_tune", "lora_rank", "critic", "reference", "samples",
+                 "prompt_tokens", "response_tokens", "response_max_tokens", "rollout_tp", "rollout_memory_fraction",
+                 "optimizer_steps", "off_policy", "enforce_eager", "generation_includes_refit", "measured_step_s",
+                 "measured_generation_s", "measured_logprob_s", "measured_values_s", "measured_update_actor_s",
+                 "measured_update_critic_s", "measured_refit_s", "notes"]
+
+PHASE_MODELS = {
+    "Qwen/Qwen2-7B-Instruct": (
+        "Qwen/Qwen2.5-7B", "Qwen2-7B and Qwen2.5-7B share one architecture (hidden 3584, 28 layers, 28 heads, 4 KV "
+        "heads, FFN 18944, vocab 152064, untied; data/models/configs/Qwen--Qwen2.5-7B.json)"),
+    "Qwen/Qwen2.5-7B-Instruct": ("Qwen/Qwen2.5-7B", "instruct and base share one architecture"),
+    "Qwen/Qwen2.5-0.5B-Instruct": ("Qwen/Qwen2.5-0.5B", "instruct and base share one architecture "
+                                                        "(data/models/configs/Qwen--Qwen2.5-0.5B.json)"),
+}
+
+
+def _text_number(text: str) -> str:
+    text = (text or "").strip()
+    return text if re.fullmatch(r"[\d.eE+-]+", text) else ""
+
+
+def rl_phase_cases() -> list[dict]:
+    """One case per raw row of rl_phases.csv: an RL step with its phases measured (verl's timing_s/*, NeMo RL's
+    generation / logprobs / training / refit), the inputs a prediction needs and the measured seconds per phase
+    (log-prob = the old-policy and reference passes; the critic's passes apart)."""
+    out = []
+    for line, row in _read("rl_phases.csv"):
+        case = {c: "" for c in PHASE_COLUMNS}
+        notes, reasons = [row.get("notes", "")], []
+        model = PHASE_MODELS.get(row["model"]) or (MODELS.get(row["model"]))
+        if model is None and row["model"]:
+            try:
+                sources.get_arch(row["model"])
+                model = (row["model"], "")
+            except Exception:
+                model = None
+        if model is None:
+            reasons.append(f"model {row['model']!r} has no architecture in the registry")
+        else:
+            _check_ids(model[0], None)
+            if model[1]:
+                notes.append(model[1])
+        gpu = GPUS.get(row["gpu"]) or ((row["gpu"], "") if row["gpu"] in sources.gpus() else None)
+        if gpu is None:
+            reasons.append(f"GPU {row['gpu']!r} is not in the registry")
+        prompts, per_prompt = _text_number(row["prompts_per_step"]), _text_number(row["samples_per_prompt"])
+        samples = float(prompts) * float(per_prompt) if prompts and per_prompt else None
+        for name, value in (("samples per step", samples), ("mean prompt length", _text_number(row["prompt_len_mean"])),
+                            ("mean response length", _text_number(row["response_len_mean"])),
+                            ("GPU count", _text_number(row["num_gpus"]))):
+            if not value:
+                reasons.append(f"{name} not stated")
+        old, ref = _text_number(row["old_log_prob_s"]), _text_number(row["ref_s"])
+        logprob = float(old or 0) + float(ref or 0) if (old or ref) else None
+        case.update(
+            case_id=f"phase-{line:02d}", source=row["source_family"], raw_file="rl_phases.csv", raw_row=line,
+            usable="no" if reasons else "yes", reason="; ".join(reasons), framework=row["framework"],
+            algorithm=row["algorithm"], model=model[0] if model else "", gpu=gpu[0] if gpu else "",
+            num_gpus=_text_number(row["num_gpus"]), fine_tune=row["fine_tune"] or "full",
+            lora_rank=_text_number(row["lora_rank"]), critic=row["critic"] or "no",
+            reference=row["kl_reference"] or "yes", samples=samples if samples else "",
+            prompt_tokens=_text_number(row["prompt_len_mean"]), response_tokens=_text_number(row["response_len_mean"]),
+            response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=_text_number(row["rollout_tp"]),
+            rollout_memory_fraction=_text_number(row["gpu_memory_utilization"]),
+            optimizer_steps=_text_number(row.get("optimizer_steps", "")),
+            off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),
+            generation_includes_refit=row.get("gen_includes_refit", "") or ("no" if row["refit_s"] else "yes"),
+            measured_step_s=_text_number(row["step_s"]), measured_generation_s=_text_number(row["gen_s"]),
+            measured_logprob_s=f"{logprob:g}" if logprob is not None else "",
+            measured_values_s=_text_number(row["values_s"]), measured_update_actor_s=_text_number(row["update_actor_s"]),
+            measured_update_critic_s=_text_number(row["update_critic_s"]), measured_refit_s=_text_number(row["refit_s"]),
+            notes="; ".join(n for n in notes if n))
+        case["family"] = family(case["source"])
+        if gpu and gpu[1]:
+            case["notes"] += "; " + gpu[1]
+        out.append(case)
+    return out
+
+
 # ----------------------------------------------------------------------------------------- main
 
 def _render(rows: list[dict], columns: list[str]) -> str:
@@ -569,6 +670,7 @@ def _render(rows: list[dict], columns: list[str]) -> str:
 
 
 OUTPUTS = {"decode_cases.csv": (decode_cases, DECODE_COLUMNS), "rl_step_cases.csv": (rl_step_cases, RL_COLUMNS),
+           "rl_phase_cases.csv": (rl_phase_cases, PHASE_COLUMNS),
            "run_cases.csv": (run_cases, RUN_COLUMNS)}
 
 

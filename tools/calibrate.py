@@ -1,16 +1,19 @@
-"""Fit the calibrated method's efficiencies to the published measurements and write them, with their inputs.
+"""Fit the phase model to the published measurements and write the fit, with its inputs and held-out errors.
 
-    .venv/bin/python tools/calibrate.py            # (make calibrate) rewrite data/calibration/efficiencies.csv
-    .venv/bin/python tools/calibrate.py --check    # exit 1 if the committed table differs from a fresh fit
+    .venv/bin/python tools/calibrate.py            # (make calibrate) rewrite data/calibration/*.csv
+    .venv/bin/python tools/calibrate.py --check    # exit 1 if the committed tables differ from a fresh fit
 
-Inputs: data/measurements/decode_cases.csv and rl_step_cases.csv (usable rows; tools/build_measurement_cases.py
-builds them from the raw published rows), the architectures, GPUs and engine defaults in data/. The fit and its
-leave-one-source-out judgement are tinker_nomics.analysis.calibration; this script only writes the result.
+Inputs: data/measurements/decode_cases.csv, rl_step_cases.csv and rl_phase_cases.csv (usable rows;
+tools/build_measurement_cases.py builds them from the raw published rows), the architectures, GPUs, links and
+engine defaults in data/. The fit and its leave-one-family-out judgement are tinker_nomics.analysis.calibration;
+this script writes the result and fails (exit 1, naming it) when a fitted parameter ends on a bound of its search
+range: a value the measurements push against a limit is a defect of the model, not a result.
 The `fitted` column is the date of the run; --check compares every other column.
 """
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import sys
 from pathlib import Path
@@ -20,17 +23,29 @@ sys.path.insert(0, str(REPO))
 
 from tinker_nomics.analysis import calibration  # noqa: E402
 
-TABLE = REPO / "data" / "calibration" / "efficiencies.csv"
-COLUMNS = ["parameter", "class", "value", "unit", "cases", "source", "loso_median_abs_error", "fitted", "inputs",
-           "note"]
+FOLDER = REPO / "data" / "calibration"
+PARAMETER_COLUMNS = ["parameter", "value", "unit", "low", "high", "cases", "families", "held_out_median_abs_error",
+                     "fitted", "inputs", "note"]
+ERROR_COLUMNS = ["quantity", "regime", "cases", "families", "median_abs_error", "median_signed_error", "log_sd",
+                 "fitted", "note"]
 
 
-def render(rows: list[dict]) -> str:
+def render(rows: list[dict], columns: list[str]) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def error_rows(fitted_on: str) -> list[dict]:
+    frame = calibration.errors_by_regime()
+    return [{"quantity": r.quantity, "regime": r.regime, "cases": str(r.cases), "families": str(r.families),
+             "median_abs_error": f"{r.median_abs_error:.4f}", "median_signed_error": f"{r.median_signed_error:.4f}",
+             "log_sd": f"{r.log_sd:.4f}", "fitted": fitted_on,
+             "note": calibration.REGIME_LABELS[r.regime] + "; held out: each case predicted by a fit without its "
+                                                           "family"}
+            for r in frame.itertuples()]
 
 
 def _without_dates(text: str) -> list[dict]:
@@ -38,18 +53,33 @@ def _without_dates(text: str) -> list[dict]:
 
 
 def main(argv: list[str]) -> int:
-    rows = calibration.efficiency_rows()
-    text = render(rows)
+    today = datetime.date.today().isoformat()
+    tables = {"parameters.csv": render(calibration.parameter_rows(today), PARAMETER_COLUMNS),
+              "errors_by_regime.csv": render(error_rows(today), ERROR_COLUMNS)}
+    bounded = [r for r in csv.DictReader(io.StringIO(tables["parameters.csv"]))
+               if r["parameter"] in calibration.RANGES and r["low"] != r["high"]
+               and calibration.on_bound(r["parameter"], float(r["value"]))]
     if "--check" in argv:
-        if not TABLE.is_file() or _without_dates(TABLE.read_text(encoding="utf-8")) != _without_dates(text):
-            print("stale: data/calibration/efficiencies.csv (run make calibrate)", file=sys.stderr)
+        stale = [name for name, text in tables.items()
+                 if not (FOLDER / name).is_file()
+                 or _without_dates((FOLDER / name).read_text(encoding="utf-8")) != _without_dates(text)]
+        if stale:
+            print(f"stale: data/calibration/{', '.join(stale)} (run make calibrate)", file=sys.stderr)
             return 1
-        return 0
-    TABLE.parent.mkdir(parents=True, exist_ok=True)
-    TABLE.write_text(text, encoding="utf-8")
-    for row in rows:
-        print(f"{row['parameter']:30s} {row['class']:8s} {row['value']:>12s}  LOSO median |error| "
-              f"{float(row['loso_median_abs_error']):.0%}")
+    else:
+        FOLDER.mkdir(parents=True, exist_ok=True)
+        for name, text in tables.items():
+            (FOLDER / name).write_text(text, encoding="utf-8")
+        for row in csv.DictReader(io.StringIO(tables["parameters.csv"])):
+            print(f"{row['parameter']:36s} {row['value']:>12s}  [{row['low']}, {row['high']}]")
+        for row in csv.DictReader(io.StringIO(tables["errors_by_regime.csv"])):
+            print(f"held out {row['quantity']:11s} {row['regime']:13s} {int(row['cases']):4d} cases "
+                  f"{int(row['families']):2d} families  median |error| {float(row['median_abs_error']):.0%}")
+    if bounded:
+        for row in bounded:
+            print(f"on a bound: {row['parameter']} = {row['value']} (range {row['low']}–{row['high']})",
+                  file=sys.stderr)
+        return 1
     return 0
 
 

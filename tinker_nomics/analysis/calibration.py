@@ -1,406 +1,468 @@
-"""Fitting the calibrated method to published measurements, and judging it leave-one-source-out.
+"""Fitting the phase model to published measurements, and judging it on the families it never saw.
 
-The calibrated model (model/calibrated.py) is linear in the reciprocals of its efficiencies once the memory
-plan of each case is fixed, so every measurement case is reduced once to "terms" computed by the model with
-unit efficiencies, and a fit is a search over a few efficiencies on those terms:
+The model (model/decode.py, model/rl_phases.py) separates what depends on a case alone — bytes, FLOPs, batch,
+waves, link bandwidths: its *features* — from a dozen fitted parameters (sources.calibration.ModelParameters).
+Every usable case is reduced to features once; a fit is then a bounded least-squares search over the parameters
+on log(predicted / measured), each family of sources weighing the same (a residual is divided by the square
+root of its family's count) and a soft-L1 loss keeping one wild row from moving everything.
 
-  decode   tokens/s = replicas · batch · out / (out · (memory/bw + compute/ce + sync · tp_sync) + prefill/ce)
-           bw = bandwidth efficiency (dense or MoE), ce = compute efficiency, tp_sync in seconds per layer per
-           doubling of the tensor-parallel group;
-  RL step  generation = decode (with the decode fit) + tail · tail_term; training = train_at_full / MFU (dense
-           or MoE); step = generation + training on-policy, the longer of the two when k >= 1.
+  decode   serving-benchmark rows (output tokens/s): bandwidth and compute efficiency, the per-step and
+           per-sequence overheads, the all-reduce latency, and the weight-only dequantisation efficiency where
+           int8/int4 rows exist. Rows above the physical limit (faster than the bytes they must read allow at
+           full bandwidth and no overhead: speculative decoding, a misread table) are screened out, the reason
+           recorded.
+  RL       RL steps with their phases (generation, log-prob passes, actor update, step) and steps alone: the
+           generation overhead, the training GEMM efficiency and the mixture-of-experts share of it, the pass
+           overhead and the step overhead; generation uses the decode fit.
 
-The objective is the mean, over sources, of the median |log(predicted / measured)| of each source's cases:
-every source weighs the same however many rows it published, and one wild row moves nothing. The search is a
-log-spaced grid refined twice around its best point, inside physical bounds (no efficiency above 1).
-
-A method is judged by leave-one-source-out error: fit on every other source, predict the held-out one, never
-on its own training rows. `tools/calibrate.py` (make calibrate) fits on all sources and writes
-data/calibration/efficiencies.csv with these errors beside each value.
+A family is one publisher's measurements (versions of one page are one family: tools/build_measurement_cases.py).
+Held-out errors are leave-one-family-out: each family is predicted by a fit on all the others. They are reported
+by regime (batch 1, throughput batches, weight-only quantised, TP >= 4, mixture-of-experts, long context,
+LoRA, compute-poor GPUs), and their spread is the model error the Monte-Carlo draws. `tools/calibrate.py`
+(make calibrate) writes the fit and these errors to data/calibration/ and refuses a parameter on a bound.
 """
 from __future__ import annotations
 
-import datetime as _dt
+import dataclasses
 import functools
-import itertools
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import calibrated
+from ..errors import TinkerNomicsError
+from ..model import decode, rl_phases
 from ..sources.architectures import get_arch
-from ..sources.calibration import Efficiencies
+from ..sources.calibration import ModelParameters, PARAMETER_NAMES
 from ..sources.defaults import number
-from ..sources.hardware import get_gpu
+from ..sources.hardware import gpu_specs
+from ..sources.tables import Column, load_table
 from . import accuracy
 
-# Search bounds: efficiencies are shares of a peak (at most 1); the synchronisation is seconds per layer per
-# doubling of the tensor-parallel group; the tail is in mean output lengths.
-DECODE_BOUNDS = {"bandwidth_dense": (0.05, 1.0), "bandwidth_moe": (0.05, 1.0), "compute": (0.02, 1.0),
-                 "tp_sync_seconds": (1e-6, 5e-4)}
-RL_BOUNDS = {"mfu_dense": (0.005, 0.8), "mfu_moe": (0.005, 0.8), "tail": (0.0, 4.0)}
-UNIT = Efficiencies(1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0)
-PRECISION = {"BF16": "bf16", "FP16": "fp16", "FP8": "fp8", "FP4": "int4"}
+# Search ranges: physical limits (efficiencies in (0, 1]) or generous orders of magnitude for times.
+DECODE_RANGES = {
+    "decode_bandwidth_efficiency": (0.2, 1.0, 0.8),
+    "decode_compute_efficiency": (0.05, 1.0, 0.5),
+    "decode_step_overhead_seconds": (0.0, 0.05, 2e-3),
+    "decode_sequence_overhead_seconds": (0.0, 1e-3, 1e-5),
+    "allreduce_latency_seconds": (0.0, 1e-3, 2e-5),
+    "weight_only_efficiency": (0.1, 1.0, 0.7),
+}
+RL_RANGES = {
+    "generation_overhead_seconds": (0.0, 60.0, 2.0),
+    "train_gemm_efficiency": (0.05, 1.0, 0.4),
+    "moe_gemm_share": (0.02, 1.0, 0.5),
+    "train_flops_per_byte": (10.0, 1e5, 300.0),
+    "train_pass_overhead_seconds": (0.0, 10.0, 0.2),
+    "step_overhead_seconds": (0.0, 60.0, 1.0),
+}
+RANGES = {**DECODE_RANGES, **RL_RANGES}
+PRECISION = {"BF16": "bf16", "FP16": "fp16", "FP8": "fp8", "FP4": "fp4", "INT8": "int8", "INT4": "int4"}
+KV_PRECISION = {"BF16": "bf16", "FP16": "bf16", "FP8": "fp8"}
+LOSS_SCALE = 0.3           # soft-L1 turns quadratic into linear beyond ~30% error
+COMPUTE_POOR_FLOPS_PER_BYTE = 100.0   # a GPU whose dense BF16 peak over HBM bandwidth is below this
+LONG_CONTEXT_TOKENS = 8192
 
 
-# ------------------------------------------------------------------------------------------------ terms
+# ------------------------------------------------------------------------------------------------ engines
+
+def engine_max_num_seqs(engine: str, gpus):
+    """The running-batch cap of the engine a row names (None: vLLM's default, decode.engine_max_num_seqs)."""
+    name = (engine or "").lower()
+    for key, setting in (("tensorrt", "trtllm_max_batch_size"), ("lmdeploy", "lmdeploy_max_batch_size"),
+                         ("sglang", None)):
+        if key in name:
+            return np.inf if setting is None else number(setting)
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ decode cases
 
 @dataclass(frozen=True)
-class DecodeTerms:
-    case_id: np.ndarray
-    source: np.ndarray
-    moe: np.ndarray
-    measured: np.ndarray
-    tokens: np.ndarray          # replicas · batch · out
-    out: np.ndarray
-    memory: np.ndarray          # seconds per step at bandwidth efficiency 1
-    compute: np.ndarray         # seconds per step at compute efficiency 1
-    sync: np.ndarray            # layers · log2(tensor parallel)
-    prefill: np.ndarray         # seconds per replica batch at compute efficiency 1
+class DecodeCase:
+    case_id: str
+    source: str
+    family: str
+    model: str
+    gpu: str
+    measured: float
+    plan: decode.ServingPlan
+    regimes: tuple[str, ...]
+    screened: str            # why the row is left out of the fit ("" = used)
 
-    def predict(self, eff: Efficiencies) -> np.ndarray:
-        bw = np.where(self.moe, eff.bandwidth_moe, eff.bandwidth_dense)
-        step = self.memory / bw + self.compute / eff.compute + self.sync * eff.tp_sync_seconds
-        return self.tokens / (self.out * step + self.prefill / eff.compute)
 
-    def subset(self, mask) -> "DecodeTerms":
-        return DecodeTerms(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+def _regimes_decode(row: dict, arch, gpus, plan) -> tuple[str, ...]:
+    out = []
+    stated = row["concurrency"]
+    if row["concurrency_basis"] == "stated" and stated is not None and stated <= 1:
+        out.append("batch1")
+    if row["concurrency_basis"] == "kv_limited_max" or float(plan.batch * plan.replicas) >= 64:
+        out.append("throughput")
+    if PRECISION.get(row["precision"]) in decode.WEIGHT_ONLY:
+        out.append("weight_only")
+    if row["tensor_parallel"] >= 4:
+        out.append("tp4plus")
+    if arch.is_moe:
+        out.append("moe")
+    if row["input_tokens"] + row["output_tokens"] >= LONG_CONTEXT_TOKENS:
+        out.append("long_context")
+    if float(gpus.bf16_flops / gpus.bandwidth_bytes_per_s) < COMPUTE_POOR_FLOPS_PER_BYTE:
+        out.append("compute_poor")
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=None)
-def decode_terms() -> DecodeTerms:
-    """Every usable decode case reduced to the model's terms (case's own GPUs, tensor parallel, precisions)."""
-    rows = accuracy.decode_cases(usable_only=True)
-    fields = {k: [] for k in DecodeTerms.__dataclass_fields__}
-    for r in rows:
-        arch, gpu = get_arch(r["model"]), get_gpu(r["gpu"])
-        precision, kv = PRECISION[r["precision"]], PRECISION[r["kv_precision"]]
-        concurrency = np.inf if r["concurrency_basis"] == "kv_limited_max" and r["concurrency"] is None \
-            else r["concurrency"]
-        out = calibrated.decode_throughput(arch, gpu, UNIT, r["num_gpus"], concurrency, r["input_tokens"],
-                                           r["output_tokens"], precision, kv, r["tensor_parallel"])
-        batch = float(out.concurrency) / float(out.replicas)
-        tp = float(out.tensor_parallel)
-        fields["case_id"].append(r["case_id"])
-        fields["source"].append(r["source"])
-        fields["moe"].append(arch.is_moe)
-        fields["measured"].append(r["measured_output_tok_s"])
-        fields["tokens"].append(float(out.replicas) * batch * r["output_tokens"])
-        fields["out"].append(r["output_tokens"])
-        fields["memory"].append(float(out.step.memory_seconds))
-        fields["compute"].append(float(out.step.compute_seconds))
-        fields["sync"].append(arch.num_layers * np.log2(tp))
-        fields["prefill"].append(float(calibrated.prefill_seconds(arch, gpu, UNIT, tp, r["input_tokens"], batch,
-                                                                   precision)))
-    return DecodeTerms(*(np.array(v) for v in fields.values()))
+def decode_cases() -> tuple[DecodeCase, ...]:
+    """Every usable decode row reduced to its serving plan (features at unit parameters), with its regimes and,
+    for rows faster than physics allows, the reason it is screened out."""
+    out = []
+    limit = _physical_limit()
+    for r in accuracy.decode_cases(usable_only=True):
+        arch, gpus = get_arch(r["model"]), gpu_specs(r["gpu"])
+        concurrency = np.inf if r["concurrency"] is None else r["concurrency"]
+        plan = decode.serving_plan(arch, gpus, r["num_gpus"], concurrency, r["input_tokens"], r["output_tokens"],
+                                   PRECISION[r["precision"]], KV_PRECISION[r["kv_precision"]], r["tensor_parallel"],
+                                   engine_max_num_seqs(r["engine"], gpus))
+        ceiling = float(decode.serving_throughput(plan, limit)[0])
+        screened = "" if r["measured_output_tok_s"] <= ceiling else (
+            f"above the physical limit: {r['measured_output_tok_s']:g} tok/s measured, {ceiling:.4g} at full HBM "
+            f"bandwidth and peak FLOPs with no overhead (speculative decoding or a misread table)")
+        out.append(DecodeCase(r["case_id"], r["source"], r.get("family") or r["source"], r["model"], r["gpu"],
+                              r["measured_output_tok_s"], plan, _regimes_decode(r, arch, gpus, plan), screened))
+    return tuple(out)
 
+
+def _physical_limit() -> ModelParameters:
+    values = {name: 0.0 for name in PARAMETER_NAMES}
+    values.update(decode_bandwidth_efficiency=1.0, decode_compute_efficiency=1.0, weight_only_efficiency=1.0,
+                  train_gemm_efficiency=1.0, moe_gemm_share=1.0, train_flops_per_byte=np.inf)
+    return ModelParameters(**values)
+
+
+def predict_decode(cases, p: ModelParameters) -> np.ndarray:
+    return np.array([float(decode.serving_throughput(c.plan, p)[0]) for c in cases])
+
+
+# ------------------------------------------------------------------------------------------------ RL cases
 
 @dataclass(frozen=True)
-class RLTerms:
-    case_id: np.ndarray
-    source: np.ndarray
-    moe: np.ndarray
-    measured: np.ndarray
-    off_policy: np.ndarray
-    generation: np.ndarray      # seconds at the decode fit, no tail
-    tail: np.ndarray            # seconds per unit of tail
-    train: np.ndarray           # seconds at MFU 1
-
-    def parts(self, eff: Efficiencies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        generation = self.generation + eff.tail * self.tail
-        train = self.train / np.where(self.moe, eff.mfu_moe, eff.mfu_dense)
-        return calibrated.step_seconds(generation, train, self.off_policy), generation, train
-
-    def predict(self, eff: Efficiencies) -> np.ndarray:
-        return self.parts(eff)[0]
-
-    def subset(self, mask) -> "RLTerms":
-        return RLTerms(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+class RLCase:
+    case_id: str
+    source: str
+    family: str
+    model: str
+    gpu: str
+    actor: rl_phases.RLFeatures          # the actor's phases (generation, log-prob, update)
+    whole: rl_phases.RLFeatures          # the whole step (the critic's passes too under PPO)
+    measured: dict                       # phase -> seconds: generation, logprob, training, step
+    generation_includes_refit: bool
+    regimes: tuple[str, ...]
 
 
-def rl_case_step(row: dict, eff: Efficiencies):
-    """One RL case through the calibrated model: (rollout plan, generation s, training s at eff's MFU)."""
-    arch, gpu = get_arch(row["model"]), get_gpu(row["gpu"])
-    prompt = accuracy.case_prompt_tokens(row)
-    plan = calibrated.rollout(arch, gpu, eff, row["num_gpus"], row["generation_samples"], prompt,
-                              row["generated_tokens"])
-    trained = row["generation_samples"] * (prompt + row["generated_tokens"])
-    train = calibrated.train_seconds(arch, gpu, eff, row["num_gpus"], trained,
-                                     prompt + row["generated_tokens"] / 2.0, row["fine_tune"] or "full")
-    return plan, plan.decode_seconds + plan.prefill_seconds, train
+def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
+    out = []
+    if arch.is_moe:
+        out.append("moe")
+    if tp >= 4:
+        out.append("tp4plus")
+    if sequence >= LONG_CONTEXT_TOKENS:
+        out.append("long_context")
+    if fine_tune == "lora":
+        out.append("lora")
+    if float(gpus.bf16_flops / gpus.bandwidth_bytes_per_s) < COMPUTE_POOR_FLOPS_PER_BYTE:
+        out.append("compute_poor")
+    return tuple(out)
+
+
+def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, response, response_max, *, critic,
+             reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean):
+    arch, gpus = get_arch(model), gpu_specs(gpu)
+    common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
+                  response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp)
+    actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
+                                  **common)
+    whole = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=critic,
+                                  **common) if critic else actor
+    return RLCase(case_id, source, fam, model, gpu, actor, whole, measured, includes_refit,
+                  _rl_regimes(arch, gpus, float(actor.tensor_parallel), prompt + (response_max or response),
+                              fine_tune))
 
 
 @functools.lru_cache(maxsize=None)
-def _rl_terms(decode: Efficiencies) -> RLTerms:
-    rows = accuracy.rl_step_cases(usable_only=True)
-    fields = {k: [] for k in RLTerms.__dataclass_fields__}
-    no_tail = replace(decode, tail=0.0, mfu_dense=1.0, mfu_moe=1.0)
-    with_tail = replace(no_tail, tail=1.0)
-    for r in rows:
-        _, generation, train = rl_case_step(r, no_tail)
-        _, generation_tail, _ = rl_case_step(r, with_tail)
-        fields["case_id"].append(r["case_id"])
-        fields["source"].append(r["source"])
-        fields["moe"].append(get_arch(r["model"]).is_moe)
-        fields["measured"].append(r["measured_step_s"])
-        fields["off_policy"].append(r["off_policy"])
-        fields["generation"].append(float(generation))
-        fields["tail"].append(float(generation_tail - generation))
-        fields["train"].append(float(train))
-    return RLTerms(*(np.array(v) for v in fields.values()))
+def _phase_rows() -> tuple[dict, ...]:
+    return tuple(load_table("measurements/rl_phase_cases.csv", [
+        Column("case_id"), Column("source"), Column("family"), Column("usable"), Column("reason", required=False),
+        Column("model", required=False), Column("gpu", required=False), Column("num_gpus", "float", False),
+        Column("fine_tune", required=False), Column("critic", required=False), Column("reference", required=False),
+        Column("samples", "float", False), Column("prompt_tokens", "float", False),
+        Column("response_tokens", "float", False), Column("response_max_tokens", "float", False),
+        Column("rollout_tp", "float", False), Column("optimizer_steps", "float", False),
+        Column("off_policy", "float", False), Column("generation_includes_refit", required=False),
+        Column("measured_step_s", "float", False), Column("measured_generation_s", "float", False),
+        Column("measured_logprob_s", "float", False), Column("measured_update_actor_s", "float", False)]))
 
 
-def rl_terms(decode: Efficiencies | None = None) -> RLTerms:
-    """Every usable RL step case reduced to terms, generation at the decode efficiencies `decode` (default:
-    the decode fit on all sources)."""
-    return _rl_terms(decode if decode is not None else fit_decode())
+def response_max_over_mean() -> float:
+    """The longest response over the mean, from the runs that log both (verl's response_length/max and /mean):
+    their median, standing in where a run does not say."""
+    ratios = [r["response_max_tokens"] / r["response_tokens"] for r in _phase_rows()
+              if r["usable"] == "yes" and r["response_max_tokens"] and r["response_tokens"]]
+    if not ratios:
+        raise TinkerNomicsError("measurements/rl_phase_cases.csv: no run logs its longest response")
+    return float(np.median(ratios))
+
+
+@functools.lru_cache(maxsize=None)
+def rl_cases() -> tuple[RLCase, ...]:
+    """RL steps with phases (rl_phase_cases.csv) and steps alone (rl_step_cases.csv), reduced to features."""
+    ratio = response_max_over_mean()
+    out = []
+    for r in _phase_rows():
+        if r["usable"] != "yes":
+            continue
+        measured = {k: v for k, v in (("generation", r["measured_generation_s"]), ("logprob", r["measured_logprob_s"]),
+                                      ("training", r["measured_update_actor_s"]), ("step", r["measured_step_s"]))
+                    if v}
+        out.append(_rl_case(r["case_id"], r["source"], r["family"], r["model"], r["gpu"], r["num_gpus"],
+                            r["samples"], r["prompt_tokens"], r["response_tokens"], r["response_max_tokens"],
+                            critic=r["critic"] == "yes", reference=r["reference"] != "no",
+                            optimizer_steps=r["optimizer_steps"], off_policy=r["off_policy"] or 0.0,
+                            rollout_tp=r["rollout_tp"], fine_tune=r["fine_tune"] or "full", measured=measured,
+                            includes_refit=r["generation_includes_refit"] != "no", max_over_mean=ratio))
+    for r in accuracy.rl_step_cases(usable_only=True):
+        out.append(_rl_case(r["case_id"], r["source"], r.get("family") or r["source"], r["model"], r["gpu"],
+                            r["num_gpus"], r["generation_samples"], accuracy.case_prompt_tokens(r),
+                            r["generated_tokens"], None, critic=False, reference=True, optimizer_steps=None,
+                            off_policy=r["off_policy"], rollout_tp=r["generation_tp"],
+                            fine_tune=r["fine_tune"] or "full", measured={"step": r["measured_step_s"]},
+                            includes_refit=False, max_over_mean=ratio))
+    return tuple(out)
+
+
+def predict_rl(case: RLCase, p: ModelParameters) -> dict:
+    """A case's predicted seconds per measured quantity."""
+    actor = rl_phases.phase_seconds(case.actor, p)
+    whole = actor if case.whole is case.actor else rl_phases.phase_seconds(case.whole, p)
+    generation = actor.generation_seconds + (actor.refit_seconds if case.generation_includes_refit else 0.0)
+    return {"generation": float(generation), "logprob": float(actor.logprob_seconds),
+            "training": float(actor.training_seconds), "step": float(whole.step_seconds)}
 
 
 # ------------------------------------------------------------------------------------------------ fitting
 
-def objective(predicted: np.ndarray, measured: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """Mean over sources of the median |log(predicted / measured)|; `predicted` may carry a leading grid axis."""
-    err = np.abs(np.log(predicted / measured))
-    return np.mean([np.median(err[..., source == s], axis=-1) for s in np.unique(source)], axis=0)
+def _with(p: ModelParameters, names, x) -> ModelParameters:
+    return dataclasses.replace(p, **{n: float(v) for n, v in zip(names, x)})
 
 
-def _grid(bounds: dict, center: dict | None, points: int, span: float) -> dict:
-    out = {}
-    for name, (low, high) in bounds.items():
-        if center is None:
-            lo, hi = low, high
-        else:
-            lo, hi = max(low, center[name] / span), min(high, center[name] * span)
-        if low == 0.0 and center is None:
-            out[name] = np.concatenate([[0.0], np.geomspace(0.05, hi, points - 1)])
-        elif center is not None and center[name] == 0.0:
-            out[name] = np.concatenate([[0.0], np.geomspace(0.01, 0.2, points - 1)])
-        else:
-            out[name] = np.geomspace(max(lo, 1e-12), hi, points)
-    return out
+def _weights(families: list[str]) -> np.ndarray:
+    counts = {f: families.count(f) for f in set(families)}
+    return np.array([1.0 / math.sqrt(counts[f]) for f in families])
 
 
-def _search(evaluate, bounds: dict) -> dict:
-    """The grid point that minimises `evaluate(params) -> objective over the grid`, refined twice."""
-    best = None
-    for points, span in ((9, None), (7, 2.0), (7, 1.3)):
-        grid = _grid(bounds, best, points, span or 1.0)
-        names = list(grid)
-        combos = np.array(list(itertools.product(*(grid[n] for n in names))))
-        scores = evaluate({n: combos[:, i] for i, n in enumerate(names)})
-        best = {n: float(combos[int(np.argmin(scores)), i]) for i, n in enumerate(names)}
-    return best
+def _least_squares(residuals, ranges: dict):
+    from scipy.optimize import least_squares
+
+    names = list(ranges)
+    low = np.array([ranges[n][0] for n in names])
+    high = np.array([ranges[n][1] for n in names])
+    start = np.array([ranges[n][2] for n in names])
+    scale = np.maximum(start, 1e-6)
+    result = least_squares(residuals, start, bounds=(low, high), x_scale=scale, loss="soft_l1", f_scale=LOSS_SCALE,
+                           xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=2000)
+    return dict(zip(names, result.x))
 
 
-def fit_decode(exclude: str | None = None) -> Efficiencies:
-    """Decode efficiencies fitted on every decode source but `exclude`."""
-    return _fit_decode(exclude)
+def _base() -> ModelParameters:
+    values = {name: 0.0 for name in PARAMETER_NAMES}
+    values.update({n: r[2] for n, r in RANGES.items()})
+    values["response_max_over_mean"] = response_max_over_mean()
+    return ModelParameters(**values)
+
+
+def decode_ranges(cases) -> dict:
+    """The decode parameters the cases can fit: the dequantisation efficiency only where weight-only rows exist."""
+    ranges = dict(DECODE_RANGES)
+    if not any("weight_only" in c.regimes for c in cases):
+        ranges.pop("weight_only_efficiency")
+    return ranges
+
+
+def fit_decode(exclude_family: str | None = None, base: ModelParameters | None = None) -> ModelParameters:
+    cases = [c for c in decode_cases() if not c.screened and c.family != exclude_family]
+    base = base or _base()
+    ranges = decode_ranges(cases)
+    names = list(ranges)
+    measured = np.array([c.measured for c in cases])
+    weights = _weights([c.family for c in cases])
+
+    def residuals(x):
+        return weights * np.log(predict_decode(cases, _with(base, names, x)) / measured)
+
+    return _with(base, names, list(_least_squares(residuals, ranges).values()))
+
+
+def fit_rl(exclude_family: str | None = None, decode_fit: ModelParameters | None = None) -> ModelParameters:
+    base = decode_fit or fit_decode()
+    cases = [c for c in rl_cases() if c.family != exclude_family]
+    names = list(RL_RANGES)
+    keys = [(i, q) for i, c in enumerate(cases) for q in c.measured]
+    measured = np.array([cases[i].measured[q] for i, q in keys])
+    weights = _weights([cases[i].family for i, _ in keys])
+
+    def residuals(x):
+        p = _with(base, names, x)
+        predicted = [predict_rl(c, p) for c in cases]
+        return weights * np.log(np.array([predicted[i][q] for i, q in keys]) / measured)
+
+    return _with(base, names, list(_least_squares(residuals, RL_RANGES).values()))
 
 
 @functools.lru_cache(maxsize=None)
-def _fit_decode(exclude: str | None) -> Efficiencies:
-    terms = decode_terms()
-    terms = terms.subset(terms.source != exclude) if exclude else terms
-
-    def evaluate(p):
-        eff = Efficiencies(p["bandwidth_dense"][:, None], p["bandwidth_moe"][:, None], p["compute"][:, None],
-                           p["tp_sync_seconds"][:, None], 0.0, 1.0, 1.0)
-        return objective(terms.predict(eff), terms.measured, terms.source)
-
-    p = _search(evaluate, DECODE_BOUNDS)
-    return Efficiencies(p["bandwidth_dense"], p["bandwidth_moe"], p["compute"], p["tp_sync_seconds"], 0.0, 1.0, 1.0)
+def fit_all() -> ModelParameters:
+    """Every parameter, fitted on every usable case."""
+    return fit_rl(decode_fit=fit_decode())
 
 
-def fit_rl(exclude: str | None = None, decode: Efficiencies | None = None) -> Efficiencies:
-    """RL efficiencies (tail, MFU by class) fitted on every RL source but `exclude`, decode as fitted."""
-    return _fit_rl(exclude, decode if decode is not None else fit_decode())
-
+# ------------------------------------------------------------------------------------------------ held out
 
 @functools.lru_cache(maxsize=None)
-def _fit_rl(exclude: str | None, decode: Efficiencies) -> Efficiencies:
-    terms = rl_terms(decode)
-    terms = terms.subset(terms.source != exclude) if exclude else terms
-
-    def evaluate(p):
-        eff = replace(decode, tail=p["tail"][:, None], mfu_dense=p["mfu_dense"][:, None], mfu_moe=p["mfu_moe"][:, None])
-        return objective(terms.predict(eff), terms.measured, terms.source)
-
-    p = _search(evaluate, RL_BOUNDS)
-    return replace(decode, tail=p["tail"], mfu_dense=p["mfu_dense"], mfu_moe=p["mfu_moe"])
-
-
-def fit_all() -> Efficiencies:
-    """Every efficiency, fitted on every usable source."""
-    return fit_rl()
-
-
-# ------------------------------------------------------------------------------------------------ LOSO
-
-def loso_decode():
-    """Each decode case predicted by a fit that never saw its source: a DataFrame of case, source, predicted,
-    measured, signed error."""
+def held_out_decode():
+    """Each usable, unscreened decode case predicted by a fit that never saw its family: a DataFrame."""
     import pandas as pd
 
-    terms = decode_terms()
+    cases = [c for c in decode_cases() if not c.screened]
     rows = []
-    for source in dict.fromkeys(terms.source):
-        mask = terms.source == source
-        held = terms.subset(mask).predict(fit_decode(exclude=source))
-        for case, pred, meas in zip(terms.case_id[mask], held, terms.measured[mask]):
-            rows.append({"case_id": case, "source": source, "predicted": float(pred), "measured": float(meas)})
+    for fam in dict.fromkeys(c.family for c in cases):
+        fit = fit_decode(exclude_family=fam)
+        held = [c for c in cases if c.family == fam]
+        for c, pred in zip(held, predict_decode(held, fit)):
+            rows.append({"case_id": c.case_id, "family": fam, "source": c.source, "model": c.model, "gpu": c.gpu,
+                         "quantity": "decode", "regimes": " ".join(c.regimes), "predicted": float(pred),
+                         "measured": c.measured})
     frame = pd.DataFrame(rows)
     frame["signed_error"] = accuracy.signed_error(frame["predicted"], frame["measured"])
     return frame
 
 
-def loso_rl():
-    """Each RL step case predicted by a fit (decode and RL) that never saw its source."""
+@functools.lru_cache(maxsize=None)
+def held_out_rl():
+    """Each RL case's measured quantities (phases and step) predicted by a fit that never saw its family."""
     import pandas as pd
 
-    terms = rl_terms()
+    decode_fit = fit_decode()
+    cases = rl_cases()
     rows = []
-    for source in dict.fromkeys(terms.source):
-        mask = terms.source == source
-        eff = fit_rl(exclude=source)          # the decode efficiencies come from decode sources only
-        step, generation, train = terms.subset(mask).parts(eff)
-        for case, s, g, t, meas in zip(terms.case_id[mask], step, generation, train, terms.measured[mask]):
-            rows.append({"case_id": case, "source": source, "predicted": float(s), "generation_s": float(g),
-                         "train_s": float(t), "measured": float(meas)})
+    for fam in dict.fromkeys(c.family for c in cases):
+        fit = fit_rl(exclude_family=fam, decode_fit=decode_fit)
+        for c in (c for c in cases if c.family == fam):
+            predicted = predict_rl(c, fit)
+            for quantity, measured in c.measured.items():
+                rows.append({"case_id": c.case_id, "family": fam, "source": c.source, "model": c.model, "gpu": c.gpu,
+                             "quantity": "rl_step" if quantity == "step" else quantity,
+                             "regimes": " ".join(c.regimes), "predicted": predicted[quantity], "measured": measured})
     frame = pd.DataFrame(rows)
     frame["signed_error"] = accuracy.signed_error(frame["predicted"], frame["measured"])
     return frame
 
 
-def model_error_log_sd(frame) -> float:
-    """The spread of log(predicted / measured) over leave-one-source-out predictions, as a normal standard
-    deviation estimated robustly (1.4826 × the median absolute deviation), so that the few sources the model
-    cannot describe at all (see the accuracy chapter) do not set the width for every prediction."""
-    logs = np.log(np.asarray(frame["predicted"], dtype=float) / np.asarray(frame["measured"], dtype=float))
+REGIMES = ("all", "batch1", "throughput", "weight_only", "tp4plus", "moe", "long_context", "lora", "compute_poor")
+REGIME_LABELS = {"all": "every case", "batch1": "batch 1 (latency)", "throughput": "throughput batches (≥ 64)",
+                 "weight_only": "weight-only int8/int4", "tp4plus": "tensor parallel ≥ 4",
+                 "moe": "mixture of experts", "long_context": "long context (≥ 8k tokens)", "lora": "LoRA",
+                 "compute_poor": "compute-poor GPUs (H20-class)"}
+
+
+def log_spread(predicted, measured) -> float:
+    """Robust sd of log(predicted / measured): 1.4826 × the median absolute deviation from the median."""
+    logs = np.log(np.asarray(predicted, dtype=float) / np.asarray(measured, dtype=float))
+    if logs.size < 2:
+        return math.nan
     return float(1.4826 * np.median(np.abs(logs - np.median(logs))))
 
 
-def median_abs(errors) -> float:
-    return float(np.median(np.abs(np.asarray(errors, dtype=float))))
-
-
-# ------------------------------------------------------------------------------------------------ methods
-
-def _exact_single_efficiency_loso():
-    """The exact method's decode roofline with one efficiency fitted leave-one-source-out (the control: how
-    much a single scale factor buys without the calibrated structure)."""
-    frame = accuracy.predict_decode(methods=("roofline",))
-    out = []
-    for source in dict.fromkeys(frame["source"]):
-        rest = frame[frame["source"] != source]
-        eff = float(np.exp(np.median(np.log(rest["measured"] / rest["predicted"]))))
-        held = frame[frame["source"] == source].copy()
-        held["predicted"] = held["predicted"] * eff
-        out.append(held)
-    import pandas as pd
-    result = pd.concat(out, ignore_index=True)
-    result["signed_error"] = accuracy.signed_error(result["predicted"], result["measured"])
-    return result
-
-
-def method_comparison():
-    """Per source and method, the median |signed error| and median signed error of decode tokens/s and RL step
-    time: seed and exact at the package's default efficiencies (what a user gets), exact with one efficiency
-    fitted leave-one-source-out, and calibrated leave-one-source-out. A DataFrame."""
+def errors_by_regime():
+    """Held-out median |error|, median signed error and log-spread per quantity and regime (with case and family
+    counts); regimes without a case are left out."""
     import pandas as pd
 
-    parts = []
-    rollout_eff = number("rollout_efficiency")
-    decode_default = accuracy.predict_decode(efficiency=rollout_eff, methods=("seed", "exact"))
-    for method, frame in (("seed", decode_default[decode_default["method"] == "seed"]),
-                          ("exact", decode_default[decode_default["method"] == "exact"]),
-                          ("exact, one efficiency (LOSO)", _exact_single_efficiency_loso()),
-                          ("calibrated (LOSO)", loso_decode())):
-        parts.append(frame.assign(method=method, quantity="decode tokens/s")[
-            ["quantity", "method", "source", "case_id", "predicted", "measured", "signed_error"]])
-    for method in ("seed", "exact"):
-        frame = accuracy.predict_rl_steps(method)
-        parts.append(frame.assign(method=method, quantity="RL step time")[
-            ["quantity", "method", "source", "case_id", "predicted", "measured", "signed_error"]])
-    parts.append(loso_rl().assign(method="calibrated (LOSO)", quantity="RL step time")[
-        ["quantity", "method", "source", "case_id", "predicted", "measured", "signed_error"]])
-    return pd.concat(parts, ignore_index=True)
-
-
-def comparison_table(frame=None):
-    """`method_comparison` summarised: one row per quantity, source and method with the case count, median
-    |signed error| and median signed error; plus an 'all sources' row per method (median over every case)."""
-    import pandas as pd
-
-    frame = method_comparison() if frame is None else frame
+    frame = pd.concat([held_out_decode(), held_out_rl()], ignore_index=True)
     rows = []
-    for (quantity, method), group in frame.groupby(["quantity", "method"], sort=False):
-        for source, cases in group.groupby("source", sort=False):
-            rows.append({"quantity": quantity, "method": method, "source": source, "cases": len(cases),
-                         "median_abs_error": median_abs(cases["signed_error"]),
-                         "median_error": float(np.median(cases["signed_error"]))})
-        rows.append({"quantity": quantity, "method": method, "source": "all sources", "cases": len(group),
-                     "median_abs_error": median_abs(group["signed_error"]),
-                     "median_error": float(np.median(group["signed_error"]))})
+    for quantity in dict.fromkeys(frame["quantity"]):
+        part = frame[frame["quantity"] == quantity]
+        for regime in REGIMES:
+            sub = part if regime == "all" else part[part["regimes"].str.split().apply(lambda r: regime in r)]
+            if sub.empty:
+                continue
+            spread = log_spread(sub["predicted"], sub["measured"])
+            rows.append({"quantity": quantity, "regime": regime, "cases": len(sub), "families": sub["family"].nunique(),
+                         "median_abs_error": float(np.median(np.abs(sub["signed_error"]))),
+                         "median_signed_error": float(np.median(sub["signed_error"])),
+                         "log_sd": spread if math.isfinite(spread) else float(abs(np.log(sub["predicted"] / sub["measured"]).iloc[0]))})
     return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------------------------ the table
 
-def efficiency_rows(today: str | None = None) -> list[dict]:
-    """The rows of data/calibration/efficiencies.csv: each fitted value with what it was fitted on."""
-    today = today or _dt.date.today().isoformat()
-    decode, rl = decode_terms(), rl_terms()
-    eff = fit_all()
-    loso_d, loso_r = loso_decode(), loso_rl()
-    d_err, r_err = median_abs(loso_d["signed_error"]), median_abs(loso_r["signed_error"])
-    d_sources, r_sources = "; ".join(dict.fromkeys(decode.source)), "; ".join(dict.fromkeys(rl.source))
-    d_inputs = ("data/measurements/decode_cases.csv usable rows (" + ", ".join(decode.case_id) + "); objective: "
-                "mean over sources of the median |log(predicted/measured)|; grid search in bounds "
-                + "; ".join(f"{k} {lo:g}-{hi:g}" for k, (lo, hi) in DECODE_BOUNDS.items())
-                + f"; engine memory fraction {number('engine_memory_fraction'):g} (defaults.csv)")
-    r_inputs = ("data/measurements/rl_step_cases.csv usable rows (" + ", ".join(rl.case_id) + "); generation at "
-                "the decode fit; rollout memory fraction "
-                f"{number('rollout_memory_fraction'):g} and max_num_seqs {number('rollout_max_num_seqs'):g} "
-                "(defaults.csv); objective as for decode; bounds "
-                + "; ".join(f"{k} {lo:g}-{hi:g}" for k, (lo, hi) in RL_BOUNDS.items()))
-    moe_d, moe_r = int(decode.moe.sum()), int(rl.moe.sum())
-
-    def row(parameter, kind, value, unit, cases, sources, err, inputs, note):
-        return {"parameter": parameter, "class": kind, "value": f"{value:.6g}", "unit": unit, "cases": cases,
-                "source": f"tools/calibrate.py (make calibrate), fitted on: {sources}", "loso_median_abs_error": f"{err:.4f}", "fitted": today, "inputs": inputs,
-                "note": note}
-
-    return [
-        row("decode_bandwidth_efficiency", "dense", eff.bandwidth_dense, "share of HBM bandwidth",
-            len(decode.case_id) - moe_d, d_sources, d_err, d_inputs, "dense models' decode steps"),
-        row("decode_bandwidth_efficiency", "moe", eff.bandwidth_moe, "share of HBM bandwidth", moe_d, d_sources,
-            d_err, d_inputs, "mixture-of-experts models' decode steps"),
-        row("decode_compute_efficiency", "all", eff.compute, "share of dense peak FLOP/s", len(decode.case_id),
-            d_sources, d_err, d_inputs, "decode and prefill GEMMs, added to the memory time"),
-        row("tp_sync_seconds_per_layer", "all", eff.tp_sync_seconds, "seconds per layer per doubling of TP",
-            len(decode.case_id), d_sources, d_err, d_inputs, "tensor-parallel synchronisation per decode step"),
-        row("rollout_tail", "all", eff.tail, "mean output lengths at batch 1", len(rl.case_id), r_sources, r_err,
-            r_inputs, "the longest sequences decode alone at the end of a step's generation"),
-        row("train_mfu", "dense", eff.mfu_dense, "share of BF16 peak", len(rl.case_id) - moe_r, r_sources, r_err,
-            r_inputs, "RL training of dense models"),
-        row("train_mfu", "moe", eff.mfu_moe, "share of BF16 peak", moe_r, r_sources, r_err, r_inputs,
-            "RL training of mixture-of-experts models (N = active parameters)"),
-        row("model_error_log_sd", "decode", model_error_log_sd(loso_d), "sd of log(predicted/measured)",
-            len(decode.case_id), d_sources, d_err, d_inputs, "leave-one-source-out residuals, 1.4826 × median "
-            "absolute deviation: the Monte-Carlo's decode-throughput model error"),
-        row("model_error_log_sd", "rl_step", model_error_log_sd(loso_r), "sd of log(predicted/measured)",
-            len(rl.case_id), r_sources, r_err, r_inputs, "leave-one-source-out residuals, 1.4826 × median absolute "
-            "deviation: the Monte-Carlo's RL-step model error"),
-    ]
+def on_bound(name: str, value: float) -> bool:
+    low, high, _ = RANGES[name]
+    return min(value - low, high - value) <= 1e-3 * (high - low)
 
 
-def at_upper_bound(name: str, value: float) -> bool:
-    """Whether a fitted value sits on the top of its search range (DECODE_BOUNDS / RL_BOUNDS): the measurements
-    would pull it further, and a reader should be told the value is a bound, not an interior optimum."""
-    _, high = {**DECODE_BOUNDS, **RL_BOUNDS}[name]
-    return bool(np.isclose(float(value), high, rtol=1e-6, atol=0.0))
+def parameter_rows(fitted_on: str) -> list[dict]:
+    """data/calibration/parameters.csv: each parameter with its range, what it was fitted on and the held-out
+    error of its part of the model."""
+    fit = fit_all()
+    decode_used = [c for c in decode_cases() if not c.screened]
+    rl = rl_cases()
+    errors = errors_by_regime()
+
+    def held(quantity: str) -> float:
+        row = errors[(errors["quantity"] == quantity) & (errors["regime"] == "all")]
+        return float(row["median_abs_error"].iloc[0]) if len(row) else math.nan
+
+    decode_families = "; ".join(dict.fromkeys(c.family for c in decode_used))
+    rl_families = "; ".join(dict.fromkeys(c.family for c in rl))
+    screened = [c.case_id for c in decode_cases() if c.screened]
+    rows = []
+    fitted_decode = decode_ranges(decode_used)
+    for name in PARAMETER_NAMES:
+        value = getattr(fit, name)
+        if name in fitted_decode:
+            low, high, _ = RANGES[name]
+            rows.append(_row(name, value, low, high, len(decode_used), decode_families, held("decode"), fitted_on,
+                             f"data/measurements/decode_cases.csv usable rows ({len(decode_used)} used; "
+                             f"{len(screened)} screened out above the physical limit: {', '.join(screened) or 'none'})"))
+        elif name in RL_RANGES:
+            low, high, _ = RANGES[name]
+            rows.append(_row(name, value, low, high, len(rl), rl_families, held("rl_step"), fitted_on,
+                             "data/measurements/rl_phase_cases.csv and rl_step_cases.csv usable rows; generation at "
+                             "the decode fit"))
+        elif name == "response_max_over_mean":
+            rows.append(_row(name, value, value, value, sum(1 for r in _phase_rows() if r["response_max_tokens"]),
+                             rl_families, math.nan, fitted_on, "median of response_length/max over /mean of the "
+                             "runs in rl_phase_cases.csv that log both (not a search)"))
+        else:   # not identifiable from the cases: the search's start, a stated prior
+            low, high, start = RANGES[name]
+            rows.append(_row(name, start, start, start, 0, "", math.nan, fitted_on,
+                             "no case measures it: held at its stated prior"))
+    return rows
+
+
+UNITS = {"decode_bandwidth_efficiency": "share of HBM bandwidth", "decode_compute_efficiency": "share of dense peak",
+         "weight_only_efficiency": "share of the bandwidth efficiency", "decode_step_overhead_seconds": "seconds",
+         "decode_sequence_overhead_seconds": "seconds per sequence", "allreduce_latency_seconds": "seconds",
+         "generation_overhead_seconds": "seconds per RL step", "train_gemm_efficiency": "share of BF16 peak",
+         "moe_gemm_share": "share of the training GEMM efficiency", "train_flops_per_byte": "FLOPs per byte", "train_pass_overhead_seconds": "seconds per pass",
+         "step_overhead_seconds": "seconds per RL step", "response_max_over_mean": "longest / mean response"}
+
+
+def _row(name, value, low, high, cases, families, held, fitted_on, inputs) -> dict:
+    return {"parameter": name, "value": f"{value:.6g}", "unit": UNITS[name], "low": f"{low:g}", "high": f"{high:g}",
+            "cases": str(cases), "families": families,
+            "held_out_median_abs_error": "" if not math.isfinite(held) else f"{held:.4f}", "fitted": fitted_on,
+            "inputs": inputs, "note": ""}
 
 
 def clear_caches() -> None:
-    for fn in (decode_terms, _rl_terms, _fit_decode, _fit_rl):
+    for fn in (decode_cases, rl_cases, _phase_rows, fit_all, held_out_decode, held_out_rl):
         fn.cache_clear()

@@ -2,8 +2,9 @@
 
 The distributions, with their sources and reasons, are data (data/assumptions/uncertainty.csv); a row may be
 limited to some methods (the seed's rollout-efficiency and MFU ranges belong to the seed and exact methods; the
-calibrated method draws its fitted model error instead, `sigma=fitted:rl_step` naming the spread that
-tools/calibrate.py wrote to data/calibration/efficiencies.csv). Every draw
+calibrated method draws its own model error instead: `sigma=fitted:rl_step` names the held-out spread that
+tools/calibrate.py wrote to data/calibration/errors_by_regime.csv, taken for each workload from the widest of
+the regimes it falls in, scenario_model_error). Every draw
 of every input goes through the core in one vectorized `estimate` call per workload (10^5 draws is one
 call), with a seeded random generator, so the numbers are the same on every build. Inputs are drawn
 independently; everything a row does not name stays at the preset's value.
@@ -15,6 +16,7 @@ independently; everything a row does not name stays at the preset's value.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import zlib
 from dataclasses import dataclass
@@ -281,6 +283,8 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
     rng = _rng(seed, workload)
     draws = {}
     for name, dist in sorted(for_workload(workload, method).items()):
+        if name == "model_error_factor" and method == "calibrated":
+            dist = dataclasses.replace(dist, params={**dist.params, "sigma": scenario_model_error(resolved)})
         values = dist.draw(n, rng)
         if dist.relative:
             values = values * float(getattr(resolved, name))
@@ -290,6 +294,38 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
     return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws,
                       np.asarray(est.tinker.total_usd, dtype=float), np.asarray(est.self_hosted.total_usd, dtype=float),
                       float(point.tinker.total_usd), float(point.self_hosted.total_usd))
+
+
+def scenario_regimes(scenario: Scenario) -> tuple[str, ...]:
+    """The regimes of data/calibration/errors_by_regime.csv a resolved scenario falls in: mixture-of-experts, LoRA,
+    long context (a sequence of 8k tokens or more), a compute-poor GPU."""
+    from ..sources import get_arch, gpu_specs, has_arch
+    from ..sources.hf_config import load_config
+    from .calibration import COMPUTE_POOR_FLOPS_PER_BYTE, LONG_CONTEXT_TOKENS
+    out = []
+    arch = load_config(scenario.model_config) if scenario.model_config else \
+        (get_arch(scenario.model) if has_arch(scenario.model) else None)
+    if arch is not None and arch.is_moe:
+        out.append("moe")
+    if scenario.fine_tune == "lora":
+        out.append("lora")
+    turns = np.asarray(scenario.turns, dtype=float)
+    sequence = np.where(turns > 1, np.asarray(scenario.prompt_tokens, dtype=float) + turns * (
+        np.asarray(scenario.output_per_turn, dtype=float) + np.asarray(scenario.observation_per_turn, dtype=float)),
+        np.asarray(scenario.prompt_tokens, dtype=float) + np.asarray(scenario.completion_tokens, dtype=float)
+        * np.asarray(scenario.length_growth, dtype=float))
+    if np.any(sequence >= LONG_CONTEXT_TOKENS):
+        out.append("long_context")
+    gpus = gpu_specs(scenario.gpu)
+    if np.any(gpus.bf16_flops / gpus.bandwidth_bytes_per_s < COMPUTE_POOR_FLOPS_PER_BYTE):
+        out.append("compute_poor")
+    return tuple(out)
+
+
+def scenario_model_error(scenario: Scenario) -> float:
+    """The model error the Monte-Carlo draws for a scenario: the widest held-out spread of the RL step among the
+    regimes it falls in (where at least two families were held out), else the spread over every case."""
+    return max([model_error("rl_step")] + [model_error("rl_step", r) for r in scenario_regimes(scenario)])
 
 
 def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None,

@@ -69,19 +69,21 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
     cached prefill as in `timeline`), and the self-hosted cost per workload × model × GPU offer × rollout
     efficiency × MFU (one vectorized `estimate` call per workload and model), under `method`. For the seed and
     exact methods the sliders are the efficiencies the method takes as inputs (presets at the seed's); for the
-    calibrated method they override its fitted bandwidth efficiency and MFU, which the grid includes and the
-    sliders start at (data/calibration/efficiencies.csv)."""
+    calibrated method they override its fitted decode bandwidth efficiency and its update (at an MFU), which the
+    grid includes and the sliders start at (the fitted efficiency, data/calibration/parameters.csv, and the
+    update's achieved MFU)."""
     snaps = list(snapshot_list) if snapshot_list is not None else timeline.dated_snapshots(workloads)
     if method != "seed":   # the takeaway's own explorer opens on the newest list, where its answer is priced
         snaps = snaps[::-1]
     offers = gpu_offers(gpu)
     efficiencies_grid, mfus_grid, fitted = list(EFFICIENCIES), list(MFUS), {}
     if method == "calibrated":
-        fit = calibration.efficiencies()
+        bandwidth = calibration.parameters().decode_bandwidth_efficiency
         for name in workloads:
-            arch = sources.get_arch(get_workload(name).fields["model"])
-            # exact fitted values (not rounded): the sliders start on them and the page must show the estimate
-            fitted[name] = {"rollout_efficiency": float(fit.bandwidth(arch)), "mfu": float(fit.mfu(arch))}
+            # the fitted bandwidth efficiency and the update's achieved MFU (exact, not rounded): the sliders start
+            # on them, and there the grid holds the estimate itself
+            point = estimate(timeline.scenario_at(name, snaps[0], method=method)[0].replace(gpu=gpu))
+            fitted[name] = {"rollout_efficiency": float(bandwidth), "mfu": float(np.max(point.self_hosted.train_mfu))}
         efficiencies_grid = sorted(set(efficiencies_grid) | {f["rollout_efficiency"] for f in fitted.values()})
         mfus_grid = sorted(set(mfus_grid) | {f["mfu"] for f in fitted.values()})
     prices = np.array([o["usd"] for o in offers])

@@ -19,7 +19,7 @@ from ..analysis.compare import cheaper_factor
 from ..analysis.experiments import informed_scenario
 from ..analysis.seed_experiments import SEED_WORKLOADS, seed_experiment
 from ..errors import TinkerNomicsError
-from ..model.estimate import estimate
+from ..model.estimate import estimate, with_efficiencies
 from ..model.scenario import METHODS, Scenario
 from ..runs.calibrate import SIGN_CONVENTION
 from ..sources.price_list import priced_models, snapshots
@@ -237,7 +237,7 @@ class Calculator:
 
     def load(self, workload: str, announce: bool = False, **overrides):
         """Set every control from a preset (and overrides), then redraw once; `announce` says so in the panel."""
-        preset = Scenario.from_workload(workload, **overrides).resolved()
+        preset = with_efficiencies(Scenario.from_workload(workload, **overrides))
         with self._holding():
             if self.workload.value != get_workload(workload).name:
                 self.workload.value = get_workload(workload).name
@@ -287,7 +287,8 @@ class Calculator:
 
     def _on_method(self, change):
         """Each method's own efficiencies: the seed's 70% MBU and 10% MFU, or the calibrated fit for the model."""
-        preset = Scenario.from_workload(self.workload.value, model=self.model.value, method=change["new"]).resolved()
+        preset = with_efficiencies(Scenario.from_workload(self.workload.value, model=self.model.value,
+                                                          method=change["new"]))
         with self._holding():
             for name in ("rollout_efficiency", "mfu"):
                 set_holding(self.controls[name], getattr(preset, name))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import sources
 from ..errors import TinkerNomicsError
-from ..sources.calibration import efficiencies
+from ..sources.calibration import parameters
 from ..sources.hf_config import load_config
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, model_for
@@ -82,7 +82,8 @@ class Estimate:
                 "train_tokens_per_second": s.train_tokens_per_second, "replica_gpus": s.replica_gpus,
                 "concurrent_sequences": s.concurrent_sequences, "sample_tokens": self.tokens.self_hosted_sample,
                 "rollout_concurrency": s.rollout_concurrency, "rollout_waves": s.rollout_waves,
-                "feasible": s.feasible, "fitting_gpus": s.fitting_gpus,
+                "feasible": s.feasible, "fitting_gpus": s.fitting_gpus, "logprob_hours": s.logprob_hours,
+                "refit_hours": s.refit_hours, "other_hours": s.other_hours, "train_mfu": s.train_mfu,
                 "gpu_hourly_usd_source": self.scenario.gpu_hourly_usd_source})
         else:
             out["self_hosted"] = None
@@ -141,7 +142,7 @@ def estimate(scenario: Scenario) -> Estimate:
 
     hosted = None
     if arch is not None and s.method == "calibrated":
-        gpu = sources.get_gpu(s.gpu)
+        gpus = sources.gpu_specs(s.gpu)
         steps = np.asarray(s.steps, dtype=float)
         output = np.asarray(per.output, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -149,15 +150,15 @@ def estimate(scenario: Scenario) -> Estimate:
             prompt = np.where(samples > 0, streams.self_hosted_prefill / (steps * np.maximum(samples, 1e-300)), 0.0)
         concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
         hosted = calibrated_self_hosted_cost(
-            arch=arch, gpu=gpu, eff=efficiencies(), steps=steps, samples_per_step=samples,
-            output_per_rollout=output, prefill_per_rollout=prompt, decode_context=per.decode_context,
-            sequence=per.sequence, train_tokens=streams.train, concurrency=concurrency,
-            cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
+            arch=arch, gpus=gpus, params=parameters(), steps=steps, samples_per_step=samples,
+            output_per_rollout=output, prefill_per_rollout=prompt, sequence=per.sequence, train_tokens=streams.train,
+            concurrency=concurrency, cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
             gpu_hourly_usd=s.gpu_hourly_usd, rollout_efficiency=s.rollout_efficiency, mfu=s.mfu,
             fine_tune=s.fine_tune, sandbox_usd=self_sandbox_usd,
             sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0, time_factor=s.model_error_factor)
+        label = _gpu_label(s.gpu)
         if not np.all(hosted.feasible):
-            notes.append(f"infeasible on {_count(s.num_gpus)} × {gpu.gpu}: the smallest GPU count that holds "
+            notes.append(f"infeasible on {_count(s.num_gpus)} × {label}: the smallest GPU count that holds "
                          f"{arch.model} for colocated RL and one rollout sequence is {_count(hosted.fitting_gpus)}; "
                          f"the self-hosted side is costed on that many")
         if np.any(hosted.rollout_waves > 1):
@@ -192,12 +193,33 @@ def estimate(scenario: Scenario) -> Estimate:
                     successor)
 
 
+def with_efficiencies(scenario: Scenario) -> Scenario:
+    """The resolved scenario with `rollout_efficiency` and `mfu` filled in: the method's defaults, and for the
+    calibrated method the fitted decode bandwidth efficiency and the update's achieved MFU at this very scenario,
+    the values at which the estimate is the model's own (the panels' sliders start there)."""
+    s = scenario.resolved()
+    if s.method != "calibrated" or (s.rollout_efficiency is not None and s.mfu is not None):
+        return s
+    point = estimate(s)
+    mfu = s.mfu
+    if mfu is None and point.self_hosted is not None:
+        achieved = np.asarray(point.self_hosted.train_mfu, dtype=float)
+        mfu = float(np.nanmax(achieved)) if np.ndim(achieved) else float(achieved)
+    efficiency = parameters().decode_bandwidth_efficiency if s.rollout_efficiency is None else s.rollout_efficiency
+    return s.replace(rollout_efficiency=efficiency, mfu=mfu)
+
+
 def _billed_model(model: str, snapshot: str) -> tuple[str, Successor | None]:
     """The model Tinker bills: the model itself while the snapshot prices it, else its named successor."""
     try:
         return model_for(model, snapshot)
     except TinkerNomicsError:
         return model, None      # get_price then says which snapshots price it
+
+
+def _gpu_label(gpu) -> str:
+    names = sorted(set(np.asarray(gpu, dtype=object).reshape(-1).tolist()))
+    return names[0] if len(names) == 1 else f"{len(names)} GPU types"
 
 
 def _count(values) -> str:

@@ -4,22 +4,22 @@
     predict_rl_step(arch, gpu, num_gpus=8, samples=1024, prompt_tokens=200, response_tokens=1000)
 
 `arch` is a ModelArch (sources.get_arch, or hf_config.load_config for a Hugging Face config.json); `gpu` a GPU
-record (sources.get_gpu). `method` picks the model: calibrated (default; model/calibrated.py with the fitted
-efficiencies), exact or seed (the package's rooflines at the default rollout efficiency and MFU). Inputs may be
+record (sources.get_gpu). `method` picks the model: calibrated (default; the phase model of model/decode.py and
+model/rl_phases.py at the fitted parameters), exact or seed (the package's rooflines at the default rollout efficiency and MFU). Inputs may be
 NumPy arrays; results broadcast. Nothing here reads a measurement table.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import TinkerNomicsError
-from ..sources.calibration import efficiencies
+from ..sources.calibration import parameters
 from ..sources.defaults import number
-from ..sources.hardware import GPU
+from ..sources.hardware import GPU, gpu_specs
 from ..sources.model_record import ModelArch
-from . import calibrated, memory, roofline, tokens
+from . import decode, memory, rl_phases, roofline, tokens
 from .scenario import METHODS
 from .selfhosted import self_hosted_cost
 
@@ -45,6 +45,14 @@ def _positive(name: str, value, minimum: float = 0.0, inclusive: bool = False):
 def _plain(value):
     array = np.asarray(value)
     return array.item() if array.ndim == 0 else array.tolist()
+
+
+def _whole(name: str, value):
+    """A count of GPUs: a whole number >= 1 (1.5 GPUs or 1e15 are refused)."""
+    array = _positive(name, value, 1, inclusive=True)
+    if np.any(array != np.floor(array)) or np.any(array > number("max_gpus")):
+        raise TinkerNomicsError(f"{name} must be a whole number from 1 to {number('max_gpus'):g}, got {value!r}")
+    return array
 
 
 def _text(value) -> str:
@@ -87,34 +95,41 @@ class DecodePrediction:
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
                    precision: str | None = None, kv_precision: str = "bf16", method: str | None = None,
-                   tensor_parallel=None) -> DecodePrediction:
+                   tensor_parallel=None, max_num_seqs=None) -> DecodePrediction:
     """Output tokens/s of `concurrency` requests (`input_tokens` in, `output_tokens` out) served on `num_gpus`
     GPUs, one tensor-parallel engine over all of them unless `tensor_parallel` is given. `precision` is the
-    weights' (default: the checkpoint's, bf16 unless its config says otherwise)."""
+    weights' (default: the checkpoint's, bf16 unless its config says otherwise); `max_num_seqs` the engine's cap
+    on sequences decoded at once (default: vLLM's, by GPU memory)."""
     method = _method(method)
-    precision = (precision or arch.checkpoint_precision or "bf16").strip().lower()
-    kv_precision = str(kv_precision or "bf16").strip().lower()
-    bpp = calibrated.precision_bytes(precision)
-    calibrated.precision_bytes(kv_precision, "kv_precision")
-    n = _positive("num_gpus", num_gpus, 1, inclusive=True)
+    precision = decode.precision_name(precision or arch.checkpoint_precision or "bf16")
+    kv_precision = decode.precision_name(kv_precision or "bf16", "kv_precision", decode.KV_PRECISIONS)
+    bpp = decode.precision_bytes(precision)
+    n = _whole("num_gpus", num_gpus)
     c = _positive("concurrency", concurrency, 1, inclusive=True)
     i = _positive("input_len", input_tokens, 0, inclusive=True)
     o = _positive("output_len", output_tokens, 1, inclusive=True)
-    tp = n if tensor_parallel is None else _positive("tensor_parallel", tensor_parallel, 1, inclusive=True)
+    tp = n if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
     if np.any(tp > n):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
+    if np.any(n % tp):
+        raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
     if method == "calibrated":
-        out = calibrated.decode_throughput(arch, gpu, efficiencies(), n, c, i, o, precision, kv_precision, tp)
-        if not np.all(out.feasible):
+        gpus = gpu_specs(gpu)
+        cap = None if max_num_seqs is None else _positive("max_num_seqs", max_num_seqs, 1, inclusive=True)
+        plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
+        tps, step = decode.serving_throughput(plan, parameters())
+        if not np.all(plan.feasible):
+            need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
+                                           kv_precision)
             raise TinkerNomicsError(
                 f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
-                f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is "
-                f"{_text(calibrated.smallest_replica(arch, gpu, i + o, number('engine_memory_fraction'), bpp, kv_precision))}")
-        return DecodePrediction(arch.model, gpu.gpu, method, n, out.output_tokens_per_second, out.concurrency, c,
-                                out.bound, out.tensor_parallel, out.feasible, precision, kv_precision)
+                f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
+        bound = np.where(plan.memory_capped, "memory", step.bound)
+        return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.replicas, c, bound,
+                                plan.tensor_parallel, plan.feasible, precision, kv_precision)
     kind = method
     total, active = arch.params(kind)
-    scale = 1.0 if kind == "seed" else calibrated.kv_scale(kv_precision)
+    scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)
     per = tokens.rollout(o, i, 1.0, 1.0, 0.0, 0.0)
     kv_token = memory.kv_bytes_per_token(arch, kind) * scale
     state = memory.recurrent_bytes_per_sequence(arch, kind) * scale
@@ -129,7 +144,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         fit = memory.max_concurrent_sequences(total, gpu, n, kv_token, per.sequence, state, available_bytes=budget)
         in_flight = np.clip(c, 1.0, np.maximum(fit, 1.0))
         capped = c > fit
-    peak = calibrated.peak_flops(gpu, precision)
+    peak = float(decode.gemm_peak(gpu_specs(gpu), precision))
     flops_per_token = number("forward_flops_per_param") * active + attention
     tps = roofline.decode_tokens_per_second(
         concurrency=in_flight, num_gpus=n, replica_gpus=tp,
@@ -157,51 +172,77 @@ class RLStepPrediction:
     method: str
     num_gpus: np.ndarray
     generation_seconds: np.ndarray
-    training_seconds: np.ndarray
+    logprob_seconds: np.ndarray         # old-policy and reference forward passes (0 for seed and exact)
+    training_seconds: np.ndarray        # the update alone
+    refit_seconds: np.ndarray
+    other_seconds: np.ndarray
     step_seconds: np.ndarray
     rollout_concurrency: np.ndarray
     rollout_waves: np.ndarray
-    feasible: np.ndarray
-    fitting_gpus: np.ndarray
+    feasible: np.ndarray                # the requested GPUs hold the job
+    fitting_gpus: np.ndarray            # the smallest count that does; the times are on max(requested, this)
     fine_tune: str
+    train_mfu: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))
+
+    PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
+              "step_seconds")
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
-                "fine_tune": self.fine_tune, "generation_seconds": _plain(self.generation_seconds),
-                "training_seconds": _plain(self.training_seconds), "step_seconds": _plain(self.step_seconds),
-                "rollout_concurrency": _plain(self.rollout_concurrency), "rollout_waves": _plain(self.rollout_waves),
-                "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
+        """The JSON of `predict rl-step`: where the GPUs asked for cannot hold the job, every time is null and
+        `on_fitting_gpus` holds the times on the smallest count that can (the text says the same)."""
+        out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+               "fine_tune": self.fine_tune, "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
+        times = {name: _plain(getattr(self, name)) for name in self.PHASES}
+        times["train_mfu"] = _plain(self.train_mfu)
+        times["rollout_concurrency"] = _plain(self.rollout_concurrency)
+        times["rollout_waves"] = _plain(self.rollout_waves)
+        if np.all(self.feasible):
+            out.update(times)
+            out["on_fitting_gpus"] = None
+        elif np.ndim(self.feasible) == 0:
+            out.update({name: None for name in times})
+            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+        else:   # arrays: null where infeasible
+            feasible = np.asarray(self.feasible)
+            out.update({name: [v if ok else None for v, ok in zip(np.broadcast_to(getattr(self, name) if name in
+                        self.PHASES else np.asarray(values), feasible.shape).ravel().tolist(), feasible.ravel())]
+                        for name, values in times.items()})
+            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+        return out
 
 
 def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, response_tokens, off_policy=0,
-                    fine_tune: str = "full", method: str | None = None) -> RLStepPrediction:
-    """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means) on `num_gpus` GPUs
-    with colocated generation and training: generation, training and step seconds. `fine_tune` is full (the
-    default, as the RL frameworks whose steps were measured train) or lora."""
+                    fine_tune: str = "full", method: str | None = None, response_max_tokens=None,
+                    reference: bool = True, critic: bool = False, optimizer_steps=None,
+                    rollout_tensor_parallel=None) -> RLStepPrediction:
+    """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
+    `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
+    (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
+    or lora; `reference` adds the reference model's log-prob pass, `critic` PPO's critic passes."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
         raise TinkerNomicsError(f"fine_tune must be one of {', '.join(FINE_TUNES)}, got {fine_tune!r}")
-    n = _positive("num_gpus", num_gpus, 1, inclusive=True)
+    n = _whole("num_gpus", num_gpus)
     s = _positive("samples", samples, 1, inclusive=True)
     p = _positive("prompt_len", prompt_tokens, 0, inclusive=True)
     r = _positive("response_len", response_tokens, 1, inclusive=True)
     k = _positive("off_policy", off_policy, 0, inclusive=True)
+    r_max = None if response_max_tokens is None else _positive("max_response_len", response_max_tokens, 1, True)
+    if r_max is not None and np.any(r_max < r):
+        raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
+    opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
+    tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
     if method == "calibrated":
-        eff = efficiencies()
-        plan = calibrated.rollout(arch, gpu, eff, n, s, p, r)
-        if not np.all(plan.feasible):
-            raise TinkerNomicsError(f"{arch.model} does not fit on {_text(n)} × {gpu.gpu}: one rollout engine with "
-                                    f"one sequence needs {_text(plan.min_gpus)} GPUs")
-        generation = plan.decode_seconds + plan.prefill_seconds
-        train = calibrated.train_seconds(arch, gpu, eff, n, s * (p + r), p + r / 2.0, fine_tune)
-        step = calibrated.step_seconds(generation, train, k)
-        need = np.maximum(plan.min_gpus, memory.min_gpus(float(arch.total_params), gpu, "lora" if fine_tune ==
-                                                          "lora" else "full"))
-        shape = np.shape(step)
-        return RLStepPrediction(arch.model, gpu.gpu, method, n, generation, np.broadcast_to(train, shape), step,
-                                np.broadcast_to(plan.concurrency, shape), np.broadcast_to(plan.waves, shape),
-                                np.broadcast_to(n >= need, shape), np.broadcast_to(need, shape), fine_tune)
+        params = parameters()
+        f = rl_phases.rl_features(arch, gpu_specs(gpu), n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
+                                  reference=reference, optimizer_steps=opt, off_policy=k,
+                                  response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp)
+        ph = rl_phases.phase_seconds(f, params)
+        return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
+                                ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
+                                f.concurrency, f.waves, f.feasible, f.fitting_gpus, fine_tune,
+                                rl_phases.achieved_mfu(f, ph))
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(
@@ -211,6 +252,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         cache_hit_rate=0.0, off_policy=k, num_gpus=n, gpu_hourly_usd=0.0,
         rollout_efficiency=number("rollout_efficiency"), mfu=number("mfu"), prefill_mfu=number("prefill_mfu"),
         fine_tune=fine_tune, sandbox_usd=0.0)
-    return RLStepPrediction(arch.model, gpu.gpu, method, hosted.num_gpus, hosted.rollout_hours * 3600.0,
-                            hosted.train_hours * 3600.0, hosted.wallclock_hours * 3600.0, hosted.rollout_concurrency,
-                            hosted.rollout_waves, hosted.feasible, hosted.fitting_gpus, fine_tune)
+    zero = np.zeros(np.shape(hosted.wallclock_hours))
+    return RLStepPrediction(arch.model, gpu.gpu, method, n, hosted.rollout_hours * 3600.0, zero,
+                            hosted.train_hours * 3600.0, zero, zero, hosted.wallclock_hours * 3600.0,
+                            hosted.rollout_concurrency, hosted.rollout_waves, hosted.feasible, hosted.fitting_gpus,
+                            fine_tune, np.asarray(number("mfu")))

@@ -8,10 +8,10 @@ steps are re-predicted by exactly the arithmetic a plan would have used:
           decode is bandwidth-only (the seed's site);
   exact — decode context = prompt + half the completion, the KV cache holds prompt + completion; training counts
           prompt + completion (every trained token); decode may be compute-bound above the critical batch;
-  calibrated — the exact counts through the calibrated model (selfhosted.calibrated_self_hosted_cost: the
-          concurrency that fits, in waves, the decode step and tail fitted to published measurements, training at
-          the fitted MFU of the model's class); `rollout_efficiency` and `mfu`, when given, replace the fitted
-          bandwidth efficiency and MFU.
+  calibrated — the phase model (selfhosted.calibrated_self_hosted_cost, model/rl_phases.py: generation at the
+          batch that fits with the drain of the longest responses, log-prob passes, the update, the refit and a
+          fixed overhead, at the fitted parameters); `rollout_efficiency` and `mfu`, when given, replace the fitted
+          decode bandwidth efficiency and the whole update.
 
 Every argument may be an array (one value per logged step); results broadcast. Nothing here prices Tinker, so a
 model without a Tinker price can still be re-predicted.
@@ -22,19 +22,21 @@ import numpy as np
 
 from ..errors import TinkerNomicsError
 from ..sources.architectures import ModelArch
-from ..sources.calibration import efficiencies
+from ..sources.calibration import parameters
 from ..sources.defaults import number
-from ..sources.hardware import GPU
+from ..sources.hardware import GPU, gpu_specs
 from . import tokens
 from .scenario import METHODS
 from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
 
 def rl_steps(*, arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, response_tokens, method: str,
              fine_tune: str, rollout_efficiency=None, mfu=None, prefill_mfu=None, off_policy=0.0,
-             gpu_hourly_usd=0.0) -> SelfHosted:
+             gpu_hourly_usd=0.0, run_facts: dict | None = None) -> SelfHosted:
     """The self-hosted model's rollout, training and step hours for steps of `samples` sequences with
     `prompt_tokens` and `response_tokens` each on average (per-sequence means, not totals). Efficiencies default
-    to the package's defaults (data/assumptions/defaults.csv), for the calibrated method to its fitted values."""
+    to the package's defaults (data/assumptions/defaults.csv), for the calibrated method to its fitted values.
+    `run_facts` (calibrated) carries what the run's log says of its set-up: `critic`, `reference`,
+    `optimizer_steps`, `response_max_tokens`, `rollout_tensor_parallel`, `rollout_memory_fraction`."""
     if method not in METHODS:
         raise TinkerNomicsError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "calibrated":
@@ -42,11 +44,11 @@ def rl_steps(*, arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, res
                              observation_per_turn=0.0)
         n = np.asarray(samples, dtype=float)
         return calibrated_self_hosted_cost(
-            arch=arch, gpu=gpu, eff=efficiencies(), steps=1.0, samples_per_step=n, output_per_rollout=per.output,
-            prefill_per_rollout=per.prefill, decode_context=per.decode_context, sequence=per.sequence,
+            arch=arch, gpus=gpu_specs(gpu), params=parameters(), steps=1.0, samples_per_step=n,
+            output_per_rollout=per.output, prefill_per_rollout=per.prefill, sequence=per.sequence,
             train_tokens=n * per.sequence, concurrency=n, cache_hit_rate=0.0, off_policy=off_policy,
             num_gpus=num_gpus, gpu_hourly_usd=gpu_hourly_usd, rollout_efficiency=rollout_efficiency, mfu=mfu,
-            fine_tune=fine_tune, sandbox_usd=0.0)
+            fine_tune=fine_tune, sandbox_usd=0.0, **(run_facts or {}))
     seed = method == "seed"
     eff = number("rollout_efficiency") if rollout_efficiency is None else rollout_efficiency
     util = number("mfu") if mfu is None else mfu

@@ -31,7 +31,6 @@ import numpy as np
 
 from .. import sources
 from ..errors import TinkerNomicsError
-from ..sources.calibration import efficiencies
 from ..sources.hf_config import load_config
 from ..sources.price_list import resolve_snapshot
 from ..sources.prices import get_price
@@ -56,7 +55,7 @@ BOUNDS: dict[str, tuple[float, bool, float | None]] = {
     "lora_rank": (0, False, None), "tinker_cached_prefill_usd_per_m": (0, True, None),
     "model_error_factor": (0, False, None),
 }
-TEXT_FIELDS = ("model", "prices", "gpu", "sandbox", "method", "decode_model", "fine_tune", "model_config",
+TEXT_FIELDS = ("model", "prices", "sandbox", "method", "decode_model", "fine_tune", "model_config",
                "gpu_hourly_usd_source")
 
 
@@ -78,7 +77,7 @@ class Scenario:
     tinker_cached_prefill: Any = None   # bill cached prompt tokens at the snapshot's cached rate
     tinker_cached_prefill_usd_per_m: Any = None  # override the cached rate (e.g. 0: the seed's hypothetical)
     off_policy: Any = None              # k
-    gpu: str | None = None
+    gpu: Any = None                     # a GPU name, or (calibrated method) an array of names
     num_gpus: Any = None
     gpu_hourly_usd: Any = None
     rollout_efficiency: Any = None
@@ -105,6 +104,7 @@ class Scenario:
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise TinkerNomicsError(f"{name} must be a text, got {_describe(value)}")
+        _gpu_names(self.gpu)
         for name in BOUNDS:
             if getattr(self, name) is not None:
                 _number(name, getattr(self, name), convert=False)
@@ -156,7 +156,7 @@ class Scenario:
                      "eval_prompts", "lora_rank", "model_error_factor"):
             if values[name] is None and not (calibrated and name in ("rollout_efficiency", "mfu")):
                 values[name] = sources.assumption(name)
-        values["gpu"] = sources.get_gpu(str(values["gpu"])).gpu
+        values["gpu"] = _canonical_gpus(values["gpu"])
         values["sandbox"] = sources.get_sandbox(str(values["sandbox"]))
         values["method"] = _choice("method", values["method"] or DEFAULT_METHOD, METHODS)
         values["decode_model"] = _choice("decode_model", values["decode_model"] or "auto", DECODE_MODELS)
@@ -165,15 +165,22 @@ class Scenario:
             # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
             values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
-        if values["gpu_hourly_usd"] is None:
+        if values["gpu_hourly_usd"] is None and isinstance(values["gpu"], str):
             listing = sources.default_gpu_price(values["gpu"])
             values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
             values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
                                                f"{listing.date or 'undated'} ({listing.source_url})")
+        elif values["gpu_hourly_usd"] is None:   # one registry default per GPU of the array
+            names = np.asarray(values["gpu"], dtype=object)
+            unique, inverse = np.unique(names.astype(str), return_inverse=True)
+            rates = np.array([sources.default_gpu_price(str(n)).usd_per_gpu_hour for n in unique])
+            values["gpu_hourly_usd"] = rates[inverse.reshape(-1)].reshape(names.shape)
+            values["gpu_hourly_usd_source"] = "registry default for each GPU (data/hardware/gpu_prices*.csv)"
         elif values["gpu_hourly_usd_source"] is None:
             values["gpu_hourly_usd_source"] = "given"
-        if values["method"] == "calibrated":
-            _fill_calibrated(values)
+        if not isinstance(values["gpu"], str) and values["method"] != "calibrated":
+            raise TinkerNomicsError("an array of GPUs is costed by the calibrated method only; give one GPU name for "
+                                    f"the {values['method']} method")
         for name in ("prompts_per_step", "group_size", "steps", "prompt_tokens"):
             if values[name] is None:
                 raise TinkerNomicsError(f"{name} is required (or start from a workload preset)")
@@ -189,10 +196,11 @@ class Scenario:
         for name in BOUNDS:
             if values[name] is not None:
                 values[name] = _checked(name, values[name])
+        shaped = [n for n in (*BOUNDS, "gpu") if values[n] is not None]
         try:
-            np.broadcast_shapes(*(np.shape(values[n]) for n in BOUNDS if values[n] is not None))
+            np.broadcast_shapes(*(np.shape(values[n]) for n in shaped))
         except ValueError:
-            shapes = {n: np.shape(values[n]) for n in BOUNDS if values[n] is not None and np.ndim(values[n])}
+            shapes = {n: np.shape(values[n]) for n in shaped if np.ndim(values[n])}
             raise TinkerNomicsError(f"array inputs do not broadcast together: {shapes}") from None
         return Scenario(**values)
 
@@ -232,20 +240,6 @@ def config_model_name(path: str) -> str:
                             f"the Tinker model to bill (the config still describes the self-hosted side)")
 
 
-def _fill_calibrated(values: dict) -> None:
-    """The calibrated method's efficiencies for the model's class, where the scenario does not set them."""
-    if values["rollout_efficiency"] is not None and values["mfu"] is not None:
-        return
-    arch = _arch_of(values)
-    if arch is None:
-        return
-    eff = efficiencies()
-    if values["rollout_efficiency"] is None:
-        values["rollout_efficiency"] = eff.bandwidth(arch)
-    if values["mfu"] is None:
-        values["mfu"] = eff.mfu(arch)
-
-
 def _has_cached_rate(model: str, snapshot: str) -> bool:
     try:
         billed, _ = model_for(model, snapshot)
@@ -254,10 +248,23 @@ def _has_cached_rate(model: str, snapshot: str) -> bool:
         return False
 
 
-def _arch_of(values: dict):
-    if values.get("model_config"):
-        return load_config(values["model_config"])
-    return sources.get_arch(values["model"]) if sources.has_arch(values["model"]) else None
+def _gpu_names(value) -> None:
+    """A GPU is a name, or an array of names (for one call over many GPU types); refuse anything else."""
+    if value is None or isinstance(value, str):
+        return
+    if isinstance(value, np.ndarray) and value.dtype.kind in "UO" and value.size and \
+            all(isinstance(v, str) for v in value.reshape(-1).tolist()):
+        return
+    raise TinkerNomicsError(f"gpu must be a text or an array of GPU names, got {_describe(value)}")
+
+
+def _canonical_gpus(value):
+    if isinstance(value, str):
+        return sources.get_gpu(value).gpu
+    names = np.asarray(value, dtype=object)
+    unique, inverse = np.unique(names.astype(str), return_inverse=True)
+    canonical = np.array([sources.get_gpu(str(n)).gpu for n in unique], dtype=object)
+    return canonical[inverse.reshape(-1)].reshape(names.shape)
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:

@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sources.calibration import Efficiencies
+from ..sources.calibration import ModelParameters
 from ..sources.defaults import number
-from ..sources.hardware import GPU
+from ..sources.hardware import GPU, GpuSpecs
 from ..sources.model_record import ModelArch
-from . import calibrated, memory, roofline, training
+from . import memory, rl_phases, roofline, training
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ class SelfHosted:
     rollout_waves: np.ndarray          # rounds a step's rollout takes at that concurrency
     feasible: np.ndarray               # the requested GPUs hold the model (and, calibrated, one sequence's cache)
     fitting_gpus: np.ndarray           # the smallest GPU count that holds them (the count used when larger)
+    logprob_hours: np.ndarray | float = 0.0   # calibrated: the log-prob passes (old policy, reference)
+    refit_hours: np.ndarray | float = 0.0     # calibrated: the weights handed to the rollout engine
+    other_hours: np.ndarray | float = 0.0     # calibrated: the fixed cost of each step outside its phases
+    train_mfu: np.ndarray | float = float("nan")   # calibrated: the update's achieved model-FLOPs utilisation
 
     @property
     def total_usd(self):
@@ -101,53 +105,62 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
                       np.broadcast_to(need, shape))
 
 
-def calibrated_self_hosted_cost(*, arch: ModelArch, gpu: GPU, eff: Efficiencies, steps, samples_per_step,
-                                output_per_rollout, prefill_per_rollout, decode_context, sequence, train_tokens,
-                                concurrency, cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd,
-                                rollout_efficiency, mfu, fine_tune, sandbox_usd, sandbox_wait_hours=0.0,
-                                time_factor=1.0) -> SelfHosted:
-    """The calibrated method: each step's rollout runs at the concurrency that fits in waves
-    (calibrated.rollout), training at the fitted MFU; if the requested GPUs cannot hold the colocated job or
-    one replica and one sequence, the cost is computed on the smallest count that can, and `feasible` says so.
-    `time_factor` multiplies the GPU-bound hours (generation and training): the model's own error, drawn by the
-    Monte-Carlo around 1."""
-    total, active = arch.params("exact")
-    train_need = memory.min_gpus(total, gpu, fine_tune)
+def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: ModelParameters, steps, samples_per_step,
+                                output_per_rollout, prefill_per_rollout, sequence, train_tokens, concurrency,
+                                cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd, rollout_efficiency, mfu,
+                                fine_tune, sandbox_usd, sandbox_wait_hours=0.0, time_factor=1.0,
+                                response_max_tokens=None, reference=True, critic=False, optimizer_steps=None,
+                                rollout_tensor_parallel=None, rollout_memory_fraction=None) -> SelfHosted:
+    """The calibrated method: each step phase by phase (model/rl_phases.py: generation at the batch that fits, in
+    waves with the drain of the longest responses, log-prob passes, the update, the refit and a fixed overhead),
+    on `num_gpus` GPUs or, where they cannot hold the colocated job, on the smallest count that can (`feasible`
+    says so). `rollout_efficiency` replaces the fitted decode bandwidth efficiency and `mfu` the whole update (a
+    user's own figures); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU
+    figures may be arrays (one entry per GPU type), broadcasting with everything else."""
     requested = np.asarray(num_gpus, dtype=float)
     prompt = np.asarray(prefill_per_rollout, dtype=float) * (1.0 - np.asarray(cache_hit_rate, dtype=float))
-    first = calibrated.rollout(arch, gpu, eff, requested, samples_per_step, prompt, output_per_rollout,
-                               decode_context, sequence, rollout_efficiency)
-    need = np.maximum(train_need, first.min_gpus)
-    gpus_used = np.maximum(requested, need)
-    plan = calibrated.rollout(arch, gpu, eff, gpus_used, samples_per_step, prompt, output_per_rollout,
-                              decode_context, sequence, rollout_efficiency)
+    output = np.asarray(output_per_rollout, dtype=float)
+    samples = np.asarray(samples_per_step, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        trained_per_sample = np.where(samples > 0, np.asarray(train_tokens, dtype=float)
+                                      / (np.asarray(steps, dtype=float) * np.maximum(samples, 1e-300)), 0.0)
+    f = rl_phases.rl_features(arch, gpus, requested, samples, prompt, output, response_max_tokens,
+                              fine_tune=fine_tune, critic=critic, reference=reference, off_policy=off_policy,
+                              response_max_over_mean=params.response_max_over_mean,
+                              trained_tokens_per_sample=trained_per_sample, optimizer_steps=optimizer_steps,
+                              rollout_tensor_parallel=rollout_tensor_parallel,
+                              rollout_memory_fraction=rollout_memory_fraction)
+    phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor)
     s = np.asarray(steps, dtype=float)
-    factor = np.asarray(time_factor, dtype=float)
-    decode_hours = s * plan.decode_seconds / 3600.0 * factor
-    prefill_hours = s * plan.prefill_seconds / 3600.0 * factor
+    gpus_used = np.maximum(requested, f.fitting_gpus)
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
-    rollout_hours = decode_hours + prefill_hours + sandbox_wait
-    train_hours = calibrated.train_seconds(arch, gpu, eff, gpus_used, train_tokens, decode_context, fine_tune,
-                                           mfu) / 3600.0 * factor
-    wallclock = training.wallclock_hours(rollout_hours, train_hours, off_policy)
+    generation_hours = s * phases.generation_seconds / 3600.0
+    decode_hours = s * phases.decode_seconds / 3600.0
+    prefill_hours = s * phases.prefill_seconds / 3600.0
+    rollout_hours = generation_hours + sandbox_wait
+    trainer_hours = s * (phases.logprob_seconds + phases.training_seconds) / 3600.0
+    refit_other = s * (phases.refit_seconds + phases.other_seconds) / 3600.0
+    k = np.asarray(off_policy, dtype=float)
+    wallclock = np.where(k > 0, np.maximum(rollout_hours, trainer_hours), rollout_hours + trainer_hours) + refit_other
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
-    sampled = s * np.asarray(samples_per_step, dtype=float) * output_per_rollout
+    sampled = s * samples * output
     with np.errstate(divide="ignore", invalid="ignore"):
         decode_tps = np.where(decode_hours > 0, sampled / (decode_hours * 3600.0), 0.0)
-        per_token = training.flops_per_param_per_token(fine_tune) * active \
-            + 3.0 * roofline.attention_flops_per_token(arch, decode_context)
-        train_tps = training.train_tokens_per_second(gpus_used, gpu.peak_flops("exact"),
-                                                     eff.mfu(arch) if mfu is None else mfu, per_token)
+        train_tps = np.where(phases.training_seconds > 0, np.asarray(train_tokens, dtype=float)
+                             / np.maximum(s, 1e-300) / phases.training_seconds, 0.0)
     kv_bytes = memory.kv_cache_bytes(memory.kv_bytes_per_token(arch, "exact"), concurrency, sequence,
                                      memory.recurrent_bytes_per_sequence(arch, "exact"))
     shape = np.shape(wallclock)
-    feasible = requested >= need
-    return SelfHosted(np.broadcast_to(gpus_used, shape), np.broadcast_to(need, shape),
-                      np.broadcast_to(plan.tensor_parallel, shape), np.broadcast_to(decode_tps, shape),
-                      np.broadcast_to(train_tps, shape), decode_hours, prefill_hours,
-                      np.broadcast_to(sandbox_wait, shape), rollout_hours, train_hours, wallclock, gpu_hours, hourly,
-                      gpu_hours * hourly, np.asarray(sandbox_usd, dtype=float), kv_bytes / 1e9,
-                      np.broadcast_to(plan.waves <= 1, shape), np.broadcast_to(plan.concurrency, shape),
-                      np.broadcast_to(plan.concurrency, shape), np.broadcast_to(plan.waves, shape),
-                      np.broadcast_to(feasible, shape), np.broadcast_to(need, shape))
+
+    def b(x):
+        return np.broadcast_to(x, shape)
+
+    return SelfHosted(b(gpus_used), b(f.fitting_gpus), b(f.tensor_parallel), b(decode_tps), b(train_tps),
+                      b(decode_hours), b(prefill_hours), b(sandbox_wait), b(rollout_hours),
+                      b(s * phases.training_seconds / 3600.0), wallclock, gpu_hours, b(hourly), gpu_hours * hourly,
+                      b(np.asarray(sandbox_usd, dtype=float)), b(kv_bytes / 1e9), b(f.waves <= 1), b(f.concurrency),
+                      b(f.concurrency), b(f.waves), b(f.feasible), b(f.fitting_gpus),
+                      logprob_hours=b(s * phases.logprob_seconds / 3600.0),
+                      refit_hours=b(s * phases.refit_seconds / 3600.0), other_hours=b(s * phases.other_seconds / 3600.0),
+                      train_mfu=b(rl_phases.achieved_mfu(f, phases)))

@@ -21,6 +21,7 @@ trained_tokens              prompt + response tokens over the row's steps (the l
 logged_mfu                  the framework's own training-MFU figure, when it logs one; NaN = not logged
 logged_throughput           the framework's own tokens/s per GPU, when it logs one; NaN = not logged
 reward                      mean training reward (score); NaN = not logged
+response_max                the longest response of the step (tokens); NaN = not logged
 phase/<name>                every other named phase the log times (seconds per step), for the phase table
 line                        line (console, JSON lines) or row/record (tables) of the record
 ==========================  ==========================================================================
@@ -40,7 +41,7 @@ from ..errors import TinkerNomicsError
 
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
-           "logged_throughput", "reward", "line"]
+           "logged_throughput", "reward", "response_max", "line"]
 MAX_STEP = 10 ** 12
 MAX_SECONDS = 10 ** 9          # a sanity bound, not a measurement: no logged step lasts 30 years
 MAX_TOKENS = 1e15              # as runs.cookbook.MAX_TOKENS_PER_STEP: above it a count is corrupt
@@ -125,7 +126,7 @@ class StepTable:
             self.fail(where, f"step is {step:g}, not a whole number")
         row = {"step": int(step), "line": where[1]}
         bounds = {"steps_covered": (1.0, MAX_STEP), "samples": (1.0, MAX_TOKENS), "response_mean": (0.0, MAX_LENGTH),
-                  "prompt_mean": (0.0, MAX_LENGTH), "trained_tokens": (0.0, MAX_TOKENS),
+                  "prompt_mean": (0.0, MAX_LENGTH), "trained_tokens": (0.0, MAX_TOKENS), "response_max": (0.0, MAX_LENGTH),
                   "logged_mfu": (0.0, None), "logged_throughput": (0.0, MAX_TOKENS)}
         for column, (key, raw) in rec.values.items():
             if column == "reward":
@@ -152,7 +153,7 @@ class StepTable:
                                                  "generation_seconds", "training_seconds", "validation_seconds",
                                                  "checkpoint_seconds", "samples", "response_mean", "prompt_mean",
                                                  "trained_tokens", "logged_mfu", "logged_throughput", "reward",
-                                                 *phases])
+                                                 "response_max", *phases])
         table = table.sort_values(["step", "line"], kind="stable").reset_index(drop=True)
         table["steps_covered"] = table["steps_covered"].fillna(1.0)
         for column in table.columns:

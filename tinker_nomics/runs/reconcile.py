@@ -31,7 +31,7 @@ import pandas as pd
 from ..model.rl_step import rl_steps
 from ..model.scenario import DEFAULT_METHOD
 from ..sources.architectures import ModelArch
-from ..sources.calibration import efficiencies
+from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
 from .hosted import HostedRun
@@ -39,7 +39,9 @@ from .measured import Measured, weighted_mean
 
 SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a time, positive means the model predicts "
                    "a longer phase than was measured (pessimistic)")
-PHASES = (("generation", "generation_seconds", "rollout_seconds"), ("training", "training_seconds", "train_seconds"),
+PHASES = (("generation", "generation_seconds", "generation_predicted"),
+          ("logprob", "logprob_seconds", "logprob_predicted"),
+          ("training", "training_seconds", "train_seconds"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
 
@@ -87,12 +89,16 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     prompt = (rows["prompt_tokens"] / per_sample).to_numpy()
     frames, tables = [], []
     hosted_by_method = {}
+    facts, includes_refit = run_facts(run, rows)
+    measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
     for m in methods:
         given = {} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util, "prefill_mfu": pre}
         if m == "calibrated" and rollout_efficiency is not None:
             given["rollout_efficiency"] = eff
         if m == "calibrated" and mfu is not None:
             given["mfu"] = util
+        if m == "calibrated":
+            given["run_facts"] = facts
         hosted = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
                           prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune, **given)
         hosted_by_method[m] = hosted
@@ -101,15 +107,24 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         # time to its memory time, so it is affine in 1 / efficiency: two evaluations give the fixed part.
         fixed = np.zeros(len(rows))
         if m == "calibrated":
-            base = given.get("rollout_efficiency", efficiencies().bandwidth(arch))
+            base = given.get("rollout_efficiency", parameters().decode_bandwidth_efficiency)
             doubled = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
                                prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
                                **{**given, "rollout_efficiency": 2.0 * base})
             once, twice = np.asarray(hosted.decode_hours) * 3600.0, np.asarray(doubled.decode_hours) * 3600.0
             fixed = np.broadcast_to(2.0 * twice - once, len(rows))
+        calibrated = m == "calibrated"
+        generation = hosted.rollout_hours * 3600.0 + (hosted.refit_hours * 3600.0 if calibrated and includes_refit
+                                                      else 0.0)
         frame = pd.DataFrame({
             "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
             "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
+            "generation_predicted": np.broadcast_to(generation, len(rows)),
+            "logprob_predicted": np.broadcast_to(np.asarray(hosted.logprob_hours) * 3600.0 if calibrated
+                                                 else np.nan, len(rows)),
+            "logprob_seconds": measured_logprob,
+            "model_mfu": np.broadcast_to(np.asarray(hosted.train_mfu, dtype=float) if calibrated else util,
+                                         len(rows)),
             "decode_seconds": np.broadcast_to(hosted.decode_hours * 3600.0, len(rows)),
             "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
             "decode_fixed_seconds": fixed,
@@ -128,17 +143,58 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      f"by the model's memory rule; the prediction uses that many, the run used {num_gpus:g}")
     if (~usable).any():
         notes.append(f"{int((~usable).sum())} logged row(s) lack samples or token counts and are not re-predicted")
-    if headline == "calibrated":   # the baseline the matching efficiencies scale: the fitted ones unless given
-        fit = efficiencies()
-        eff = eff if rollout_efficiency is not None else fit.bandwidth(arch)
-        util = util if mfu is not None else fit.mfu(arch)
+    if headline == "calibrated":   # the baseline the matching efficiencies scale: the model's own unless given
+        head = per_step[per_step["method"] == headline]
+        eff = eff if rollout_efficiency is not None else parameters().decode_bandwidth_efficiency
+        util = util if mfu is not None else float(np.nanmean(head["model_mfu"]))
     fitted = _fitted(per_step[per_step["method"] == headline], eff, util)
     inputs = {"gpu": gpu.gpu, "num_gpus": float(num_gpus), "fine_tune": fine_tune, "rollout_efficiency": eff,
               "mfu": util, "prefill_mfu": pre, "model": arch.hf_id, "methods": list(methods), "method": headline,
               "off_policy": 0.0}
     notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged runs "
                  "ran")
+    if headline == "calibrated" and includes_refit:
+        notes.append("the log times no weight hand-off of its own (no timing_s/update_weights): its generation time "
+                     "holds it, so the predicted generation adds the model's refit")
     return Reconciliation(headline, per_step, table, fitted, inputs, tuple(notes + fitted.pop("notes")))
+
+
+def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
+    """What the run's log says of its set-up, for the calibrated phase model: the critic (PPO), the reference
+    model's pass (a KL term, or a logged `ref` phase), optimizer steps per RL step (train_batch_size /
+    ppo_mini_batch_size × ppo_epochs), the longest response per step, the rollout engine's tensor parallelism and
+    memory share. Also whether the logged generation holds the weight hand-off (no timer of its own)."""
+    c = run.config or {}
+    phases = set(run.phase_names)
+    facts = {"critic": bool(c.get("critic")) or "update_critic" in phases,
+             "reference": bool(c.get("use_kl_loss") or c.get("use_kl_in_reward")) or "ref" in phases}
+    if not c and "ref" not in phases:   # a log without a config (W&B, TRL): the reference pass as frameworks default
+        facts["reference"] = True
+    mini, prompts = c.get("mini_batch_prompts"), c.get("prompts_per_step")
+    if _positive(mini) and _positive(prompts):
+        facts["optimizer_steps"] = max(float(prompts) / float(mini), 1.0) * float(c.get("ppo_epochs") or 1)
+    if "response_max" in rows and rows["response_max"].notna().all():
+        facts["response_max_tokens"] = np.maximum(rows["response_max"].to_numpy(),
+                                                  (rows["response_tokens"] / (rows["samples"] * rows["steps_covered"]))
+                                                  .to_numpy())
+    if _positive(c.get("rollout_tp")):
+        facts["rollout_tensor_parallel"] = float(c["rollout_tp"])
+    fraction = c.get("rollout_memory_fraction")
+    if _positive(fraction) and float(fraction) <= 1:
+        facts["rollout_memory_fraction"] = float(fraction)
+    return facts, "update_weights" not in phases
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:
+    """The sum of the logged phases `names` per step (NaN where the log has none of them)."""
+    columns = [f"phase/{n}" for n in names if f"phase/{n}" in rows]
+    if not columns:
+        return np.full(len(rows), np.nan)
+    return rows[columns].sum(axis=1, min_count=1).to_numpy()
 
 
 def _phase_table(frame: pd.DataFrame, method: str) -> pd.DataFrame:
@@ -183,7 +239,7 @@ def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
     train = frame["training_seconds"].notna() & (frame["training_seconds"] > 0)
     phase_mfu = math.nan
     if train.any():
-        phase_mfu = util * float((frame.loc[train, "train_seconds"] * w[train]).sum()) \
+        phase_mfu = float((frame.loc[train, "model_mfu"] * frame.loc[train, "train_seconds"] * w[train]).sum()) \
             / float((frame.loc[train, "training_seconds"] * w[train]).sum())
     plain = frame["plain"].astype(bool)
     rows = frame[plain] if plain.any() else frame

@@ -45,6 +45,7 @@ COLUMN_KEYS = {   # tidy column -> verl key
     "validation_seconds": "timing_s/testing",
     "checkpoint_seconds": "timing_s/save_checkpoint",
     "response_mean": "response_length/mean",
+    "response_max": "response_length/max",
     "prompt_mean": "prompt_length/mean",
     "trained_tokens": "perf/total_num_tokens",
     "logged_mfu": "perf/mfu/actor",
@@ -85,6 +86,13 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "rollout_engine": "actor_rollout_ref.rollout.name",
     "rollout_tp": "actor_rollout_ref.rollout.tensor_model_parallel_size",
     "total_epochs": "trainer.total_epochs",
+    "mini_batch_prompts": "actor_rollout_ref.actor.ppo_mini_batch_size",
+    "ppo_epochs": "actor_rollout_ref.actor.ppo_epochs",
+    "use_kl_loss": "actor_rollout_ref.actor.use_kl_loss",
+    "use_kl_in_reward": "algorithm.use_kl_in_reward",
+    "enforce_eager": "actor_rollout_ref.rollout.enforce_eager",
+    "rollout_memory_fraction": "actor_rollout_ref.rollout.gpu_memory_utilization",
+    "gradient_checkpointing": "actor_rollout_ref.model.enable_gradient_checkpointing",
     "experiment_name": "trainer.experiment_name",
 }
 

@@ -1,94 +1,144 @@
-"""The calibrated method's fitted efficiencies (data/calibration/efficiencies.csv, written by
+"""The calibrated method's fitted parameters and its held-out errors by regime (data/calibration/, written by
 `make calibrate` = tools/calibrate.py from the published measurements in data/measurements/).
 
-Each row is one fitted quantity with the cases and sources it was fitted on, its leave-one-source-out error,
-the spread of the fit's residuals (the model error the Monte-Carlo draws), the date and the fit's inputs.
-Nothing here is typed in: the table is the script's output.
+parameters.csv: one row per fitted quantity of the phase model (model/decode.py, model/rl_phases.py) with its
+search range, the cases and source families it was fitted on, the held-out (leave-one-family-out) error of its
+part of the model, the date and the fit's inputs. errors_by_regime.csv: the held-out errors of decode throughput,
+RL step time and each RL phase by regime; its log-spread is the model error the Monte-Carlo draws. Nothing here
+is typed in: both tables are the script's output.
 """
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from ..errors import TinkerNomicsError
 from .tables import Column, load_table
 
-PARAMETERS = {
-    ("decode_bandwidth_efficiency", "dense"), ("decode_bandwidth_efficiency", "moe"),
-    ("decode_compute_efficiency", "all"), ("tp_sync_seconds_per_layer", "all"), ("rollout_tail", "all"),
-    ("train_mfu", "dense"), ("train_mfu", "moe"), ("model_error_log_sd", "decode"),
-    ("model_error_log_sd", "rl_step"),
-}
-
 
 @dataclass(frozen=True)
-class Efficiencies:
-    """The fitted quantities of the calibrated method (model/calibrated.py explains each)."""
-    bandwidth_dense: float          # share of HBM bandwidth a dense model's decode step reaches
-    bandwidth_moe: float            # … a mixture-of-experts model's
-    compute: float                  # share of the dense peak reached by decode and prefill GEMMs
-    tp_sync_seconds: float          # per layer per doubling of the tensor-parallel group, per decode step
-    tail: float                     # extra decode of the longest RL sequences, in mean output lengths
-    mfu_dense: float                # RL training model-FLOPs utilization, dense models
-    mfu_moe: float                  # … mixture-of-experts models
+class ModelParameters:
+    """The fitted quantities of the phase model (model/decode.py and model/rl_phases.py explain each)."""
+    decode_bandwidth_efficiency: float       # share of HBM bandwidth a decode step's reads reach
+    decode_compute_efficiency: float         # share of the dense peak decode and prefill GEMMs reach
+    weight_only_efficiency: float            # weight-only int8/int4 weights: dequantisation's share of the bandwidth
+    decode_step_overhead_seconds: float      # per decode step (launches, scheduling, sampling)
+    decode_sequence_overhead_seconds: float  # per sequence per decode step
+    allreduce_latency_seconds: float         # per tensor-parallel all-reduce
+    generation_overhead_seconds: float       # per RL step's generation (engine wake-up, cache set-up, hand-offs)
+    train_gemm_efficiency: float             # share of the dense peak training and log-prob GEMMs reach
+    moe_gemm_share: float                    # mixture-of-experts models: the share of that efficiency they reach
+    train_flops_per_byte: float              # training FLOPs per byte of the memory traffic that comes with them
+    train_pass_overhead_seconds: float       # per pass of a batch through the trainer (a log-prob pass, an optimizer step)
+    step_overhead_seconds: float             # per RL step outside its phases (rewards, advantages, data)
+    response_max_over_mean: float            # the longest response over the mean, where a run does not say
 
-    def bandwidth(self, arch) -> float:
-        return self.bandwidth_moe if arch.is_moe else self.bandwidth_dense
 
-    def mfu(self, arch) -> float:
-        return self.mfu_moe if arch.is_moe else self.mfu_dense
+PARAMETER_NAMES = tuple(f.name for f in fields(ModelParameters))
 
 
 @dataclass(frozen=True)
 class FittedValue:
     parameter: str
-    kind: str                 # the class it applies to: dense, moe, all, decode, rl_step
     value: float
     unit: str
+    low: float
+    high: float
     cases: int
-    source: str
-    loso_median_abs_error: float | None
+    families: str
+    held_out_median_abs_error: float | None
     fitted: str
     inputs: str
     note: str
 
+    @property
+    def on_bound(self) -> bool:
+        """On (or within 0.1% of) an end of its search range: a defect of the model, not a result."""
+        span = self.high - self.low
+        return min(self.value - self.low, self.high - self.value) <= 1e-3 * span
+
 
 @functools.lru_cache(maxsize=None)
-def fitted_values() -> dict[tuple[str, str], FittedValue]:
-    rows = load_table("calibration/efficiencies.csv", [
-        Column("parameter"), Column("class"), Column("value", "float"), Column("unit"), Column("cases", "int"),
-        Column("source"), Column("loso_median_abs_error", "float", False), Column("fitted"), Column("inputs"),
-        Column("note", required=False)])
+def fitted_values() -> dict[str, FittedValue]:
+    rows = load_table("calibration/parameters.csv", [
+        Column("parameter"), Column("value", "float"), Column("unit"), Column("low", "float"), Column("high", "float"),
+        Column("cases", "int"), Column("families", required=False), Column("held_out_median_abs_error", "float", False),
+        Column("fitted"), Column("inputs"), Column("note", required=False)])
     out = {}
     for r in rows:
-        key = (r["parameter"], r["class"])
-        if key not in PARAMETERS:
-            raise TinkerNomicsError(f"calibration/efficiencies.csv row {r['_row']}: unknown parameter {key}")
-        if key in out:
-            raise TinkerNomicsError(f"calibration/efficiencies.csv row {r['_row']}: {key} is listed twice")
-        if r["value"] < 0:
-            raise TinkerNomicsError(f"calibration/efficiencies.csv row {r['_row']} column value: negative")
-        out[key] = FittedValue(r["parameter"], r["class"], r["value"], r["unit"], r["cases"], r["source"],
-                               r["loso_median_abs_error"], r["fitted"], r["inputs"], r["note"] or "")
-    missing = PARAMETERS - set(out)
+        where = f"calibration/parameters.csv row {r['_row']}"
+        if r["parameter"] not in PARAMETER_NAMES:
+            raise TinkerNomicsError(f"{where}: unknown parameter {r['parameter']!r}")
+        if r["parameter"] in out:
+            raise TinkerNomicsError(f"{where}: {r['parameter']!r} is listed twice")
+        if not r["low"] <= r["value"] <= r["high"] or r["value"] < 0:
+            raise TinkerNomicsError(f"{where} column value: {r['value']:g} is outside its range "
+                                    f"[{r['low']:g}, {r['high']:g}]")
+        out[r["parameter"]] = FittedValue(r["parameter"], r["value"], r["unit"], r["low"], r["high"], r["cases"],
+                                          r["families"], r["held_out_median_abs_error"], r["fitted"], r["inputs"],
+                                          r["note"] or "")
+    missing = [n for n in PARAMETER_NAMES if n not in out]
     if missing:
-        raise TinkerNomicsError(f"calibration/efficiencies.csv lacks {sorted(missing)[0]}; run `make calibrate`")
+        raise TinkerNomicsError(f"calibration/parameters.csv lacks {missing[0]}; run `make calibrate`")
     return out
 
 
-def fitted(parameter: str, kind: str) -> float:
-    return fitted_values()[(parameter, kind)].value
+@functools.lru_cache(maxsize=None)
+def parameters() -> ModelParameters:
+    """The calibrated method's parameters as fitted on every usable published measurement."""
+    values = fitted_values()
+    return ModelParameters(**{name: values[name].value for name in PARAMETER_NAMES})
+
+
+# ------------------------------------------------------------------------------------------------ errors
+
+
+@dataclass(frozen=True)
+class RegimeError:
+    quantity: str             # decode, rl_step, generation, logprob, training
+    regime: str               # all, batch1, throughput, weight_only, tp4plus, moe, long_context, lora, compute_poor
+    cases: int
+    families: int
+    median_abs_error: float   # held out: each case predicted by a fit that never saw its family
+    median_signed_error: float
+    log_sd: float             # robust spread of log(predicted / measured): the Monte-Carlo's model error
 
 
 @functools.lru_cache(maxsize=None)
-def efficiencies() -> Efficiencies:
-    """The calibrated method's efficiencies as fitted on every usable published measurement."""
-    return Efficiencies(fitted("decode_bandwidth_efficiency", "dense"), fitted("decode_bandwidth_efficiency", "moe"),
-                        fitted("decode_compute_efficiency", "all"), fitted("tp_sync_seconds_per_layer", "all"),
-                        fitted("rollout_tail", "all"), fitted("train_mfu", "dense"), fitted("train_mfu", "moe"))
+def regime_errors() -> dict[tuple[str, str], RegimeError]:
+    rows = load_table("calibration/errors_by_regime.csv", [
+        Column("quantity"), Column("regime"), Column("cases", "int"), Column("families", "int"),
+        Column("median_abs_error", "float"), Column("median_signed_error", "float"), Column("log_sd", "float"),
+        Column("fitted"), Column("note", required=False)])
+    out = {}
+    for r in rows:
+        if r["log_sd"] < 0 or r["median_abs_error"] < 0:
+            raise TinkerNomicsError(f"calibration/errors_by_regime.csv row {r['_row']}: negative error")
+        out[(r["quantity"], r["regime"])] = RegimeError(r["quantity"], r["regime"], r["cases"], r["families"],
+                                                        r["median_abs_error"], r["median_signed_error"], r["log_sd"])
+    for quantity in ("decode", "rl_step"):
+        if (quantity, "all") not in out:
+            raise TinkerNomicsError(f"calibration/errors_by_regime.csv lacks ({quantity}, all); run `make calibrate`")
+    return out
 
 
-def model_error(kind: str) -> float:
-    """Standard deviation of log(predicted / measured) of the calibrated fit's leave-one-source-out residuals,
-    for `decode` throughput or `rl_step` time: the model's own error, drawn by the Monte-Carlo."""
-    return fitted("model_error_log_sd", kind)
+def model_error(quantity: str, regime: str = "all") -> float:
+    """Spread (sd of log(predicted / measured)) of the held-out errors of `quantity` (decode or rl_step) in
+    `regime`, or of all its cases where the regime has too few: the model's own error, drawn by the Monte-Carlo."""
+    table = regime_errors()
+    row = table.get((quantity, regime))
+    if row is None or row.families < 2:
+        row = table[(quantity, "all")]
+    return row.log_sd
+
+
+def clear_caches() -> None:
+    for fn in (fitted_values, parameters, regime_errors):
+        fn.cache_clear()
+
+
+
+
+
+
+

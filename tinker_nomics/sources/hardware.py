@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import TinkerNomicsError
 from .tables import Column, build_index, load_table, lookup
 
@@ -75,6 +77,99 @@ def _gpu_index() -> dict[str, str]:
 def get_gpu(name: str) -> GPU:
     """`H100 SXM`, `h100-sxm`, `B200`, … An ambiguous prefix (`H100`) resolves to the SXM part."""
     return gpus()[lookup("GPU", name, _gpu_index(), gpus(), "list them with `tinker-nomics gpus`")]
+
+
+# ----------------------------------------------------------------------------------------------- links
+
+
+@dataclass(frozen=True)
+class Link:
+    gpu: str
+    kind: str                 # nvlink, infinity_fabric or pcie: what carries a tensor-parallel all-reduce
+    gb_s_per_direction: float
+    source_url: str
+
+
+LINK_KINDS = ("nvlink", "infinity_fabric", "pcie")
+
+
+@functools.lru_cache(maxsize=None)
+def links() -> dict[str, Link]:
+    """Each GPU's link to its peers (data/hardware/interconnects.csv): kind and bandwidth each way."""
+    rows = load_table("hardware/interconnects.csv", [
+        Column("gpu"), Column("link_kind"), Column("link_gb_s_per_direction", "float"), Column("recorded"),
+        Column("source_url"), Column("note", required=False)])
+    out = {}
+    for r in rows:
+        where = f"hardware/interconnects.csv row {r['_row']}"
+        if r["gpu"] not in gpus():
+            raise TinkerNomicsError(f"{where} column gpu: {r['gpu']!r} is not in the GPU registry")
+        if r["link_kind"] not in LINK_KINDS:
+            raise TinkerNomicsError(f"{where} column link_kind: {r['link_kind']!r} is not one of {', '.join(LINK_KINDS)}")
+        if r["link_gb_s_per_direction"] <= 0:
+            raise TinkerNomicsError(f"{where} column link_gb_s_per_direction: must be positive")
+        out[r["gpu"]] = Link(r["gpu"], r["link_kind"], r["link_gb_s_per_direction"], r["source_url"])
+    missing = sorted(set(gpus()) - set(out))
+    if missing:
+        raise TinkerNomicsError(f"hardware/interconnects.csv has no row for GPU {missing[0]!r}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- GPU arrays
+
+
+@dataclass(frozen=True)
+class GpuSpecs:
+    """The figures the throughput model reads, as arrays shaped like the GPU names asked for, so that one call
+    costs many GPU types at once. A figure the registry lacks is NaN (the model refuses it where it needs it)."""
+    name: np.ndarray
+    memory_bytes: np.ndarray
+    bandwidth_bytes_per_s: np.ndarray
+    bf16_flops: np.ndarray
+    fp8_flops: np.ndarray              # dense FP8 peak; the BF16 peak where the GPU has no FP8 figure
+    seed_flops: np.ndarray             # the seed's rounded BF16 peak where it printed one, else the BF16 peak
+    link_bytes_per_s: np.ndarray       # each way, to the other GPUs of a tensor-parallel group
+    link_kind: np.ndarray
+
+    @property
+    def shape(self) -> tuple:
+        return np.shape(self.name)
+
+    def peak_flops(self, method: str = "exact") -> np.ndarray:
+        """Dense BF16 peak FLOP/s (the seed method: the seed's rounded figure where it printed one)."""
+        return self.seed_flops if method == "seed" else self.bf16_flops
+
+
+def gpu_specs(gpu) -> GpuSpecs:
+    """GPU figures as arrays: `gpu` is a GPU record, a name, or an array of names (each resolved leniently)."""
+    if isinstance(gpu, GPU):
+        names = np.asarray(gpu.gpu)
+    else:
+        raw = np.asarray(gpu)
+        if raw.dtype.kind not in "UO":
+            raise TinkerNomicsError(f"gpu must be a GPU name or an array of names, got {gpu!r}")
+        unique, inverse = np.unique(raw.astype(str), return_inverse=True)
+        canonical = np.array([get_gpu(str(n)).gpu for n in unique], dtype=object)
+        names = np.asarray(canonical[inverse.reshape(-1)], dtype=object).reshape(raw.shape)
+    return _specs_of(names)
+
+
+def _specs_of(names: np.ndarray) -> GpuSpecs:
+    table, link = gpus(), links()
+    unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
+    inverse = inverse.reshape(-1)
+
+    def column(fn):
+        return np.array([fn(table[n]) for n in unique], dtype=float)[inverse].reshape(np.shape(names))
+
+    nan = float("nan")
+    bf16 = column(lambda g: g.bf16_dense_tflops * 1e12 if g.bf16_dense_tflops else nan)
+    fp8 = column(lambda g: (g.fp8_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
+    seed = column(lambda g: (g.seed_bf16_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
+    kinds = np.array([link[n].kind for n in unique], dtype=object)[inverse].reshape(np.shape(names))
+    return GpuSpecs(np.asarray(names, dtype=object), column(lambda g: g.memory_bytes),
+                    column(lambda g: g.bandwidth_bytes_per_s), bf16, fp8, seed,
+                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@
                                   --input-len I --output-len O [--precision ...] [--kv-precision ...]
     tinker-nomics predict rl-step --model M | --model-config F --gpu G --num-gpus N --samples S
                                   --prompt-len P --response-len R [--off-policy k] [--fine-tune full|lora]
+                                  [--max-response-len R] [--no-reference] [--critic] [--optimizer-steps N]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from ... import fmt
 from ...errors import TinkerNomicsError
 from ...model import predict as model_predict
-from ...model.calibrated import PRECISIONS
+from ...model.decode import KV_PRECISIONS, PRECISIONS
 from ...model.scenario import METHODS
 from ...sources.architectures import get_arch
 from ...sources.hardware import get_gpu
@@ -37,10 +38,13 @@ def add_parser(sub) -> None:
     decode.add_argument("--output-len", type=number("--output-len"), required=True,
                         help="generated tokens per request")
     decode.add_argument("--precision", help=f"weight precision: {', '.join(PRECISIONS)} (default: the checkpoint's)")
-    decode.add_argument("--kv-precision", default="bf16", help=f"KV-cache precision: {', '.join(PRECISIONS)} "
+    decode.add_argument("--kv-precision", default="bf16", help=f"KV-cache precision: {', '.join(KV_PRECISIONS)} "
                                                                f"(default bf16)")
     decode.add_argument("--tensor-parallel", type=number("--tensor-parallel"),
-                        help="GPUs per engine copy (default: all of --num-gpus)")
+                        help="GPUs per engine copy (default: all of --num-gpus; must divide it)")
+    decode.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
+                        help="the engine's cap on sequences decoded at once (default: vLLM's: 1024 on GPUs of 70 GiB "
+                             "or more other than A100s, else 256)")
     rl = kinds.add_parser("rl-step", help="seconds of one RL step",
                           description="Generation, training and step seconds of one colocated RL step.")
     _common(rl)
@@ -50,6 +54,14 @@ def add_parser(sub) -> None:
     rl.add_argument("--off-policy", type=number("--off-policy"), default=0.0,
                     help="k, async staleness bound; 0 = synchronous (default)")
     rl.add_argument("--fine-tune", default="full", help="full (default) or lora")
+    rl.add_argument("--max-response-len", type=number("--max-response-len"),
+                    help="the longest response of a step (default: the mean × the ratio fitted on logged runs)")
+    rl.add_argument("--no-reference", action="store_true", help="no reference-model log-prob pass (no KL term)")
+    rl.add_argument("--critic", action="store_true", help="PPO with a critic: its value pass and its update")
+    rl.add_argument("--optimizer-steps", type=number("--optimizer-steps"),
+                    help="optimizer steps (mini-batches) per RL step (default 4: verl's 1024 / 256)")
+    rl.add_argument("--rollout-tensor-parallel", type=number("--rollout-tensor-parallel"),
+                    help="GPUs per rollout engine (default: the smallest power of two that holds the model)")
 
 
 def _common(p) -> None:
@@ -78,7 +90,7 @@ def run(args) -> str:
     if args.kind == "decode":
         result = model_predict.predict_decode(arch, gpu, args.num_gpus, args.concurrency, args.input_len,
                                               args.output_len, args.precision, args.kv_precision, args.method,
-                                              args.tensor_parallel)
+                                              args.tensor_parallel, args.max_num_seqs)
         data = result.to_dict()
         if args.format == "json":
             return to_json(data)
@@ -91,14 +103,34 @@ def run(args) -> str:
             f"(tensor parallel {data['tensor_parallel']:g})",
             f"Bound         {data['bound']}"])
     result = model_predict.predict_rl_step(arch, gpu, args.num_gpus, args.samples, args.prompt_len,
-                                           args.response_len, args.off_policy, args.fine_tune, args.method)
+                                           args.response_len, args.off_policy, args.fine_tune, args.method,
+                                           args.max_response_len, not args.no_reference, args.critic,
+                                           args.optimizer_steps, args.rollout_tensor_parallel)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
-    return "\n".join([
-        f"{data['model']} on {data['num_gpus']:g} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
-        f"method {data['method']}",
-        f"Generation    {fmt.seconds(data['generation_seconds'])} ({data['rollout_concurrency']:,.0f} sequences at "
-        f"a time, {data['rollout_waves']:g} wave{'s' if data['rollout_waves'] != 1 else ''})",
-        f"Training      {fmt.seconds(data['training_seconds'])}",
-        f"Step          {fmt.seconds(data['step_seconds'])}"])
+    return "\n".join(rl_step_lines(data))
+
+
+def rl_step_lines(data: dict) -> list[str]:
+    """The text of `predict rl-step`: the phases, or, where the GPUs asked for cannot hold the job, that fact first
+    and the times on the smallest count that can, said to be on that count (the JSON says the same)."""
+    head = (f"{data['model']} on {data['num_gpus']:g} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
+            f"method {data['method']}")
+    times = data
+    lines = [head]
+    if not data["feasible"]:
+        times = data["on_fitting_gpus"]
+        lines.append(f"Does not fit  {data['num_gpus']:g} × {data['gpu']} cannot hold the job; the smallest count "
+                     f"that can is {data['fitting_gpus']:g}, and the times below are on {data['fitting_gpus']:g} "
+                     f"× {data['gpu']}")
+    waves = times["rollout_waves"]
+    lines += [
+        f"Generation    {fmt.seconds(times['generation_seconds'])} ({times['rollout_concurrency']:,.0f} sequences at "
+        f"a time, {waves:g} wave{'s' if waves != 1 else ''})",
+        f"Log-probs     {fmt.seconds(times['logprob_seconds'])}",
+        f"Training      {fmt.seconds(times['training_seconds'])}",
+        f"Refit         {fmt.seconds(times['refit_seconds'])}",
+        f"Other         {fmt.seconds(times['other_seconds'])}",
+        f"Step          {fmt.seconds(times['step_seconds'])}"]
+    return lines

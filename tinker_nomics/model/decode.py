@@ -1,0 +1,275 @@
+"""One decode step of an inference engine, term by term, and what a serving benchmark measures from it.
+
+A replica of `tp` GPUs decodes `batch` sequences whose mean context is `context` tokens. One step emits one token
+per sequence and costs
+
+  overhead    a fixed cost per step (kernel launches, scheduling, sampling) plus a cost per sequence in the batch
+              (the engine's bookkeeping and sampling grow with it);
+  device      the larger of the memory time and the compute time (kernels stream the weights while they compute):
+                memory  = (weight bytes read + KV-cache bytes read) / (tp × HBM bandwidth × bandwidth efficiency),
+                          weights stored weight-only as int8/int4 read at the bandwidth efficiency times their own
+                          dequantisation efficiency;
+                compute = batch × (2 · N_active + attention FLOPs) / (tp × dense peak × compute efficiency),
+                          at the FP8 peak when weights and activations are FP8 (fp8, fp4), else at the BF16 peak;
+  all-reduce  with tp > 1, two per layer (after attention and after the MLP), each a latency plus
+              2 (tp − 1) / tp × batch × hidden × 2 bytes over the GPU's link to its peers.
+
+Weight bytes: every weight the step touches at the checkpoint's precision (int4 with one FP16 scale and zero point
+per group of 128 weights), the output head in BF16 (quantised checkpoints keep it in BF16; it is read whether it
+is tied to the input embedding or not), and for mixture-of-experts models only the routed experts the batch's
+tokens choose (1 − (1 − k/E)^batch of them). KV bytes: the architecture's cache per token at the cache precision
+times the context, plus any constant per-sequence state.
+
+`DecodeFeatures` holds everything that does not depend on the fitted efficiencies and overheads (seconds at
+efficiency 1, counts), and `step_seconds(features, parameters)` combines them: the fit (analysis/calibration.py)
+reduces each published case to features once and searches the parameters, using the very arithmetic a prediction
+uses. Everything broadcasts over NumPy arrays, the GPU figures included (sources.hardware.GpuSpecs).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import TinkerNomicsError
+from ..sources.defaults import number
+from ..sources.hardware import GpuSpecs
+from ..sources.model_record import ModelArch
+from . import roofline
+
+# Bytes per stored weight or cached value at each precision a user can name. int4 carries one FP16 scale and one
+# FP16 zero point per group of 128 weights (AWQ/GPTQ's usual group size); fp4 (NVFP4) one FP8 scale per 16.
+PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + 4.0 / 128, "fp4": 0.5 + 1.0 / 16}
+PRECISIONS = tuple(PRECISION_BYTES)
+KV_PRECISIONS = ("bf16", "fp16", "fp8")
+WEIGHT_ONLY = ("int8", "int4")        # stored compressed, computed in BF16 after dequantisation
+FP8_COMPUTE = ("fp8", "fp4")          # weights and activations in 8 bits or fewer: the FP8 tensor-core peak
+HEAD_BYTES = 2.0                      # the output head stays BF16 in quantised checkpoints
+
+
+def precision_name(name, what: str = "precision", allowed: tuple[str, ...] = PRECISIONS) -> str:
+    key = str(name).strip().lower()
+    if key not in allowed:
+        raise TinkerNomicsError(f"{what} must be one of {', '.join(allowed)}, got {name!r}")
+    return key
+
+
+def precision_bytes(name: str, what: str = "precision") -> float:
+    return PRECISION_BYTES[precision_name(name, what)]
+
+
+def kv_scale(kv_precision: str) -> float:
+    """KV bytes relative to the registry's BF16 figures."""
+    return precision_bytes(precision_name(kv_precision, "kv_precision", KV_PRECISIONS)) / PRECISION_BYTES["bf16"]
+
+
+def gemm_peak(gpus: GpuSpecs, precision: str) -> np.ndarray:
+    """The dense peak the decode and prefill GEMMs run at: FP8 for FP8/FP4 weights (the registry has no FP4 peak),
+    BF16 otherwise (weight-only int8/int4 dequantise to BF16)."""
+    return gpus.fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.bf16_flops
+
+
+# ------------------------------------------------------------------------------------------------ sizes
+
+def output_head_params(arch: ModelArch) -> float:
+    return float(arch.vocab_size) * float(arch.hidden_size)
+
+
+def body_params(arch: ModelArch) -> float:
+    """Active parameters other than the output head (the N of 2N FLOPs per token, head excluded)."""
+    return max(float(arch.active_params) - _head_in_active(arch), 0.0)
+
+
+def forward_params(arch: ModelArch) -> float:
+    """Parameters a token's forward pass multiplies: the body plus the output head (tied or not)."""
+    return body_params(arch) + output_head_params(arch)
+
+
+def _head_in_active(arch: ModelArch) -> float:
+    """The output head's share of `active_params`: counted there unless the registry counted a tied head once as
+    the (excluded) input embedding."""
+    head = output_head_params(arch)
+    return 0.0 if arch.tied_embeddings and float(arch.active_params) + head <= float(arch.active_params_incl_embed) \
+        else head
+
+
+def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16"):
+    """Bytes of weights one decode step of a replica reads for `batch` sequences (see the module docstring)."""
+    per = PRECISION_BYTES[precision_name(precision)]
+    b = np.maximum(np.asarray(batch, dtype=float), 1.0)
+    body = body_params(arch)
+    head = output_head_params(arch) * HEAD_BYTES
+    if not arch.is_moe:
+        return np.broadcast_to(body * per + head, np.shape(b)).astype(float)
+    e, k = arch.num_experts, arch.experts_per_token
+    routed = roofline.routed_expert_params(arch)
+    touched = 1.0 - np.power(1.0 - k / e, b)
+    return (body + routed * (touched - k / e)) * per + head
+
+
+def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
+    """Cache of one sequence of `tokens` tokens: token-linear KV plus constant state, at `kv_precision`."""
+    from .memory import kv_bytes_per_token, recurrent_bytes_per_sequence
+    scale = kv_scale(kv_precision)
+    return kv_bytes_per_token(arch, "exact") * scale * np.asarray(tokens, dtype=float) \
+        + recurrent_bytes_per_sequence(arch, "exact") * scale
+
+
+def token_flops(arch: ModelArch, context):
+    """Forward FLOPs of one token at `context` tokens of history: 2 per multiplied parameter plus attention."""
+    return number("forward_flops_per_param") * forward_params(arch) + roofline.attention_flops_per_token(arch, context)
+
+
+# ------------------------------------------------------------------------------------------------ the step
+
+@dataclass(frozen=True)
+class DecodeFeatures:
+    """One decode step of a replica, reduced to what does not depend on the fitted parameters."""
+    batch: np.ndarray               # sequences decoded at once by the replica
+    memory_seconds: np.ndarray      # all bytes read, at bandwidth efficiency 1
+    weight_only_share: np.ndarray   # the share of those bytes stored weight-only int8/int4
+    compute_seconds: np.ndarray     # FLOPs at compute efficiency 1
+    allreduce_calls: np.ndarray     # all-reduces per step (0 without tensor parallelism)
+    allreduce_seconds: np.ndarray   # their message bytes over the link (the latency is a fitted parameter)
+
+
+def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
+                    kv_precision: str = "bf16") -> DecodeFeatures:
+    tp = np.asarray(tensor_parallel, dtype=float)
+    b = np.maximum(np.asarray(batch, dtype=float), 1.0)
+    weights = weight_bytes_read(arch, b, precision)
+    cache = b * kv_bytes(arch, context, kv_precision)
+    total = weights + cache
+    quantised = weights - output_head_params(arch) * HEAD_BYTES if precision_name(precision) in WEIGHT_ONLY else 0.0
+    memory = total / (tp * gpus.bandwidth_bytes_per_s)
+    compute = b * token_flops(arch, context) / (tp * gemm_peak(gpus, precision))
+    calls = np.where(tp > 1, 2.0 * arch.num_layers, 0.0)
+    message = b * float(arch.hidden_size) * PRECISION_BYTES["bf16"]
+    link = np.where(tp > number("gpus_per_node"), np.minimum(gpus.link_bytes_per_s, number("network_gb_s_per_gpu") * 1e9),
+                    gpus.link_bytes_per_s)
+    wire = calls * 2.0 * (tp - 1.0) / tp * message / link
+    shape = np.broadcast_shapes(np.shape(memory), np.shape(compute), np.shape(wire))
+    return DecodeFeatures(np.broadcast_to(b, shape), np.broadcast_to(memory, shape),
+                          np.broadcast_to(np.asarray(quantised) / total, shape), np.broadcast_to(compute, shape),
+                          np.broadcast_to(calls, shape), np.broadcast_to(wire, shape))
+
+
+@dataclass(frozen=True)
+class DecodeStep:
+    seconds: np.ndarray
+    memory_seconds: np.ndarray       # at the fitted efficiencies
+    compute_seconds: np.ndarray
+    allreduce_seconds: np.ndarray
+    overhead_seconds: np.ndarray
+
+    @property
+    def bound(self) -> np.ndarray:
+        return np.where(self.compute_seconds > self.memory_seconds, "compute", "bandwidth")
+
+
+def step_seconds(f: DecodeFeatures, p, bandwidth_efficiency=None) -> DecodeStep:
+    """Seconds of one decode step at parameters `p` (sources.calibration.ModelParameters);
+    `bandwidth_efficiency` overrides the fitted one (a user's --rollout-efficiency)."""
+    eta = p.decode_bandwidth_efficiency if bandwidth_efficiency is None else np.asarray(bandwidth_efficiency, float)
+    memory = f.memory_seconds * ((1.0 - f.weight_only_share) + f.weight_only_share / p.weight_only_efficiency) / eta
+    compute = f.compute_seconds / p.decode_compute_efficiency
+    allreduce = f.allreduce_calls * p.allreduce_latency_seconds + f.allreduce_seconds
+    overhead = p.decode_step_overhead_seconds + p.decode_sequence_overhead_seconds * f.batch
+    device = np.maximum(memory, compute)
+    return DecodeStep(overhead + device + allreduce, memory, compute, allreduce, overhead)
+
+
+def prefill_seconds(arch: ModelArch, gpus: GpuSpecs, p, tensor_parallel, prompt_tokens, sequences,
+                    precision: str = "bf16"):
+    """Seconds a replica spends on the prompts of `sequences` sequences of `prompt_tokens` each (causal attention
+    over the prompt, mean context half of it), at the compute efficiency."""
+    tokens = np.asarray(prompt_tokens, dtype=float)
+    flops = np.asarray(sequences, dtype=float) * tokens * token_flops(arch, tokens / 2.0)
+    return flops / (np.asarray(tensor_parallel, dtype=float) * gemm_peak(gpus, precision)) / p.decode_compute_efficiency
+
+
+# ------------------------------------------------------------------------------------------------ engine memory
+
+def smallest_replica(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, memory_fraction, precision: str = "bf16",
+                     kv_precision: str = "bf16"):
+    """GPUs one engine copy needs: the smallest power of two whose `memory_fraction` of memory holds the weights and
+    one full sequence's cache."""
+    need = (float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
+            + kv_bytes(arch, sequence_tokens, kv_precision)) / (np.asarray(memory_fraction, float) * gpus.memory_bytes)
+    return np.power(2.0, np.ceil(np.log2(np.maximum(need, 1.0))))
+
+
+def kv_capacity(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, context_tokens, memory_fraction,
+                precision: str = "bf16", kv_precision: str = "bf16"):
+    """Sequences one replica holds at once: the memory left after the weights over one sequence's cache at
+    `context_tokens`."""
+    budget = np.asarray(memory_fraction, dtype=float) * np.asarray(tensor_parallel, dtype=float) * gpus.memory_bytes \
+        - float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
+    per_sequence = kv_bytes(arch, context_tokens, kv_precision)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(per_sequence > 0, np.floor(np.maximum(budget, 0.0) / per_sequence), np.inf)
+
+
+def engine_max_num_seqs(gpus: GpuSpecs):
+    """vLLM's default running-batch cap: 1024 sequences on GPUs of at least 70 GiB that are not A100s, else 256
+    (data/assumptions/defaults.csv, from vLLM's EngineArgs.get_batch_defaults)."""
+    big = (gpus.memory_bytes >= number("engine_large_gpu_gib") * 2 ** 30) & \
+        ~np.char.startswith(np.asarray(gpus.name, dtype=str), "A100")
+    return np.where(big, number("engine_max_num_seqs_large_gpu"), number("engine_max_num_seqs"))
+
+
+# ------------------------------------------------------------------------------------------------ a benchmark
+
+@dataclass(frozen=True)
+class ServingPlan:
+    """How a serving benchmark's requests land on the GPUs (no fitted parameter involved)."""
+    tensor_parallel: np.ndarray
+    replicas: np.ndarray
+    batch: np.ndarray                 # sequences per replica at once
+    requested: np.ndarray
+    memory_capped: np.ndarray         # the KV cache, not the request count or the engine cap, set the batch
+    feasible: np.ndarray              # the weights and one full sequence fit in one replica
+    features: DecodeFeatures
+    prefill_units: np.ndarray         # the prompts' seconds at compute efficiency 1, per replica batch
+    output_tokens: np.ndarray
+
+
+def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_tokens, output_tokens,
+                 precision: str = "bf16", kv_precision: str = "bf16", tensor_parallel=None, max_num_seqs=None,
+                 memory_fraction=None) -> ServingPlan:
+    """`concurrency` requests of `input_tokens` in and `output_tokens` out on `num_gpus` GPUs, one tensor-parallel
+    replica over all of them unless `tensor_parallel` says otherwise; each replica decodes at most `max_num_seqs`
+    (default: vLLM's) and what its KV cache holds at the mean context."""
+    fraction = number("engine_memory_fraction") if memory_fraction is None else memory_fraction
+    n = np.asarray(num_gpus, dtype=float)
+    tp = n if tensor_parallel is None else np.asarray(tensor_parallel, dtype=float)
+    replicas = np.maximum(np.floor(n / tp), 1.0)
+    i, o = np.asarray(input_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
+    context = i + o / 2.0
+    cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision)
+    one = kv_capacity(arch, gpus, tp, i + o, fraction, precision, kv_precision) >= 1
+    limit = engine_max_num_seqs(gpus) if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    requested = np.asarray(concurrency, dtype=float)
+    wanted = np.minimum(requested / replicas, limit)
+    batch = np.maximum(np.minimum(wanted, cap), 1.0)
+    features = decode_features(arch, gpus, tp, batch, context, precision, kv_precision)
+    unit = _UnitParameters()
+    prefill = prefill_seconds(arch, gpus, unit, tp, i, batch, precision)
+    shape = np.shape(features.memory_seconds)
+    return ServingPlan(np.broadcast_to(tp, shape), np.broadcast_to(replicas, shape), np.broadcast_to(batch, shape),
+                       np.broadcast_to(requested, shape), np.broadcast_to(wanted > cap, shape),
+                       np.broadcast_to(one, shape), features, np.broadcast_to(prefill, shape),
+                       np.broadcast_to(o, shape))
+
+
+def serving_throughput(plan: ServingPlan, p):
+    """Output tokens/s of the plan at parameters `p`: each replica's batch decodes `output_tokens` steps after its
+    prompts are processed (prefill at the compute efficiency), all replicas in parallel."""
+    step = step_seconds(plan.features, p)
+    seconds = plan.output_tokens * step.seconds + plan.prefill_units / p.decode_compute_efficiency
+    return plan.replicas * plan.batch * plan.output_tokens / seconds, step
+
+
+class _UnitParameters:
+    """Efficiency 1 and no overhead: what features are measured in."""
+    decode_compute_efficiency = 1.0

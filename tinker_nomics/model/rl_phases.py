@@ -1,0 +1,262 @@
+"""One RL step on your own GPUs, phase by phase, as the RL frameworks log it (verl's timing_s/gen, old_log_prob,
+ref, values, update_actor, update_critic; NeMo RL's generation, logprobs, policy training, refit).
+
+A colocated job on `num_gpus` GPUs (training and generation take turns on the same GPUs) runs, each step:
+
+  generation  the rollout engine: replicas of the smallest power-of-two group of GPUs that holds the weights and
+              one full sequence in the rollout engine's share of memory (the trainer's share offloaded when that
+              is too little), each decoding at most max_num_seqs sequences and what its KV cache holds. With
+              continuous batching a replica decodes its T = samples × mean response tokens in
+                  n = max(R_max, T / batch + R_max − R)  steps at the mean active batch T / n
+              (R: the mean response, R_max: the longest; one wave drains over R_max steps, more waves add the
+              drain to the steady state), each step as model/decode.py costs it, plus the prompts' prefill and a
+              fixed cost per RL step (engine wake-up, cache set-up, hand-offs);
+  log-prob    one forward pass over every sequence per model that scores it: the old policy, the reference
+              model (KL), the critic's values (PPO);
+  update      the actor's forward and backward (6 N per token in full, 4 N with LoRA's frozen base, attention
+              added), the critic's too under PPO; each optimizer step exchanges the sharded parameters and
+              gradients (8 bytes per parameter over the slowest link of the group);
+  refit       the new weights handed to the rollout engine: each GPU receives its replica's shard over the link;
+  other       a fixed cost per step (rewards, advantages, data).
+
+A pass through the trainer (a log-prob pass, an optimizer step) costs a fixed overhead plus its FLOPs at the
+training GEMM efficiency plus the memory traffic that comes with them (FLOPs over a fitted intensity, at the HBM
+bandwidth: the achieved utilisation falls with the GPU's peak-to-bandwidth ratio), activations recomputed in the
+backward pass as verl's and NeMo RL's recipes do;
+mixture-of-experts models reach a share of it (each expert's GEMMs see only the tokens routed to it) and add their
+all-to-all (each token to k experts and back).
+
+On-policy (k = 0) the phases follow each other; with k ≥ 1 generation overlaps the log-prob passes and the
+update of the previous batch, so the step is the longer of the two plus the refit and the rest.
+
+`RLFeatures` holds what does not depend on the fitted parameters; `phase_seconds(features, parameters)` combines
+them, so the fit (analysis/calibration.py) and every prediction run one arithmetic. Everything broadcasts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..sources.defaults import number
+from ..sources.hardware import GpuSpecs
+from ..sources.model_record import ModelArch
+from . import decode, roofline, training
+
+PHASES = ("generation", "logprob", "training", "refit", "other")
+
+
+@dataclass(frozen=True)
+class RLFeatures:
+    """One RL step reduced to what does not depend on the fitted parameters (seconds at efficiency 1, counts)."""
+    # generation
+    tensor_parallel: np.ndarray
+    replicas: np.ndarray
+    concurrency: np.ndarray          # sequences decoded at once, all replicas (the batch that fits)
+    waves: np.ndarray                # rounds of the batch a replica's samples need
+    feasible: np.ndarray             # the requested GPUs hold the trainer and one engine replica
+    fitting_gpus: np.ndarray         # the smallest GPU count that does
+    decode_steps: np.ndarray         # decode steps per replica per RL step
+    decode: decode.DecodeFeatures    # one step at the mean active batch
+    prefill_units: np.ndarray        # the prompts, seconds at compute efficiency 1
+    # trainer
+    logprob_passes: np.ndarray
+    forward_gemm_units: np.ndarray   # one forward pass over the step's tokens, seconds at GEMM efficiency 1
+    ridge: np.ndarray                # the GPU's dense BF16 peak over its HBM bandwidth (FLOPs per byte)
+    update_gemm_units: np.ndarray    # the update's FLOPs (actor, and critic under PPO), seconds at efficiency 1
+    moe: np.ndarray                  # a mixture-of-experts model: its GEMMs at the mixture-of-experts efficiency
+    update_passes: np.ndarray        # forward-pass equivalents of the update (all-to-all multiple)
+    optimizer_steps: np.ndarray      # per model trained
+    exchange_seconds: np.ndarray     # sharded parameter and gradient exchange over the steps (physics only)
+    alltoall_seconds: np.ndarray     # one forward pass's mixture-of-experts dispatch and combine (physics only)
+    refit_seconds: np.ndarray        # weights to the rollout engine (physics only)
+    off_policy: np.ndarray
+
+
+def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
+                response_max_tokens=None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
+                optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
+                rollout_memory_fraction=None, trained_tokens_per_sample=None, recompute: bool = True,
+                precision: str = "bf16", kv_precision: str = "bf16") -> RLFeatures:
+    """Reduce one RL step to features: `samples` sequences of `prompt_tokens` and `response_tokens` on average (the
+    longest response `response_max_tokens`, default `response_max_over_mean` × the mean) on `num_gpus` GPUs.
+    `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
+    `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response)."""
+    n = np.asarray(num_gpus, dtype=float)
+    s = np.asarray(samples, dtype=float)
+    p = np.asarray(prompt_tokens, dtype=float)
+    r = np.asarray(response_tokens, dtype=float)
+    if response_max_tokens is None:
+        ratio = np.asarray(1.0 if response_max_over_mean is None else response_max_over_mean, dtype=float)
+        r_max = r * ratio
+    else:
+        r_max = np.maximum(np.asarray(response_max_tokens, dtype=float), r)
+    context, full = p + r / 2.0, p + r_max
+
+    # ---- generation: colocated engine replicas
+    shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
+                        else rollout_memory_fraction, dtype=float)
+    alone = number("engine_memory_fraction")
+    need_shared = decode.smallest_replica(arch, gpus, full, shared, precision, kv_precision)
+    need_alone = decode.smallest_replica(arch, gpus, full, alone, precision, kv_precision)
+    trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
+    if rollout_tensor_parallel is None:
+        need = np.where(need_shared <= n, need_shared, need_alone)
+        fitting = np.maximum(need, trainer_need)
+        gpus_used = np.maximum(n, fitting)
+        tp = np.minimum(need, np.power(2.0, np.floor(np.log2(np.maximum(gpus_used, 1.0)))))
+    else:   # the run's own engine size: the engine takes a serving engine's share where the shared one is too small
+        given = np.asarray(rollout_tensor_parallel, dtype=float)
+        fitting = np.maximum(np.maximum(need_alone, trainer_need), given)
+        gpus_used = np.maximum(n, fitting)
+        tp = np.minimum(np.maximum(given, need_alone), gpus_used)
+    feasible = fitting <= n
+    fraction = np.where(need_shared <= tp, shared, alone)
+    replicas = np.maximum(np.floor(gpus_used / tp), 1.0)
+    cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
+    per_replica = s / replicas
+    batch = np.maximum(np.minimum(np.minimum(per_replica, cap), number("rollout_max_num_seqs")), 1.0)
+    waves = np.ceil(per_replica / batch - 1e-9)
+    tokens = per_replica * r
+    steps = np.maximum(r_max, tokens / batch + r_max - r)
+    active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
+    step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision)
+    prefill = decode.prefill_seconds(arch, gpus, _UNIT, tp, p, per_replica, precision)
+
+    # ---- trainer: passes over every sequence's tokens
+    seq = p + r
+    trained = s * (seq if trained_tokens_per_sample is None else np.asarray(trained_tokens_per_sample, dtype=float))
+    peak = gpus.bf16_flops
+    forward_flops = trained * decode.token_flops(arch, seq / 2.0)
+    forward_units = forward_flops / (gpus_used * peak)
+    models = 2.0 if critic else 1.0
+    update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (gpus_used * peak)
+    if critic:   # the critic trains in full whatever the actor does
+        update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) / (gpus_used * peak)
+    opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
+    exchange = models * opt * _exchange_seconds(arch, gpus, gpus_used)
+    alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
+    refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
+    passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
+    shape = np.broadcast_shapes(np.shape(step.memory_seconds), np.shape(update_units), np.shape(prefill),
+                                np.shape(refit), np.shape(off_policy))
+
+    def b(x):
+        return np.broadcast_to(np.asarray(x, dtype=float), shape)
+
+    return RLFeatures(b(tp), b(replicas), b(batch * replicas), b(waves), np.broadcast_to(feasible, shape),
+                      b(fitting), b(steps), step, b(prefill), b(passes), b(forward_units),
+                      b(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
+                      b(update_units), np.broadcast_to(bool(arch.is_moe), shape), b((3.0 if recompute else 2.0) * models), b(models * opt), b(exchange),
+                      b(alltoall), b(refit), b(off_policy))
+
+
+@dataclass(frozen=True)
+class RLPhases:
+    generation_seconds: np.ndarray
+    logprob_seconds: np.ndarray
+    training_seconds: np.ndarray
+    refit_seconds: np.ndarray
+    other_seconds: np.ndarray
+    step_seconds: np.ndarray
+    decode_seconds: np.ndarray        # the decode part of generation
+    prefill_seconds: np.ndarray
+    train_gemm_seconds: np.ndarray    # the update's FLOPs part (what an MFU override replaces)
+
+
+def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_factor=1.0) -> RLPhases:
+    """Each phase's seconds at parameters `p` (sources.calibration.ModelParameters). `rollout_efficiency` replaces
+    the fitted decode bandwidth efficiency; `mfu` replaces the whole update by FLOPs / (GPUs × peak × mfu) (the
+    user's own measured utilisation); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model
+    error)."""
+    step = decode.step_seconds(f.decode, p, rollout_efficiency)
+    decode_s = f.decode_steps * step.seconds
+    prefill = f.prefill_units / p.decode_compute_efficiency
+    factor = np.asarray(time_factor, dtype=float)
+    generation = (decode_s + prefill + p.generation_overhead_seconds) * factor
+    # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
+    # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
+    # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
+    per_flop = 1.0 / np.where(f.moe, p.train_gemm_efficiency * p.moe_gemm_share, p.train_gemm_efficiency) \
+        + f.ridge / p.train_flops_per_byte
+    eta = 1.0 / per_flop
+    per_pass = p.train_pass_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
+    logprob = f.logprob_passes * per_pass * factor
+    gemm = f.update_gemm_units / eta
+    update = gemm + f.optimizer_steps * p.train_pass_overhead_seconds + f.exchange_seconds \
+        + f.update_passes * f.alltoall_seconds
+    if mfu is not None:
+        update = f.update_gemm_units / np.asarray(mfu, dtype=float)
+    training_s = update * factor
+    refit = f.refit_seconds * factor
+    other = np.broadcast_to(np.asarray(p.step_overhead_seconds, dtype=float), np.shape(generation))
+    trainer = logprob + training_s
+    step_total = np.where(f.off_policy > 0, np.maximum(generation, trainer), generation + trainer) + refit + other
+    return RLPhases(generation, logprob, training_s, refit, other, step_total, decode_s * factor, prefill * factor,
+                    gemm * factor)
+
+
+def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
+    """The update's model-FLOPs utilisation: its FLOPs over (GPUs × peak × its seconds)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(phases.training_seconds > 0, f.update_gemm_units / phases.training_seconds, np.nan)
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+class _Unit:
+    decode_compute_efficiency = 1.0
+
+
+_UNIT = _Unit()
+
+
+def _trainer_min_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
+    """The colocated job's memory rule (model/memory.py): weights × copies × overhead over a GPU's memory."""
+    from .memory import colocated_vram_bytes
+    need = np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes)
+    return np.maximum(number("min_gpus_rl"), need)
+
+
+def _slowest_link(gpus: GpuSpecs, num_gpus):
+    """Bytes/s each way between the GPUs of a group: the GPU's link inside a node, the network beyond it."""
+    inside = gpus.link_bytes_per_s
+    network = number("network_gb_s_per_gpu") * 1e9
+    return np.where(np.asarray(num_gpus, dtype=float) > number("gpus_per_node"), np.minimum(inside, network), inside)
+
+
+def _update_flops_per_token(arch: ModelArch, fine_tune: str, sequence, recompute: bool):
+    """FLOPs to train one token: 6 N in full (4 N with LoRA's frozen base), one more forward pass (2 N) when
+    activations are recomputed, and the attention's forward and backward (3 × its forward)."""
+    per_param = training.flops_per_param_per_token(fine_tune) + (number("forward_flops_per_param") if recompute else 0.0)
+    return per_param * decode.forward_params(arch) + (4.0 if recompute else 3.0) \
+        * roofline.attention_flops_per_token(arch, np.asarray(sequence, dtype=float) / 2.0)
+
+
+def _exchange_seconds(arch: ModelArch, gpus: GpuSpecs, num_gpus):
+    """One optimizer step's parameter and gradient exchange per GPU: `sharded_exchange_bytes_per_param` bytes for
+    each parameter of the model-parallel shard a GPU trains (the whole model when its weights fit on half a GPU,
+    as with FSDP; 1/m of it when m GPUs must split the weights, as Megatron's tensor, pipeline and expert
+    parallelism do), inside a node over the GPU's link, between nodes hierarchically (each node's GPUs share the
+    inter-node part over their own network links)."""
+    n = np.asarray(num_gpus, dtype=float)
+    weights = float(arch.total_params) * decode.PRECISION_BYTES["bf16"]
+    split = np.minimum(np.maximum(np.ceil(weights / (0.5 * gpus.memory_bytes)), 1.0), n)
+    shard = number("sharded_exchange_bytes_per_param") * float(arch.total_params) / split
+    per_node = number("gpus_per_node")
+    inside = shard * (np.minimum(n, per_node) - 1.0) / np.minimum(n, per_node) / gpus.link_bytes_per_s
+    nodes = np.ceil(n / per_node)
+    between = np.where(nodes > 1, shard / per_node * (nodes - 1.0) / nodes / (number("network_gb_s_per_gpu") * 1e9),
+                       0.0)
+    return inside + between
+
+
+def _alltoall_seconds(arch: ModelArch, trained_tokens, num_gpus, link):
+    """One pass's expert-parallel dispatch and combine: each token's hidden state to its k experts and back, per
+    mixture-of-experts layer, over the link (none for dense models or a single GPU)."""
+    if not arch.is_moe:
+        return np.zeros_like(np.asarray(trained_tokens, dtype=float))
+    moe_layers = float(arch.num_layers - (arch.first_k_dense or 0))
+    bytes_per_token = 2.0 * arch.experts_per_token * float(arch.hidden_size) * decode.PRECISION_BYTES["bf16"] * moe_layers
+    n = np.asarray(num_gpus, dtype=float)
+    return np.asarray(trained_tokens, dtype=float) * bytes_per_token * (n - 1.0) / n / n / link
