@@ -82,8 +82,9 @@ def test_case_counts():
     # 2 LMSYS 96×H100 rows (decode-only, no output length) excluded;
     # RL: 2 FP8 NeMo rows + 16 non-NeMo rows (relative-only, shape missing) excluded; rl_more: 3 usable (NeMo RL
     # v0.4 ×2, the verl H100 report), 23 excluded (AReaL, verl one-step-off, prime-rl trainer-only);
-    # no run has enough shape.
-    assert accuracy.case_counts() == {"decode": {"usable": 88, "excluded": 22, "total": 110},
+    # no run has enough shape; the 116 decode_throughput.csv rows appended 2026-12-02 are excluded until the builder
+    # maps them (PENDING_REASON in tools/build_measurement_cases.py).
+    assert accuracy.case_counts() == {"decode": {"usable": 88, "excluded": 138, "total": 226},
                                       "rl_step": {"usable": 27, "excluded": 42, "total": 69},
                                       "run": {"usable": 0, "excluded": 20, "total": 20}}
 
