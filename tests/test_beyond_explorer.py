@@ -86,18 +86,15 @@ def test_script_parses():
 
 def test_calibrated_grid_starts_at_the_fitted_values_and_holds_the_calibrated_verdicts():
     """The takeaway chapter's own explorer (issue 12): the calibrated method's bills, with the sliders starting at
-    the fitted efficiencies of each workload's model (data/calibration/efficiencies.csv), where the grid must
-    reproduce timeline.verdicts under the calibrated method."""
-    from tinker_nomics import sources
-    from tinker_nomics.sources.calibration import efficiencies
+    the fitted decode bandwidth efficiency (data/calibration/parameters.csv) and the update's achieved MFU, where
+    the grid must reproduce timeline.verdicts under the calibrated method."""
+    from tinker_nomics.sources.calibration import parameters
     data = payload(explorer.takeaway_html(method="calibrated"))
     assert data["method"] == "calibrated"
-    fit = efficiencies()
     for row in timeline.verdicts(method="calibrated").itertuples():
         preset = data["meta"][row.workload]["preset"]
-        arch = sources.get_arch(row.model)
-        assert preset["rollout_efficiency"] == pytest.approx(fit.bandwidth(arch), rel=1e-3)
-        assert preset["mfu"] == pytest.approx(fit.mfu(arch), rel=1e-3)
+        assert preset["rollout_efficiency"] == pytest.approx(parameters().decode_bandwidth_efficiency, rel=1e-9)
+        assert 0 < preset["mfu"] < 1
         assert data["tinker"][f"{row.workload}|{row.snapshot}"]["total"] == pytest.approx(row.tinker_usd, rel=1e-3)
         i = next(k for k, o in enumerate(data["offers"]) if o["usd"] == preset["gpu_hourly_usd"] and o["default"])
         j, k = data["efficiencies"].index(preset["rollout_efficiency"]), data["mfus"].index(preset["mfu"])

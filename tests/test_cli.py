@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tinker_nomics import fmt
 from tinker_nomics.faces.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,10 +208,12 @@ def test_calibrated_is_the_default_at_the_newest_prices():
     assert data["scenario"]["method"] == "calibrated" and data["scenario"]["prices"] == newest_snapshot()
     for key in ("rollout_concurrency", "rollout_waves", "feasible", "gpu_hourly_usd_source"):
         assert key in data["self_hosted"]
-    # the calibrated method takes its fitted efficiencies, not the seed's 70% MBU / 10% MFU
-    from tinker_nomics.sources.calibration import efficiencies
-    assert data["scenario"]["mfu"] == efficiencies().mfu_dense
-    assert data["scenario"]["rollout_efficiency"] == efficiencies().bandwidth_dense
+    # the calibrated method models its phases: no single efficiency or MFU is an input (the seed's 70% MBU and 10%
+    # MFU are not taken); the update's achieved MFU is an output
+    assert data["scenario"]["mfu"] is None and data["scenario"]["rollout_efficiency"] is None
+    for key in ("logprob_hours", "refit_hours", "other_hours", "train_mfu"):
+        assert key in data["self_hosted"]
+    assert 0 < data["self_hosted"]["train_mfu"] < 1
 
 
 def test_gpu_rate_follows_the_gpu():
@@ -290,11 +293,33 @@ def test_predict_decode_json_keys():
 def test_predict_rl_step_json_keys():
     data = predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "1024",
                         "--prompt-len", "200", "--response-len", "1000")
-    assert {"generation_seconds", "training_seconds", "step_seconds"} <= set(data)
-    assert data["step_seconds"] == pytest.approx(data["generation_seconds"] + data["training_seconds"])
+    phases = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds")
+    assert {*phases, "step_seconds", "feasible", "fitting_gpus"} <= set(data)
+    assert all(data[p] > 0 for p in phases) and data["feasible"] is True
+    # on-policy the phases follow each other
+    assert data["step_seconds"] == pytest.approx(sum(data[p] for p in phases))
     overlapped = predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
                               "1024", "--prompt-len", "200", "--response-len", "1000", "--off-policy", "1")
-    assert overlapped["step_seconds"] == pytest.approx(max(data["generation_seconds"], data["training_seconds"]))
+    # one step off-policy: generation overlaps the trainer's passes; the refit and the rest still follow
+    trainer = data["logprob_seconds"] + data["training_seconds"]
+    assert overlapped["step_seconds"] == pytest.approx(max(data["generation_seconds"], trainer)
+                                                       + data["refit_seconds"] + data["other_seconds"])
+
+
+def test_predict_rl_step_says_when_the_gpus_cannot_hold_the_job():
+    """Issue 22 item 6: the text and the JSON say the same thing. Qwen3-235B-A22B (470 GB of BF16 weights) cannot
+    train on 8 × H100: the JSON has no times and says so; the text says it before any time, and the times it
+    prints are the ones the JSON gives for the smallest count that fits."""
+    args = ("rl-step", "--model", "Qwen3-235B-A22B", "--gpu", "H100", "--num-gpus", "8", "--samples", "1024",
+            "--prompt-len", "200", "--response-len", "1000")
+    data = predict_json(*args)
+    assert data["feasible"] is False and data["step_seconds"] is None and data["fitting_gpus"] > 8
+    on = data["on_fitting_gpus"]
+    assert on["num_gpus"] == data["fitting_gpus"] and on["step_seconds"] > 0
+    code, out, _ = run("predict", *args)
+    lines = out.splitlines()
+    assert code == 0 and lines[1].startswith("Does not fit") and f"{data['fitting_gpus']:g}" in lines[1]
+    assert fmt.seconds(on["step_seconds"]) in lines[-1]
 
 
 @pytest.mark.parametrize("gpu", ["A100 40GB", "H20", "L40S", "RTX 4090", "GB200", "MI300X"])

@@ -69,8 +69,9 @@ def test_workload_table_matches_estimate_and_shows_cached_only_where_the_preset_
 
 def test_free_cache_verdict():
     """The seed's takeaway: with cache hits free, Tinker would bill swe_rl about $6,885 against $8,280 self-hosted
-    (seed takeaway table), so the hypothetical tips swe_rl to Tinker; presets without a cache have no verdict."""
-    rows = {r.workload: r for r in compare.workload_table(PRESETS, prices="2026-01-05")}
+    (seed takeaway table), so the hypothetical tips swe_rl to Tinker under the seed's own model; presets without a
+    cache have no verdict."""
+    rows = {r.workload: r for r in compare.workload_table(PRESETS, prices="2026-01-05", method="seed")}
     for row in rows.values():
         if row.tinker_free_cache_usd is None:
             assert row.free_cache_cheaper is None

@@ -18,6 +18,7 @@ from tinker_nomics.model.rl_step import rl_steps
 from tinker_nomics.runs import verl
 from tinker_nomics.runs.detect import SELF_HOSTED, TINKER, detect, read_hosted
 from tinker_nomics.runs.ledger import check_run
+from tinker_nomics.runs.reconcile import run_facts
 from tinker_nomics.runs.meters import MeterTokens, bill_meters
 from tinker_nomics.sources import get_arch, get_gpu, number
 
@@ -168,20 +169,21 @@ def test_reconciliation_repredicts_each_step_with_the_model(tmp_path):
     accuracy chapter's convention; the fitted efficiencies reproduce the measured phases."""
     v = check_run(hs.write_verl_console(tmp_path / "c.log", "2025"), gpu="H100 SXM")
     r = v.reconciliation
-    hosted = rl_steps(arch=get_arch(hs.VERL_MODEL), gpu=get_gpu("H100 SXM"), num_gpus=hs.GPUS,
-                      samples=np.full(4, float(hs.SAMPLES)), prompt_tokens=np.array(hs.PROMPT),
-                      response_tokens=np.array(hs.RESPONSE), method=r.method, fine_tune="full")
+    facts, includes_refit = run_facts(v.run, v.run.steps)
+    common = dict(arch=get_arch(hs.VERL_MODEL), gpu=get_gpu("H100 SXM"), num_gpus=hs.GPUS,
+                  samples=np.full(4, float(hs.SAMPLES)), prompt_tokens=np.array(hs.PROMPT),
+                  response_tokens=np.array(hs.RESPONSE), method=r.method, fine_tune="full", run_facts=facts)
+    hosted = rl_steps(**common)
     step_pred = float(np.mean(hosted.wallclock_hours)) * 3600
     assert r.predicted_mean("step") == pytest.approx(step_pred, rel=1e-12)
     measured = hs.VERL_2025["step_seconds_mean"]
     assert r.row("step")["signed_error"] == pytest.approx((step_pred - measured) / measured, rel=1e-12)
-    # the fitted values rescale the model to the measurement: rollout efficiency on generation, MFU on the update
+    # the fitted values rescale the model to the measurement: rollout efficiency on generation (which holds the
+    # weight hand-off in this verl version), MFU on the update
     f = r.fitted
-    again = rl_steps(arch=get_arch(hs.VERL_MODEL), gpu=get_gpu("H100 SXM"), num_gpus=hs.GPUS,
-                     samples=np.full(4, float(hs.SAMPLES)), prompt_tokens=np.array(hs.PROMPT),
-                     response_tokens=np.array(hs.RESPONSE), method=r.method, fine_tune="full",
-                     rollout_efficiency=f["rollout_efficiency"], mfu=f["phase_mfu"])
-    assert float(np.sum(again.rollout_hours)) * 3600 == pytest.approx(sum(hs.GEN), rel=1e-9)
+    again = rl_steps(**common, rollout_efficiency=f["rollout_efficiency"], mfu=f["phase_mfu"])
+    generation = (again.rollout_hours + (again.refit_hours if includes_refit else 0.0)) * 3600
+    assert float(np.sum(generation)) == pytest.approx(sum(hs.GEN), rel=1e-9)
     assert float(np.sum(again.train_hours)) * 3600 == pytest.approx(sum(hs.UPDATE), rel=1e-9)
     d = v.to_dict()
     for key in ("step_seconds_mean", "generation_seconds_mean", "training_seconds_mean"):

@@ -25,9 +25,10 @@ from tinker_nomics.analysis import calibration  # noqa: E402
 
 FOLDER = REPO / "data" / "calibration"
 PARAMETER_COLUMNS = ["parameter", "value", "unit", "low", "high", "cases", "families", "held_out_median_abs_error",
-                     "fitted", "inputs", "note"]
+                     "fitted", "source", "inputs", "note"]
 ERROR_COLUMNS = ["quantity", "regime", "cases", "families", "median_abs_error", "median_signed_error", "log_sd",
-                 "fitted", "note"]
+                 "fitted", "source", "note"]
+SOURCE = "tools/calibrate.py (make calibrate) on data/measurements/*_cases.csv"
 
 
 def render(rows: list[dict], columns: list[str]) -> str:
@@ -42,7 +43,7 @@ def error_rows(fitted_on: str) -> list[dict]:
     frame = calibration.errors_by_regime()
     return [{"quantity": r.quantity, "regime": r.regime, "cases": str(r.cases), "families": str(r.families),
              "median_abs_error": f"{r.median_abs_error:.4f}", "median_signed_error": f"{r.median_signed_error:.4f}",
-             "log_sd": f"{r.log_sd:.4f}", "fitted": fitted_on,
+             "log_sd": f"{r.log_sd:.4f}", "fitted": fitted_on, "source": SOURCE,
              "note": calibration.REGIME_LABELS[r.regime] + "; held out: each case predicted by a fit without its "
                                                            "family"}
             for r in frame.itertuples()]
@@ -54,7 +55,8 @@ def _without_dates(text: str) -> list[dict]:
 
 def main(argv: list[str]) -> int:
     today = datetime.date.today().isoformat()
-    tables = {"parameters.csv": render(calibration.parameter_rows(today), PARAMETER_COLUMNS),
+    tables = {"parameters.csv": render([{**r, "source": SOURCE} for r in calibration.parameter_rows(today)],
+                                       PARAMETER_COLUMNS),
               "errors_by_regime.csv": render(error_rows(today), ERROR_COLUMNS)}
     bounded = [r for r in csv.DictReader(io.StringIO(tables["parameters.csv"]))
                if r["parameter"] in calibration.RANGES and r["low"] != r["high"]

@@ -401,6 +401,56 @@ def errors_by_regime():
     return pd.DataFrame(rows)
 
 
+def method_comparison():
+    """Every case under each method: seed and exact as a user gets them (the package's default rollout efficiency
+    and MFU; nothing fitted to these measurements) and calibrated held out (a fit that never saw the case's
+    family). Decode tokens/s and RL step time; columns quantity, method, family, case_id, predicted, measured,
+    signed_error. Decode cases screened above the physical limit are left out for every method."""
+    import pandas as pd
+
+    family = {c.case_id: c.family for c in decode_cases()}
+    kept = {c.case_id for c in decode_cases() if not c.screened}
+    columns = ["quantity", "method", "family", "case_id", "predicted", "measured", "signed_error"]
+    parts = []
+    default = accuracy.predict_decode(efficiency=number("rollout_efficiency"), methods=("seed", "exact"))
+    default = default[default["case_id"].isin(kept)].assign(family=lambda f: f["case_id"].map(family))
+    for method in ("seed", "exact"):
+        parts.append(default[default["method"] == method].assign(quantity="decode")[columns])
+    parts.append(held_out_decode().assign(method="calibrated (held out)")[columns])
+    rl_family = {c.case_id: c.family for c in rl_cases()}
+    for method in ("seed", "exact"):
+        frame = accuracy.predict_rl_steps(method)
+        parts.append(frame.assign(quantity="rl_step", family=frame["case_id"].map(rl_family))[columns])
+    held = held_out_rl()
+    parts.append(held[held["quantity"] == "rl_step"].assign(method="calibrated (held out)")[columns])
+    return pd.concat(parts, ignore_index=True)
+
+
+def comparison_table(frame=None):
+    """`method_comparison` summarised per quantity, family and method (cases, median |signed error|, median signed
+    error), with an 'all families' row per quantity and method."""
+    import pandas as pd
+
+    frame = method_comparison() if frame is None else frame
+    rows = []
+    for (quantity, method), group in frame.groupby(["quantity", "method"], sort=False):
+        for fam, cases in [*group.groupby("family", sort=False), ("all families", group)]:
+            rows.append({"quantity": quantity, "method": method, "family": fam, "cases": len(cases),
+                         "median_abs_error": float(np.median(np.abs(cases["signed_error"]))),
+                         "median_error": float(np.median(cases["signed_error"]))})
+    return pd.DataFrame(rows)
+
+
+def held_out_with_regimes():
+    """Held-out decode and RL cases in one frame with one row per case and regime (for plotting and tables by
+    regime): quantity, case_id, family, regime, predicted, measured, signed_error."""
+    import pandas as pd
+
+    frame = pd.concat([held_out_decode(), held_out_rl()], ignore_index=True)
+    frame["regime"] = frame["regimes"].where(frame["regimes"] != "", "other").str.split()
+    return frame.explode("regime").reset_index(drop=True)
+
+
 # ------------------------------------------------------------------------------------------------ the table
 
 def on_bound(name: str, value: float) -> bool:

@@ -138,20 +138,25 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), 1.0)
     weights = weight_bytes_read(arch, b, precision)
-    cache = b * kv_bytes(arch, context, kv_precision)
-    total = weights + cache
-    quantised = weights - output_head_params(arch) * HEAD_BYTES if precision_name(precision) in WEIGHT_ONLY else 0.0
+    total = weights + b * kv_bytes(arch, context, kv_precision)
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
     compute = b * token_flops(arch, context) / (tp * gemm_peak(gpus, precision))
-    calls = np.where(tp > 1, 2.0 * arch.num_layers, 0.0)
-    message = b * float(arch.hidden_size) * PRECISION_BYTES["bf16"]
-    link = np.where(tp > number("gpus_per_node"), np.minimum(gpus.link_bytes_per_s, number("network_gb_s_per_gpu") * 1e9),
-                    gpus.link_bytes_per_s)
-    wire = calls * 2.0 * (tp - 1.0) / tp * message / link
-    shape = np.broadcast_shapes(np.shape(memory), np.shape(compute), np.shape(wire))
-    return DecodeFeatures(np.broadcast_to(b, shape), np.broadcast_to(memory, shape),
-                          np.broadcast_to(np.asarray(quantised) / total, shape), np.broadcast_to(compute, shape),
-                          np.broadcast_to(calls, shape), np.broadcast_to(wire, shape))
+    share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
+    if precision_name(precision) in WEIGHT_ONLY:
+        share = (weights - output_head_params(arch) * HEAD_BYTES) / total
+    calls = wire = 0.0
+    if np.any(tp > 1):   # two all-reduces per layer, each of batch × hidden BF16 values, over the slowest link
+        calls = np.where(tp > 1, 2.0 * arch.num_layers, 0.0)
+        link = gpus.link_bytes_per_s
+        if np.any(tp > number("gpus_per_node")):
+            link = np.where(tp > number("gpus_per_node"),
+                            np.minimum(link, number("network_gb_s_per_gpu") * 1e9), link)
+        wire = calls * 2.0 * (tp - 1.0) / tp * (b * float(arch.hidden_size) * PRECISION_BYTES["bf16"]) / link
+
+    def a(x):
+        return np.asarray(x, dtype=float)
+
+    return DecodeFeatures(a(b), a(memory), a(share), a(compute), a(calls), a(wire))
 
 
 @dataclass(frozen=True)
@@ -194,9 +199,20 @@ def smallest_replica(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, memory_fr
                      kv_precision: str = "bf16"):
     """GPUs one engine copy needs: the smallest power of two whose `memory_fraction` of memory holds the weights and
     one full sequence's cache."""
-    need = (float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
-            + kv_bytes(arch, sequence_tokens, kv_precision)) / (np.asarray(memory_fraction, float) * gpus.memory_bytes)
-    return np.power(2.0, np.ceil(np.log2(np.maximum(need, 1.0))))
+    return power_of_two_above(replica_memory(arch, gpus, sequence_tokens, precision, kv_precision)
+                              / np.asarray(memory_fraction, float))
+
+
+def replica_memory(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, precision: str = "bf16",
+                   kv_precision: str = "bf16"):
+    """The weights and one full sequence's cache, in GPUs' worth of memory."""
+    return (float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
+            + kv_bytes(arch, sequence_tokens, kv_precision)) / gpus.memory_bytes
+
+
+def power_of_two_above(x):
+    """The smallest power of two at or above `x` (at least 1)."""
+    return np.power(2.0, np.ceil(np.log2(np.maximum(x, 1.0))))
 
 
 def kv_capacity(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, context_tokens, memory_fraction,

@@ -97,8 +97,9 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
-    need_shared = decode.smallest_replica(arch, gpus, full, shared, precision, kv_precision)
-    need_alone = decode.smallest_replica(arch, gpus, full, alone, precision, kv_precision)
+    held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
+    need_shared = decode.power_of_two_above(held / shared)
+    need_alone = decode.power_of_two_above(held / alone)
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
     if rollout_tensor_parallel is None:
         need = np.where(need_shared <= n, need_shared, need_alone)
@@ -138,17 +139,15 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
     refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
     passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
-    shape = np.broadcast_shapes(np.shape(step.memory_seconds), np.shape(update_units), np.shape(prefill),
-                                np.shape(refit), np.shape(off_policy))
+    # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
+    # sweep over a million scenarios from repeating constant arithmetic a million times.
+    def a(x):
+        return np.asarray(x, dtype=float)
 
-    def b(x):
-        return np.broadcast_to(np.asarray(x, dtype=float), shape)
-
-    return RLFeatures(b(tp), b(replicas), b(batch * replicas), b(waves), np.broadcast_to(feasible, shape),
-                      b(fitting), b(steps), step, b(prefill), b(passes), b(forward_units),
-                      b(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
-                      b(update_units), np.broadcast_to(bool(arch.is_moe), shape), b((3.0 if recompute else 2.0) * models), b(models * opt), b(exchange),
-                      b(alltoall), b(refit), b(off_policy))
+    return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
+                      step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
+                      a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
+                      a(models * opt), a(exchange), a(alltoall), a(refit), a(off_policy))
 
 
 @dataclass(frozen=True)
@@ -177,8 +176,7 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
-    per_flop = 1.0 / np.where(f.moe, p.train_gemm_efficiency * p.moe_gemm_share, p.train_gemm_efficiency) \
-        + f.ridge / p.train_flops_per_byte
+    per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0)) + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
     per_pass = p.train_pass_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
     logprob = f.logprob_passes * per_pass * factor
@@ -189,9 +187,13 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
     training_s = update * factor
     refit = f.refit_seconds * factor
-    other = np.broadcast_to(np.asarray(p.step_overhead_seconds, dtype=float), np.shape(generation))
+    other = np.asarray(p.step_overhead_seconds, dtype=float)
     trainer = logprob + training_s
-    step_total = np.where(f.off_policy > 0, np.maximum(generation, trainer), generation + trainer) + refit + other
+    if np.ndim(f.off_policy) == 0:
+        overlapped = np.maximum(generation, trainer) if f.off_policy > 0 else generation + trainer
+    else:
+        overlapped = np.where(f.off_policy > 0, np.maximum(generation, trainer), generation + trainer)
+    step_total = overlapped + (refit + other)
     return RLPhases(generation, logprob, training_s, refit, other, step_total, decode_s * factor, prefill * factor,
                     gemm * factor)
 
@@ -199,7 +201,7 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
 def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
     """The update's model-FLOPs utilisation: its FLOPs over (GPUs × peak × its seconds)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(phases.training_seconds > 0, f.update_gemm_units / phases.training_seconds, np.nan)
+        return f.update_gemm_units / phases.training_seconds
 
 
 # ------------------------------------------------------------------------------------------------ helpers

@@ -220,7 +220,7 @@ def preset_fields(workload: Workload, method: str | None = None) -> dict:
         where = f"workloads/workloads.csv row {workload.rows.get(name, '?')}"
         if name not in known:
             raise TinkerNomicsError(f"{where} column parameter: {name!r} is not a Scenario field")
-        if name in TEXT_FIELDS:
+        if name in TEXT_FIELDS or name == "gpu":
             value = value if isinstance(value, str) else f"{value:g}"
         elif name == "tinker_cached_prefill":
             if not isinstance(value, bool):

@@ -39,7 +39,7 @@ class SelfHosted:
     logprob_hours: np.ndarray | float = 0.0   # calibrated: the log-prob passes (old policy, reference)
     refit_hours: np.ndarray | float = 0.0     # calibrated: the weights handed to the rollout engine
     other_hours: np.ndarray | float = 0.0     # calibrated: the fixed cost of each step outside its phases
-    train_mfu: np.ndarray | float = float("nan")   # calibrated: the update's achieved model-FLOPs utilisation
+    train_mfu: np.ndarray | float = 0.0       # the update's model-FLOPs utilisation (seed, exact: the input)
 
     @property
     def total_usd(self):
@@ -102,7 +102,7 @@ def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: b
                       gpu_hours * hourly, np.asarray(sandbox_usd, dtype=float), kv_bytes / 1e9, fits, in_flight,
                       np.broadcast_to(in_flight, shape), np.broadcast_to(waves, shape),
                       np.broadcast_to(np.asarray(num_gpus, dtype=float) >= need, shape),
-                      np.broadcast_to(need, shape))
+                      np.broadcast_to(need, shape), train_mfu=np.broadcast_to(np.asarray(mfu, dtype=float), shape))
 
 
 def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: ModelParameters, steps, samples_per_step,
@@ -141,7 +141,11 @@ def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: Mode
     trainer_hours = s * (phases.logprob_seconds + phases.training_seconds) / 3600.0
     refit_other = s * (phases.refit_seconds + phases.other_seconds) / 3600.0
     k = np.asarray(off_policy, dtype=float)
-    wallclock = np.where(k > 0, np.maximum(rollout_hours, trainer_hours), rollout_hours + trainer_hours) + refit_other
+    if np.ndim(k) == 0:
+        wallclock = (np.maximum(rollout_hours, trainer_hours) if k > 0 else rollout_hours + trainer_hours) + refit_other
+    else:
+        wallclock = np.where(k > 0, np.maximum(rollout_hours, trainer_hours), rollout_hours + trainer_hours) \
+            + refit_other
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
     sampled = s * samples * output

@@ -227,10 +227,12 @@ def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
     gen = frame["generation_seconds"].notna()
     rollout_eff = math.nan
     if gen.any():
+        # the predicted generation = decode time that scales as 1 / efficiency + everything else (prompts, the
+        # fixed part of each decode step, the calibrated method's per-step overhead and refit)
         fixed = float((frame.loc[gen, "decode_fixed_seconds"] * w[gen]).sum())
         decode = float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()) - fixed
-        room = float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()) \
-            - float((frame.loc[gen, "prefill_seconds"] * w[gen]).sum()) - fixed
+        other = float((frame.loc[gen, "generation_predicted"] * w[gen]).sum()) - decode
+        room = float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()) - other
         if room > 0:
             rollout_eff = eff * decode / room
         else:
