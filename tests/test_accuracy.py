@@ -10,6 +10,7 @@ The pins on errors and fitted factors are regression pins: computed results comp
 measurements. They fail when the model, the registries or the cases change, and the chapter's prose
 (which quotes these numbers through glue) must then be re-read.
 """
+import csv
 import math
 import shutil
 import subprocess
@@ -89,6 +90,23 @@ def test_case_counts():
     assert accuracy.case_counts() == {"decode": {"usable": 193, "excluded": 33, "total": 226},
                                       "rl_step": {"usable": 27, "excluded": 42, "total": 69},
                                       "run": {"usable": 0, "excluded": 20, "total": 20}}
+
+
+def test_phase_case_counts():
+    """rl_phase_cases.csv (45 rows): usable are the three verl console logs (phase-44..46) and the two anonymous verl
+    reports (phase-22, 23: every input stated in the row). Of the 40 left out, 28 lack the mean response length;
+    the 11 NeMo RL v0.3 blog and issue rows state it but neither the GPU type nor the prompt length; the modified
+    48 GB RTX 4090 row (phase-25) has no registry GPU."""
+    rows = list(csv.DictReader((REPO / "data" / "measurements" / "rl_phase_cases.csv").open()))
+    usable = {r["case_id"] for r in rows if r["usable"] == "yes"}
+    assert usable == {"phase-22", "phase-23", "phase-44", "phase-45", "phase-46"}
+    excluded = [r for r in rows if r["usable"] == "no"]
+    assert len(excluded) == 40 and all(r["reason"] for r in excluded)
+    no_response = [r for r in excluded if "mean response length not stated" in r["reason"]]
+    no_gpu = [r for r in excluded if r not in no_response]
+    assert len(no_response) == 28 and [r["case_id"] for r in no_gpu] == [
+        "phase-25", "phase-27", "phase-28", "phase-29", "phase-30", "phase-31", "phase-32", "phase-33", "phase-34",
+        "phase-35", "phase-36", "phase-37"]
 
 
 def test_every_case_cites_its_raw_row():

@@ -868,7 +868,32 @@ PHASE_MODELS = {
     "Qwen/Qwen2.5-7B-Instruct": ("Qwen/Qwen2.5-7B", "instruct and base share one architecture"),
     "Qwen/Qwen2.5-0.5B-Instruct": ("Qwen/Qwen2.5-0.5B", "instruct and base share one architecture "
                                                         "(data/models/configs/Qwen--Qwen2.5-0.5B.json)"),
+    "meta-llama/Llama-3.2-1B-Instruct": ("meta-llama/Llama-3.2-1B", "instruct and base share one architecture"),
+    "Qwen/Qwen2.5-7B (report: 'Qwen2.5-7B Function RM'; Instruct vs base not stated)": (
+        "Qwen/Qwen2.5-7B", "the report's Qwen2.5-7B, Instruct or base (one architecture; data/models/configs/)"),
+    "Qwen/Qwen3.5-9B (vision tower frozen)": (
+        "Qwen/Qwen3.5-9B", "the registry's Qwen3.5-9B; the frozen vision tower's passes are not modelled"),
+    "Qwen/Qwen3-4B-Instruct-2507 (issue: 'Qwen3-4B-Instruct')": ("Qwen/Qwen3-4B-Instruct-2507", ""),
+    "meta-llama/Llama-3.1-70B (Base)": ("meta-llama/Llama-3.1-70B", ""),
+    "Qwen/Qwen3-30B-A3B-Base": ("Qwen/Qwen3-30B-A3B", "base and post-trained share one architecture"),
+    "Qwen/Qwen3-235B-A22B-Thinking-2507": (
+        "Qwen/Qwen3-235B-A22B", "the Thinking-2507 release has Qwen3-235B-A22B's architecture (the row says so)"),
 }
+
+# Values a phase row states only in its notes (each rule says which words it reads).
+SAMPLES_IN_NOTES = re.compile(r"samples_per_step (\d+)")
+# verl logs timing_s/reshard (the weight hand-off) inside timing_s/gen in these rows: generation includes the refit.
+REFIT_IN_GENERATION = re.compile(r"nested (inside timing_s/gen|in gen)")
+# A row whose step is a W&B summary of the last step, which also ran validation (timing_s/testing) and a checkpoint
+# save: the step without them, when the row states both, else no step (the phases stay).
+LAST_STEP_VALIDATION = re.compile(r"testing ([\d.]+)\)")
+LAST_STEP_SAVE = re.compile(r"checkpoint save \(([\d.]+)\)")
+# rl_more.csv row 17 reads the same anonymous verl report (search-index file id 37899697233) for its step alone.
+SAME_RUN_IN_RL_MORE = "37899697233"
+# verl's optimizer steps per RL step: train_batch_size / ppo_mini_batch_size x ppo_epochs (1 unless stated), as
+# tools/import_verl_phases.py counts them for the logs it reads.
+TRAIN_BATCH = re.compile(r"train_batch_size (\d+)", re.IGNORECASE)
+MINI_BATCH = re.compile(r"ppo_mini_batch(?:_size)? (\d+)", re.IGNORECASE)
 
 
 def _text_number(text: str) -> str:
@@ -899,9 +924,15 @@ def rl_phase_cases() -> list[dict]:
                 notes.append(model[1])
         gpu = GPUS.get(row["gpu"]) or ((row["gpu"], "") if row["gpu"] in sources.gpus() else None)
         if gpu is None:
-            reasons.append(f"GPU {row['gpu']!r} is not in the registry")
+            reasons.append(UNKNOWN_GPUS.get(row["gpu"], f"GPU {row['gpu']!r} is not in the registry"))
+        else:
+            _check_ids(None, gpu[0])
         prompts, per_prompt = _text_number(row["prompts_per_step"]), _text_number(row["samples_per_prompt"])
         samples = float(prompts) * float(per_prompt) if prompts and per_prompt else None
+        stated = SAMPLES_IN_NOTES.search(row["notes"])
+        if samples is None and stated:
+            samples = float(stated.group(1))
+            notes.append(f"samples per step {stated.group(1)}, as the row's notes state")
         for name, value in (("samples per step", samples), ("mean prompt length", _text_number(row["prompt_len_mean"])),
                             ("mean response length", _text_number(row["response_len_mean"])),
                             ("GPU count", _text_number(row["num_gpus"]))):
@@ -909,6 +940,36 @@ def rl_phase_cases() -> list[dict]:
                 reasons.append(f"{name} not stated")
         old, ref = _text_number(row["old_log_prob_s"]), _text_number(row["ref_s"])
         logprob = float(old or 0) + float(ref or 0) if (old or ref) else None
+        includes_refit = row.get("gen_includes_refit", "") or ("no" if row["refit_s"] else "yes")
+        if REFIT_IN_GENERATION.search(row["notes"]):
+            includes_refit = "yes"
+            notes.append("generation includes the refit: timing_s/reshard is logged inside timing_s/gen (the row "
+                         "says so)")
+        step = _text_number(row["step_s"])
+        validation, save = LAST_STEP_VALIDATION.search(row["notes"]), LAST_STEP_SAVE.search(row["notes"])
+        if step and SAME_RUN_IN_RL_MORE in row["source_url"]:
+            step = ""
+            notes.append("the step of this run (without validation and checkpoint) is the usable case rl-m17 "
+                         "of rl_step_cases.csv (rl_more.csv row 17 reads the same report): left out here so that the "
+                         "fit counts it once; the phases are this row's")
+        elif step and validation:
+            if save:
+                step = f"{float(step) - float(validation.group(1)) - float(save.group(1)):.6g}"
+                notes.append(f"step without the last step's validation ({validation.group(1)} s) and checkpoint save "
+                             f"({save.group(1)} s): {row['step_s']} - {validation.group(1)} - {save.group(1)} = {step} "
+                             f"s (DERIVED here)")
+            else:
+                step = ""
+                notes.append(f"the logged step includes the last step's validation ({validation.group(1)} s) and a "
+                             f"checkpoint save whose time the source does not give: the step is left out, its "
+                             f"phases kept")
+        optimizer_steps = _text_number(row.get("optimizer_steps", ""))
+        train, mini = TRAIN_BATCH.search(row["notes"]), MINI_BATCH.search(row["notes"])
+        if not optimizer_steps and train and mini and row["framework"].startswith("verl") \
+                and train.group(1) == row["prompts_per_step"]:
+            optimizer_steps = f"{float(train.group(1)) / float(mini.group(1)):g}"
+            notes.append(f"optimizer steps = train_batch_size {train.group(1)} / ppo_mini_batch_size {mini.group(1)} "
+                         f"(ppo_epochs not stated: verl's default 1)")
         case.update(
             case_id=f"phase-{line:02d}", source=row["source_family"], raw_file="rl_phases.csv", raw_row=line,
             usable="no" if reasons else "yes", reason="; ".join(reasons), framework=row["framework"],
@@ -919,10 +980,10 @@ def rl_phase_cases() -> list[dict]:
             prompt_tokens=_text_number(row["prompt_len_mean"]), response_tokens=_text_number(row["response_len_mean"]),
             response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=_text_number(row["rollout_tp"]),
             rollout_memory_fraction=_text_number(row["gpu_memory_utilization"]),
-            optimizer_steps=_text_number(row.get("optimizer_steps", "")),
+            optimizer_steps=optimizer_steps,
             off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),
-            generation_includes_refit=row.get("gen_includes_refit", "") or ("no" if row["refit_s"] else "yes"),
-            measured_step_s=_text_number(row["step_s"]), measured_generation_s=_text_number(row["gen_s"]),
+            generation_includes_refit=includes_refit,
+            measured_step_s=step, measured_generation_s=_text_number(row["gen_s"]),
             measured_logprob_s=f"{logprob:g}" if logprob is not None else "",
             measured_values_s=_text_number(row["values_s"]), measured_update_actor_s=_text_number(row["update_actor_s"]),
             measured_update_critic_s=_text_number(row["update_critic_s"]), measured_refit_s=_text_number(row["refit_s"]),
