@@ -109,6 +109,29 @@ def test_phase_case_counts():
         "phase-35", "phase-36", "phase-37"]
 
 
+def test_families_group_one_publishers_pages():
+    """Leave-one-family-out holds out a publisher, not one version of its page: every version of TensorRT-LLM's
+    performance pages (and its H200 blogs), gpt-fast with torchao, LMDeploy's own tables, every NeMo RL page and
+    issue, every verl docs page are one family each (tools/build_measurement_cases.py FAMILY_MEMBERS)."""
+    members: dict[str, set] = {}
+    for name in ("decode_cases.csv", "rl_step_cases.csv", "rl_phase_cases.csv"):
+        for row in csv.DictReader((REPO / "data" / "measurements" / name).open()):
+            members.setdefault(row["family"], set()).add(row["source"])
+    assert members["TensorRT-LLM perf docs"] == {
+        "TensorRT-LLM perf-overview", "TensorRT-LLM perf-overview v0.12.0", "TensorRT-LLM performance.md (v0.5/v0.6.1)",
+        "TensorRT-LLM H200 launch blog", "TensorRT-LLM Falcon-180B/H200 blog"}
+    assert members["gpt-fast / torchao (PyTorch)"] == {"gpt-fast README", "gpt-fast issue 27",
+                                                       "torchao quantization README"}
+    assert members["LMDeploy"] == {"LMDeploy benchmark", "LMDeploy W4A16 doc"}
+    assert members["NeMo RL"] == {"NeMo RL v0.4", "NeMo RL v0.5", "NeMo RL v0.6", "NeMo RL blog and docs (v0.3 blog)",
+                                  "NeMo RL GitHub issues"}
+    assert members["verl docs"] == {"verl perf docs", "verl fully_async README", "verl one-step-off doc",
+                                    "verl docs (fully_async_policy / one_step_off pages)"}
+    # no source sits in two families
+    sources_seen = [s for group in members.values() for s in group]
+    assert len(sources_seen) == len(set(sources_seen))
+
+
 def test_every_case_cites_its_raw_row():
     raw = {name: (REPO / "data" / "measurements" / name).read_text().splitlines()
            for name in ("decode_throughput.csv", "decode_more.csv", "rl_mfu.csv", "rl_more.csv", "published_runs.csv")}
