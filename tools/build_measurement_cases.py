@@ -1,13 +1,17 @@
 """Turn the raw published measurements in data/measurements/ into structured cases the model can predict.
 
-    .venv/bin/python tools/build_measurement_cases.py          # rewrite the three *_cases.csv files
+    .venv/bin/python tools/build_measurement_cases.py          # rewrite the four *_cases.csv files
     .venv/bin/python tools/build_measurement_cases.py --check  # exit 1 if they differ from what is committed
 
 Inputs (one row per published number): decode_throughput.csv, rl_mfu.csv, published_runs.csv (copies of
-../shared/reference) and decode_more.csv, rl_more.csv (further sources gathered 2026-12-01, notes/data; their
-README's reading of each source is repeated in the rows' notes)
-Outputs (read by tinker_nomics.analysis.accuracy; committed):
-    decode_cases.csv, rl_step_cases.csv, run_cases.csv
+../shared/reference, decode_throughput.csv extended by the measurements pass of 2026-12-02), decode_more.csv,
+rl_more.csv (further sources gathered 2026-12-01, notes/data; their README's reading of each source is repeated in
+the rows' notes) and rl_phases.csv (RL steps phase by phase, 2026-12-02; measurements-2026-12-02.md)
+Outputs (read by tinker_nomics.analysis.accuracy and .calibration; committed):
+    decode_cases.csv, rl_step_cases.csv, rl_phase_cases.csv, run_cases.csv
+
+Every case carries its `family` (FAMILY_MEMBERS: versions of one publisher's page are one family), the unit that
+leave-one-family-out holds out.
 
 Every output row names the raw row it came from (`raw_file`, `raw_row`: the CSV line, header = row 1, the
 convention of the registry's error messages) and carries `notes` for every interpretation made on the way:
