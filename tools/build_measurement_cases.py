@@ -264,10 +264,10 @@ TRTLLM_BENCH_FP8_KV_NOTE = ("FP8 weights (trtllm-bench --quantization FP8) at 1 
 # --kv_cache_free_gpu_mem_fraction ("in many cases" 0.95). Used to size the offline KV-limited batch.
 TRTLLM_KV_FRACTION = 0.90
 TRTLLM_KV_NOTE = ("offline maximum load ('max'): concurrency = the KV-memory-limited maximum, computed by "
-                  "tinker_nomics.accuracy from the architecture's BF16 KV bytes for a full input+output sequence "
-                  "and kv_memory_fraction of the memory the weights leave free (perf-overview: 'the default "
-                  "setting of 0.90'; 'in many cases' 0.95); trtllm-bench's own max_batch_size heuristic is not "
-                  "modelled")
+                  "tinker_nomics.accuracy from the architecture's KV bytes at the case's kv_precision for a full "
+                  "input+output sequence and kv_memory_fraction of the memory the weights leave free (perf-overview: "
+                  "'the default setting of 0.90'; 'in many cases' 0.95); trtllm-bench's own max_batch_size heuristic "
+                  "is not modelled")
 # For engines whose KV budget the row does not state (vLLM, SGLang, NIM), the same fraction stands in; it
 # only caps a stated concurrency that would not fit.
 SERVING_KV_NOTE = ("stated concurrency; capped by the exact methods at the KV-memory-limited maximum with "
@@ -444,7 +444,8 @@ SPECULATIVE_NOTE = ("SPECULATIVE DECODING (draft Llama-2-7B int4, speculate_k 4)
 # not catch it, while it runs at twice the rate of the same verifier decoding alone (decode-95, 25.25 tok/s).
 SPECULATIVE_REASON = ("speculative decoding (a draft model proposes 4 tokens per verifier step): the model has no "
                       "term for it, and the row stays below the plain-decode ceiling, so the fit's screen of rows "
-                      "above the physical limit would not catch it (it runs at about twice the rate of the same verifier alone, decode-95)")
+                      "above the physical limit would not catch it (it runs at about twice the rate of the same "
+                      "verifier alone, decode-95)")
 
 # performance.md @138f96d4 heads its A100 table "Throughput (out tok/s)", its H100 table "(out tok/s/GPU)"; the same
 # page at 77d24b5f (NVIDIA/TensorRT-LLM docs/source/performance.md, identical numbers) heads the A100 table
@@ -461,7 +462,7 @@ OFFLINE_VLLM_NOTE = ("offline maximum load (every prompt queued at once): concur
                      "default max_num_seqs")
 
 
-def _decode_lengths(row: dict, source: str, notes: list[str], reasons: list[str]) -> tuple[str, float | str, float | str]:
+def _decode_lengths(row: dict, source: str, notes: list[str], reasons: list[str]) -> tuple[float | str, float | str]:
     """(input, output) tokens of a decode_throughput.csv row; a reason when they cannot be known."""
     speculative = "SPECULATIVE DECODING" in row["notes"]
     input_tokens = _length(row["input_len"], "input length", notes)
