@@ -1,13 +1,17 @@
 """Turn the raw published measurements in data/measurements/ into structured cases the model can predict.
 
-    .venv/bin/python tools/build_measurement_cases.py          # rewrite the three *_cases.csv files
+    .venv/bin/python tools/build_measurement_cases.py          # rewrite the four *_cases.csv files
     .venv/bin/python tools/build_measurement_cases.py --check  # exit 1 if they differ from what is committed
 
 Inputs (one row per published number): decode_throughput.csv, rl_mfu.csv, published_runs.csv (copies of
-../shared/reference) and decode_more.csv, rl_more.csv (further sources gathered 2026-12-01, notes/data; their
-README's reading of each source is repeated in the rows' notes)
-Outputs (read by tinker_nomics.analysis.accuracy; committed):
-    decode_cases.csv, rl_step_cases.csv, run_cases.csv
+../shared/reference, decode_throughput.csv extended by the measurements pass of 2026-12-02), decode_more.csv,
+rl_more.csv (further sources gathered 2026-12-01, notes/data; their README's reading of each source is repeated in
+the rows' notes) and rl_phases.csv (RL steps phase by phase, 2026-12-02; measurements-2026-12-02.md)
+Outputs (read by tinker_nomics.analysis.accuracy and .calibration; committed):
+    decode_cases.csv, rl_step_cases.csv, rl_phase_cases.csv, run_cases.csv
+
+Every case carries its `family` (FAMILY_MEMBERS: versions of one publisher's page are one family), the unit that
+leave-one-family-out holds out.
 
 Every output row names the raw row it came from (`raw_file`, `raw_row`: the CSV line, header = row 1, the
 convention of the registry's error messages) and carries `notes` for every interpretation made on the way:
@@ -78,6 +82,37 @@ MODELS = {
     "Qwen3-235B-A22B": ("Qwen/Qwen3-235B-A22B", ""),
     "Qwen3-30B-A3B": ("Qwen/Qwen3-30B-A3B", ""),
     "Qwen3-32B": ("Qwen/Qwen3-32B", ""),
+    # decode_throughput.csv rows 62-177 (measurements pass of 2026-12-02).
+    "meta-llama/Llama-2-7b": (
+        "meta-llama/Llama-2-7b-hf", "the page's 'LLaMA 7B' is Llama-2-7b (its methodology section: 'Llama2-7b'); base "
+        "and chat share one architecture (data/models/configs/meta-llama--Llama-2-7b-hf.json)"),
+    "meta-llama/Llama-2-13b": (
+        "meta-llama/Llama-2-13b-hf", "the blog's 'llama_13b' is Llama-2-13b (the page title says Llama2-13B); base "
+        "and chat share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-70b": (
+        "meta-llama/Llama-2-70b-hf", "the page's 'LLaMA 70B' is Llama-2-70b (the methodology section and blog titles "
+        "say Llama2-70b); base and chat share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-7b-chat-hf": (
+        "meta-llama/Llama-2-7b-hf", "chat and base share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-13b-chat-hf": (
+        "meta-llama/Llama-2-13b-hf", "chat and base share one architecture (data/models/configs/)"),
+    "meta-llama/Llama-2-70b-chat-hf": (
+        "meta-llama/Llama-2-70b-hf", "chat and base share one architecture (data/models/configs/)"),
+    "NousResearch/Llama-2-7b-chat-hf": (
+        "meta-llama/Llama-2-7b-hf", "NousResearch's re-upload of Llama-2-7b-chat-hf: the same architecture "
+        "(data/models/configs/)"),
+    "meta-llama/Llama-2-7b (issue: 'Llama-2 7B')": (
+        "meta-llama/Llama-2-7b-hf", "the issue's 'Llama-2 7B'; base and chat share one architecture"),
+    "meta-llama/Llama-2-7b-hf": ("meta-llama/Llama-2-7b-hf", ""),
+    "meta-llama/Llama-2-70b-hf": ("meta-llama/Llama-2-70b-hf", ""),
+    "meta-llama/Llama-2-70b-hf (README: 'llama2-70B')": (
+        "meta-llama/Llama-2-70b-hf", "the README's 'llama2-70B'; base and chat share one architecture"),
+    "meta-llama/Meta-Llama-3-8B": ("meta-llama/Meta-Llama-3-8B", ""),
+    "meta-llama/Meta-Llama-3-70B": ("meta-llama/Meta-Llama-3-70B", ""),
+    "Qwen/Qwen3-14B-AWQ": ("Qwen/Qwen3-14B", "Qwen's AWQ (int4) checkpoint of Qwen3-14B: the same architecture"),
+    "Qwen/Qwen3-0.6B": ("Qwen/Qwen3-0.6B", ""),
+    "Qwen/Qwen3-14B": ("Qwen/Qwen3-14B", ""),
+    "Qwen/Qwen3-30B-A3B": ("Qwen/Qwen3-30B-A3B", ""),
 }
 
 # Raw GPU names -> (registry GPU id, why).
@@ -101,9 +136,50 @@ GPUS = {
         "A100 80GB SXM", "'(x8) A100-80G' does not say SXM or PCIe; the SXM part (2.04 TB/s) of an 8-GPU server "
         "assumed (PCIe: 1.94 TB/s, 5% less)"),
     "H100 (variant not stated)": ("H100 SXM", "'H100' without a variant; SXM assumed (3.35 TB/s)"),
+    # decode_throughput.csv rows 62-177 and rl_phases.csv (measurements pass of 2026-12-02).
+    "H100 SXM 80GB (HBM3)": ("H100 SXM", ""),
+    "H100 80GB HBM3": ("H100 SXM", "'H100 80GB HBM3' is the SXM5 part (the PCIe card carries HBM2e)"),
+    "H100 (table 'NVIDIA-H100'; variant not stated)": (
+        "H100 SXM", "'NVIDIA-H100' without a variant; SXM assumed (3.35 TB/s): the README's own achieved "
+        "bandwidth for the BF16 row, 1,905 GB/s, would be 95% of the PCIe card's 2.0 TB/s"),
+    "H100": ("H100 SXM", "'H100' without a variant; SXM assumed (3.35 TB/s)"),
+    "H100 80GB (CoreWeave H100x8 nodes)": ("H100 SXM", "CoreWeave's H100x8 nodes are HGX H100 (SXM) servers"),
+    "H800": ("H800 SXM", "'H800' without a variant; the SXM part of an 8-GPU server assumed"),
+    "L40S 48GB": ("L40S", ""),
+    "RTX 4090 24GB": ("RTX 4090", ""),
+    "A10G 24GB": ("A10G", ""),
+    "A100-SXM4-80GB": ("A100 80GB SXM", ""),
+    "A100 40GB": ("A100 40GB SXM", "'A100(40GiB)x8' does not say SXM or PCIe; the SXM part (1.555 TB/s) of an "
+                                   "8-GPU server assumed"),
+    "A100 80GB": ("A100 80GB SXM", "'A100 80GB' does not say SXM or PCIe; SXM assumed (2.04 TB/s; the PCIe card "
+                                   "1.94 TB/s, 5% less)"),
+    "A100 (80GB per the doc's A100 notes; form factor not stated)": (
+        "A100 80GB SXM", "'A100' with 80 GB per the page; SXM assumed (2.04 TB/s; the PCIe card 1.94 TB/s, 5% less)"),
+    "A100 (80GB; form factor not stated)": (
+        "A100 80GB SXM", "'A100' with 80 GB per the page; SXM assumed (2.04 TB/s; the PCIe card 1.94 TB/s, 5% less)"),
+    "A100 80GB (table 'NVIDIA-A100-80GB')": (
+        "A100 80GB SXM", "'NVIDIA-A100-80GB' does not say SXM or PCIe; SXM assumed (2.04 TB/s; the PCIe card "
+                         "1.94 TB/s, 5% less)"),
+    "A100 SXM 80GB (power-limited to 330 W)": (
+        "A100 80GB SXM", "power-capped at 330 W (the SXM part's default is 400 W); the README finds about 1,700 GB/s "
+                         "of peak bandwidth against the registry's 2,039 GB/s, a loss the fitted bandwidth "
+                         "efficiency has to absorb"),
 }
 
-PRECISION_BYTES = {"BF16": 2.0, "FP16": 2.0, "FP8": 1.0, "FP4": 0.5}
+# Raw GPU names that map to no registry GPU, with the reason the row cannot be predicted.
+UNKNOWN_GPUS = {
+    "MI250X (one GCD)": "GPU 'MI250X (one GCD)' is not in data/hardware/gpus.csv (one GCD: 64 GB HBM2e, about "
+                        "1.6 TB/s per the row)",
+    "A100 (memory/form factor not stated)": "A100 memory size not stated (40 GB: 1.555 TB/s; 80 GB: 2.039 TB/s)",
+    "A100": "A100 memory size not stated (40 GB: 1.555 TB/s; 80 GB: 2.039 TB/s)",
+    "RTX 4090 48GB (modified)": "GPU 'RTX 4090 48GB (modified)' is not in the registry: the registry's RTX 4090 "
+                                "has 24 GB, and memory sets the rollout batch and the colocated layout",
+    "not stated (NVIDIA in-house; see notes)": "GPU type not stated (the blog does not name it; H100 is suggested "
+                                               "by another NeMo RL page only)",
+    "not stated": "GPU type not stated",
+}
+
+PRECISION_BYTES = {"BF16": 2.0, "FP16": 2.0, "FP8": 1.0, "FP4": 0.5, "INT8": 1.0, "INT4": 0.5}
 # NVIDIA's ModelOpt checkpoints (nvidia/*-FP8, *-FP4) carry "kv_cache_quant_algo": "FP8" in their
 # hf_quant_config.json (e.g. ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/
 # nvidia--Qwen3-32B-NVFP4_hf_quant_config.json), and the engines follow it: the KV cache is FP8.
@@ -118,28 +194,85 @@ PRECISION_NOTES = {
            "layers left in higher precision are ignored); KV cache priced at BF16 (the row does not say)",
 }
 
+
+def _int4_note(group: str) -> str:
+    if group == "not stated":
+        scales = "the row does not state the group size"
+    elif group == "128":
+        scales = "the row's group size, 128, is the one priced"
+    else:
+        size = int(group)
+        scales = (f"at the row's group size {size} they are {4 / size:.3g} byte per weight, so the weights are "
+                  f"{(0.5 + 4 / size) / (0.5 + 4 / 128) - 1:.0%} larger than priced")
+    return ("INT4 weight-only: 0.5 byte per weight (bytes_per_param); the model (model/decode.py) adds one 16-bit "
+            "scale and zero point per group of 128 weights (0.031 byte per weight); " + scales + "; computed in 16 "
+            "bits after dequantisation, at the fitted weight-only efficiency")
+
+
+INT8_NOTE = ("INT8 weight-only (per channel): 1 byte per weight, computed in 16 bits after dequantisation, at the "
+             "fitted weight-only efficiency")
+KV_16_NOTE = "KV cache 16-bit (FP16 and BF16 are both 2 bytes per cached value: kv_precision BF16)"
+
+# Raw precision texts of decode_throughput.csv rows 62-177 -> (weight precision, KV-cache precision, note).
+PRECISION_RULES = {
+    "FP8 weights+activations, FP8 KV cache (--enable_fp8 --fp8_kv_cache)": (
+        "FP8", "FP8", "FP8 weights and activations and an FP8 KV cache (the page's build flags --enable_fp8 "
+                      "--fp8_kv_cache): 1 byte per weight and per cached value"),
+    "FP8 (table title 'L40S GPUs (FP8)'; FP8 KV cache per the doc's build commands, not restated for L40S)": (
+        "FP8", "FP8", "FP8 per the table title; KV cache FP8 per the page's build commands (--fp8_kv_cache), which "
+                      "the L40S table does not restate"),
+    "FP8 (KV precision not stated)": ("FP8", "BF16", PRECISION_NOTES["FP8"]),
+    "FP16 weights and KV cache": ("FP16", "BF16", "FP16 weights; " + KV_16_NOTE),
+    "Mixed (FP16/BF16, no FP8)": (
+        "FP16", "BF16", "'Mixed' = not quantized: 16-bit weights as in the checkpoint (2 bytes); " + KV_16_NOTE),
+    "FP16 (as stated: '--quant fp16')": ("FP16", "BF16", "FP16 weights as stated; " + KV_16_NOTE),
+    "FP16 (model dtype; not stated)": (
+        "FP16", "BF16", "precision not stated: the checkpoint's FP16 (the row's reading); " + KV_16_NOTE),
+    "not stated (FP16 likely)": (
+        "FP16", "BF16", "precision not stated: 16-bit assumed (Llama-2-70b-hf's config.json torch_dtype is float16, "
+                        "and the README quantizes nothing); " + KV_16_NOTE),
+    "not stated (BF16 checkpoint)": ("BF16", "BF16", "precision not stated: the checkpoint's BF16 assumed"),
+    "BF16/FP16 ('without quantization')": (
+        "BF16", "BF16", "'without quantization': 16-bit weights and KV cache (BF16 and FP16 both 2 bytes)"),
+    "INT8 weight-only (per-channel), BF16 activations and KV": ("INT8", "BF16", INT8_NOTE + "; KV cache BF16"),
+    "INT8 weight-only (per-channel), BF16 activations": ("INT8", "BF16", INT8_NOTE + "; KV cache BF16"),
+    "INT8 weight-only, BF16 activations": ("INT8", "BF16", INT8_NOTE + "; KV cache BF16 (the README says so)"),
+    "FP8 weight-only, BF16 activations": (
+        "INT8", "BF16", "FP8 weight-only (torchao float8wo): 8-bit weights upcast to BF16 for BF16 GEMMs, i.e. an "
+                        "8-bit weight-only row, priced as INT8 (1 byte per weight, BF16 compute, the weight-only "
+                        "efficiency); KV cache BF16"),
+    "INT4 weight-only, group size 32, BF16 activations and KV": ("INT4", "BF16", _int4_note("32") + "; KV cache BF16"),
+    "INT4 weight-only G=32 (verifier Llama-2-70B and draft Llama-2-7B both int4)": (
+        "INT4", "BF16", _int4_note("32") + "; KV cache BF16"),
+    "INT4 weight-only, group 64, BF16 activations": ("INT4", "BF16", _int4_note("64") + "; KV cache BF16"),
+    "INT4 weight-only (AWQ W4A16, group 128), FP16 activations and KV": (
+        "INT4", "BF16", _int4_note("128") + "; " + KV_16_NOTE),
+    "INT4 weight-only (AWQ W4A16), FP16 activations; KV dtype default (auto = model dtype)": (
+        "INT4", "BF16", _int4_note("not stated") + "; KV cache in the model dtype (vLLM's kv-cache-dtype auto), "
+                        "16-bit: " + KV_16_NOTE),
+}
+
+# trtllm-bench, which made the perf-overview's v0.12.0 table ("FP8 = trtllm-bench --quantization FP8"), builds the
+# engine with an FP8 KV cache whenever the weights are FP8: NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/build.py
+# (@000a01de: "If the quantization is NVFP4 or FP8, force the KV cache dtype to FP8"; the earlier stored versions:
+# "If the quantization is FP8, force the KV cache dtype to FP8").
+TRTLLM_BENCH_FP8_KV_NOTE = ("FP8 weights (trtllm-bench --quantization FP8) at 1 byte per parameter; KV cache FP8: "
+                            "trtllm-bench forces the KV cache dtype to FP8 when the quantization is FP8 "
+                            "(NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/build.py @000a01de)")
+
 # TensorRT-LLM perf-overview (the decode rows' source @ 00f37686): "the default setting of 0.90" for
 # --kv_cache_free_gpu_mem_fraction ("in many cases" 0.95). Used to size the offline KV-limited batch.
 TRTLLM_KV_FRACTION = 0.90
 TRTLLM_KV_NOTE = ("offline maximum load ('max'): concurrency = the KV-memory-limited maximum, computed by "
-                  "tinker_nomics.accuracy from the architecture's BF16 KV bytes for a full input+output sequence "
-                  "and kv_memory_fraction of the memory the weights leave free (perf-overview: 'the default "
-                  "setting of 0.90'; 'in many cases' 0.95); trtllm-bench's own max_batch_size heuristic is not "
-                  "modelled")
+                  "tinker_nomics.accuracy from the architecture's KV bytes at the case's kv_precision for a full "
+                  "input+output sequence and kv_memory_fraction of the memory the weights leave free (perf-overview: "
+                  "'the default setting of 0.90'; 'in many cases' 0.95); trtllm-bench's own max_batch_size heuristic "
+                  "is not modelled")
 # For engines whose KV budget the row does not state (vLLM, SGLang, NIM), the same fraction stands in; it
 # only caps a stated concurrency that would not fit.
 SERVING_KV_NOTE = ("stated concurrency; capped by the exact methods at the KV-memory-limited maximum with "
                    "kv_memory_fraction 0.90 of the memory the weights leave free (TensorRT-LLM's documented "
                    "default, standing in for this engine's unstated memory setting)")
-
-
-# Rows appended to decode_throughput.csv by the 2026-12-02 measurements pass (their notes end "Read 2026-12-02.";
-# sources and readings in data/measurements/measurements.md): batch-1 latency, weight-only INT8/INT4, FP8 KV cache,
-# static-batch TP sweeps. Their precision, model and GPU names need rules this builder does not have yet (weight-only
-# bytes and efficiency, static batching), so each becomes a case with usable=no and this reason until it does.
-PENDING_MARK = "Read 2026-12-02."
-PENDING_REASON = ("appended 2026-12-02 (measurements pass for issue 19); its precision/model/GPU names are not yet "
-                  "mapped by this builder's rules")
 
 
 def _source_label(url: str) -> str:
@@ -171,15 +304,49 @@ def _source_label(url: str) -> str:
 
 
 # A family is one publisher's measurements: versions of one page, or one team's runs, are one family, so that a
-# leave-one-family-out judgement never fits on one version of a page and tests on another.
-FAMILIES = {
-    "NeMo RL v0.4": "NeMo RL performance summary", "NeMo RL v0.5": "NeMo RL performance summary",
-    "NeMo RL v0.6": "NeMo RL performance summary", "TensorRT-LLM perf-overview": "TensorRT-LLM perf-overview",
+# leave-one-family-out judgement never fits on one version of a page and tests on another. Every source label the
+# builder gives (the _source_label table for the CSVs with URLs, rl_phases.csv's own source_family column) is listed;
+# a label missing here stops the build.
+FAMILY_MEMBERS = {
+    # TensorRT-LLM's performance pages of every version (performance.md v0.5/v0.6.1, perf-overview v0.12.0 and
+    # @00f37686/@03e27c7d) and the two H200 blogs of the same docs folder: the same team's static-batch benchmarks of
+    # the v0.5-v0.7 engines, published beside performance.md.
+    "TensorRT-LLM perf docs": ("TensorRT-LLM perf-overview", "TensorRT-LLM perf-overview v0.12.0",
+                               "TensorRT-LLM performance.md (v0.5/v0.6.1)", "TensorRT-LLM H200 launch blog",
+                               "TensorRT-LLM Falcon-180B/H200 blog"),
+    # gpt-fast and torchao: one code lineage (torchao's generate.py is gpt-fast's), one team (PyTorch); the issue
+    # is a user's run of gpt-fast.
+    "gpt-fast / torchao (PyTorch)": ("gpt-fast README", "gpt-fast issue 27", "torchao quantization README"),
+    # LMDeploy's own tables: its 2023 benchmark and its W4A16 doc (whose MLC-LLM and llm-awq rows it measured too).
+    "LMDeploy": ("LMDeploy benchmark", "LMDeploy W4A16 doc"),
+    # NeMo RL: the performance summaries v0.4-v0.6, the v0.3 blog and its GitHub issues (reruns of the blog's recipes).
+    "NeMo RL": ("NeMo RL v0.4", "NeMo RL v0.5", "NeMo RL v0.6", "NeMo RL blog and docs (v0.3 blog)",
+                "NeMo RL GitHub issues"),
+    # verl's documentation pages: docs/perf/dpsk.md, the fully_async README/docs page and the one-step-off page.
+    "verl docs": ("verl perf docs", "verl fully_async README", "verl one-step-off doc",
+                  "verl docs (fully_async_policy / one_step_off pages)"),
+    # The anonymous verl benchmark reports of the search index (rl_more.csv re-reads one of rl_phases.csv's two).
+    "verl benchmark reports (anonymous)": ("verl benchmark report (H100)",
+                                           "verl benchmark reports (anonymous, search index)"),
+    # Miles on MI300X: the LMSYS blog and the secondary summary of it.
+    "Miles (LMSYS blog)": ("Miles (LMSYS/AMD)", "slime / Miles (LMSYS blog)"),
+    "AReaL": ("AReaL examples", "AReaL v0.3 blog"),
+    # One family each.
+    **{label: (label,) for label in (
+        "NVIDIA NIM", "Vultr B200 cookbook", "tim-wang blog", "aimultiple blog", "Spheron blog", "AMD ROCm vLLM",
+        "LMSYS SGLang on H20", "LMSYS 96×H100 EP", "vLLM issue 20469", "InferenceBench recipe",
+        "tenstorrent GPU reference", "nm-vllm CI benchmark", "llm_benchmark README", "verl step log (llm-d)",
+        "TRL colocate blog", "OpenRLHF report", "prime-rl trainer bench", "verl GitHub issues and PRs",
+        "ISEEKYAN/Megatron-LM PRs (verl 'lite' Megatron engine)", "SkyRL / MarinSkyRL (marin-community issues)",
+        "verl console log: dingxianzhong/play-verl", "verl console log: Bihan/dstack-configs")},
 }
+FAMILIES = {label: fam for fam, labels in FAMILY_MEMBERS.items() for label in labels}
 
 
 def family(source: str) -> str:
-    return FAMILIES.get(source, source)
+    if source not in FAMILIES:
+        raise SystemExit(f"source {source!r} has no family (add it to FAMILY_MEMBERS in {Path(__file__).name})")
+    return FAMILIES[source]
 
 
 def _read(name: str) -> list[tuple[int, dict]]:
@@ -234,17 +401,100 @@ def decode_cases() -> list[dict]:
     return _with_family(_decode_reference_cases() + _decode_more_cases())
 
 
+# Engine texts whose parenthetical names another engine (the fit picks an engine's batch cap from the words
+# "tensorrt", "lmdeploy", "sglang" in the engine column): the engine's own name, as the raw row gives it.
+ENGINE_NAMES = {
+    "MLC-LLM (as measured by LMDeploy)": "MLC-LLM",
+    "llm-awq (as measured by LMDeploy)": "llm-awq",
+    "Triton server (backend not stated; TensorRT-LLM or FasterTransformer)": "Triton server",
+    "not stated (tt-inference-server 'gpu' reference run: model_impl 'gpu', OpenAI-compatible server; "
+    "vllm_commit 'n/a')": "not stated",
+}
+
+# Batch-1 rows of the gpt-fast code lineage whose prompt or output length is "not stated": the generate script's
+# documented defaults. pytorch-labs/gpt-fast generate.py (@0055c42d) and pytorch/ao torchao/_models/llama/generate.py
+# (@00109449) both declare `--prompt default="Hello, my name is"` and `--max_new_tokens default=200`; gpt-fast's README
+# runs `generate.py --compile --checkpoint_path ... --prompt "Hello, my name is"` and calls its benchmark prompt
+# "just 5 tokens"; torchao's benchmarks.sh (@08d598cb) runs the README's rows ("# in readme") with neither flag.
+SCRIPT_DEFAULT_OUTPUT = 200.0
+SCRIPT_DEFAULT_PROMPT = 5.0
+GPT_FAST_OUTPUT_NOTE = ("output length not stated: generate.py's default --max_new_tokens 200 (pytorch-labs/gpt-fast "
+                        "generate.py @0055c42d; the README's benchmark command passes no --max_new_tokens)")
+GPT_FAST_PROMPT_NOTE = ("prompt length not stated: generate.py's default prompt 'Hello, my name is' (pytorch-labs/"
+                        "gpt-fast generate.py @0055c42d), which gpt-fast's README counts as 'just 5 tokens'")
+TORCHAO_LENGTHS_NOTE = ("prompt and output lengths not stated: torchao's generate.py defaults, --prompt 'Hello, my "
+                        "name is' and --max_new_tokens 200 (pytorch/ao torchao/_models/llama/generate.py @00109449; "
+                        "the README's rows are run by torchao/_models/llama/benchmarks.sh, lines marked '# in "
+                        "readme', with neither flag, @08d598cb); the prompt taken as 5 tokens, as gpt-fast's README "
+                        "counts the same default prompt")
+SCRIPT_DEFAULT_SOURCES = ("gpt-fast README", "gpt-fast issue 27", "torchao quantization README")
+# gpt-fast's one speculative row: the README links scripts/speculate_70B_int4.sh, stored as
+# pytorch-labs/gpt-fast mixtral-moe/scripts/speculate_70B_int4.sh @a66d91e8: "python generate.py --compile
+# --draft_checkpoint_path .../Llama-2-7b-chat-hf/model_int4.g32.pth --checkpoint_path .../Llama-2-70b-chat-hf/
+# model_int4.g32.pth --speculate_k 4 --prompt "def quicksort(arr):" --max_new_tokens 100" (one process: no torchrun).
+SPECULATIVE_OUTPUT = 100.0
+SPECULATIVE_NOTE = ("SPECULATIVE DECODING (draft Llama-2-7B int4, speculate_k 4): a verifier step can emit up to 5 "
+                    "tokens, which the model's one-token-per-step decode does not describe; one GPU and 100 output "
+                    "tokens per the README's script speculate_70B_int4.sh (as stored in pytorch-labs/gpt-fast "
+                    "mixtral-moe/scripts @a66d91e8: 'python generate.py ... --speculate_k 4 --prompt \"def "
+                    "quicksort(arr):\" --max_new_tokens 100', no torchrun); prompt taken as 5 tokens, as the README "
+                    "says of all its benchmarks")
+# It stays out of the fit: a 70B int4 verifier at batch 1 reads so many bytes per step that the row (48.4 tok/s) is
+# still under the one-token-per-step ceiling of one A100, so the fit's screen of rows above the physical limit does
+# not catch it, while it runs at twice the rate of the same verifier decoding alone (decode-95, 25.25 tok/s).
+SPECULATIVE_REASON = ("speculative decoding (a draft model proposes 4 tokens per verifier step): the model has no "
+                      "term for it, and the row stays below the plain-decode ceiling, so the fit's screen of rows "
+                      "above the physical limit would not catch it (it runs at about twice the rate of the same "
+                      "verifier alone, decode-95)")
+
+# performance.md @138f96d4 heads its A100 table "Throughput (out tok/s)", its H100 table "(out tok/s/GPU)"; the same
+# page at 77d24b5f (NVIDIA/TensorRT-LLM docs/source/performance.md, identical numbers) heads the A100 table
+# "Throughput (out tok/s/GPU)". So the A100 rows at TP > 1, recorded as printed, are per GPU: × TP for the group.
+PER_GPU_MARK = "AMBIGUOUS whether"
+
+STATIC_BATCH_SOURCES = ("TensorRT-LLM performance.md (v0.5/v0.6.1)", "TensorRT-LLM H200 launch blog",
+                        "TensorRT-LLM Falcon-180B/H200 blog", "llm_benchmark README")
+STATIC_BATCH_NOTE = ("static batch: the stated batch is prefilled and decoded together (concurrency = batch size), "
+                     "so the end-to-end rate includes the batch's prefill")
+BATCH_ONE_NOTE = "batch 1: one sequence at a time (concurrency 1)"
+OFFLINE_VLLM_NOTE = ("offline maximum load (every prompt queued at once): concurrency = the KV-memory-limited maximum, "
+                     "at kv_memory_fraction 0.90 (vLLM's default gpu_memory_utilization), capped by the engine's "
+                     "default max_num_seqs")
+
+
+def _decode_lengths(row: dict, source: str, notes: list[str], reasons: list[str]) -> tuple[float | str, float | str]:
+    """(input, output) tokens of a decode_throughput.csv row; a reason when they cannot be known."""
+    speculative = "SPECULATIVE DECODING" in row["notes"]
+    input_tokens = _length(row["input_len"], "input length", notes)
+    output_tokens = _length(row["output_len"], "output length", notes)
+    if source in SCRIPT_DEFAULT_SOURCES and row["concurrency"].strip() == "1":
+        if speculative:
+            output_tokens = SPECULATIVE_OUTPUT
+        elif source == "torchao quantization README":
+            input_tokens, output_tokens = SCRIPT_DEFAULT_PROMPT, SCRIPT_DEFAULT_OUTPUT
+            notes.append(TORCHAO_LENGTHS_NOTE)
+        else:
+            if input_tokens is None:
+                input_tokens = SCRIPT_DEFAULT_PROMPT
+                notes.append(GPT_FAST_PROMPT_NOTE)
+            if output_tokens is None:
+                output_tokens = SCRIPT_DEFAULT_OUTPUT
+                notes.append(GPT_FAST_OUTPUT_NOTE)
+    if input_tokens is None or output_tokens is None:
+        why = ("ShareGPT conversations of unrecorded average length" if "ShareGPT" in row["input_len"] else
+               "the page names a workload but not its lengths")
+        reasons.append(f"input/output lengths not stated ({row['input_len']!r}, {row['output_len']!r}): {why}")
+    return ("" if input_tokens is None else input_tokens), ("" if output_tokens is None else output_tokens)
+
+
 def _decode_reference_cases() -> list[dict]:
     out = []
     for line, row in _read("decode_throughput.csv"):
         source = _source_label(row["source_url"])
         case = {c: "" for c in DECODE_COLUMNS}
         case.update(case_id=f"decode-{line:02d}", source=source, raw_file="decode_throughput.csv", raw_row=line,
-                    engine=row["engine"], num_gpus=row["num_gpus"], measured_output_tok_s=row["output_tok_s"])
-        if PENDING_MARK in row["notes"]:
-            case.update(usable="no", reason=PENDING_REASON)
-            out.append(case)
-            continue
+                    engine=ENGINE_NAMES.get(row["engine"], row["engine"]), num_gpus=row["num_gpus"],
+                    measured_output_tok_s=row["output_tok_s"])
         notes: list[str] = []
         reasons: list[str] = []
 
@@ -258,71 +508,115 @@ def _decode_reference_cases() -> list[dict]:
                 notes.append(model[1])
         gpu = GPUS.get(row["gpu"])
         if gpu is None:
-            reasons.append(f"GPU {row['gpu']!r} is not in data/hardware/gpus.csv")
+            reasons.append(UNKNOWN_GPUS.get(row["gpu"], f"GPU {row['gpu']!r} is not in data/hardware/gpus.csv"))
         else:
             case["gpu"] = gpu[0]
             if gpu[1]:
                 notes.append(gpu[1])
+            if sources.get_gpu(gpu[0]).bf16_dense_tflops is None:
+                reasons.append(f"GPU {gpu[0]} has no sourced dense BF16 peak (data/hardware/gpus.csv), so the "
+                               f"compute ceiling and the prefill cannot be evaluated")
         _check_ids(case["model"] or None, case["gpu"] or None)
+        if case["engine"] == "not stated":
+            reasons.append("engine not stated (its fixed per-step cost and batch cap are the engine's)")
 
-        precision = row["precision"].strip()
-        if precision == "not stated":
-            precision = "BF16"
-            notes.append("precision not stated: BF16 assumed (vLLM and SGLang load meta-llama/Llama-3.1-8B-Instruct "
-                         "in its checkpoint dtype, bfloat16, unless asked to quantize)")
-        case["precision"] = precision
-        case["bytes_per_param"] = PRECISION_BYTES[precision]
-        case["kv_precision"] = "BF16"
-        if row["model"].startswith("nvidia/") and precision in ("FP8", "FP4"):
-            case["kv_precision"] = "FP8"
-            notes.append(PRECISION_NOTES[precision].split("; KV cache")[0])
-            notes.append(MODELOPT_KV_NOTE)
-        elif precision in PRECISION_NOTES:
-            notes.append(PRECISION_NOTES[precision])
+        text = row["precision"].strip()
+        if text in PRECISION_RULES:
+            precision, kv, note = PRECISION_RULES[text]
+            case["precision"], case["kv_precision"] = precision, kv
+            notes.append(note)
+        else:
+            precision = text
+            if precision == "not stated":
+                precision = "BF16"
+                notes.append("precision not stated: BF16 assumed (vLLM and SGLang load meta-llama/Llama-3.1-8B-"
+                             "Instruct in its checkpoint dtype, bfloat16, unless asked to quantize)")
+            case["precision"], case["kv_precision"] = precision, "BF16"
+            if row["model"].startswith("nvidia/") and precision in ("FP8", "FP4"):
+                case["kv_precision"] = "FP8"
+                notes.append(PRECISION_NOTES[precision].split("; KV cache")[0])
+                notes.append(MODELOPT_KV_NOTE)
+            elif source == "TensorRT-LLM perf-overview v0.12.0" and precision == "FP8":
+                case["kv_precision"] = "FP8"
+                notes.append(TRTLLM_BENCH_FP8_KV_NOTE)
+            elif precision in PRECISION_NOTES:
+                notes.append(PRECISION_NOTES[precision])
+        case["bytes_per_param"] = PRECISION_BYTES[case["precision"]]
 
-        tp = _tensor_parallel(row)
+        speculative = "SPECULATIVE DECODING" in row["notes"]
+        if speculative:
+            case["num_gpus"] = "1"
+            notes.append(SPECULATIVE_NOTE)
+            reasons.append(SPECULATIVE_REASON)
+        tp = 1.0 if speculative else _tensor_parallel(row)
         case["tensor_parallel"] = tp if tp is not None else ""
-        if tp is not None and tp > 1:
-            notes.append(f"TP{int(tp)}: one replica spans {int(tp)} GPUs (tensor-parallel communication not modelled)")
+        if tp is None:
+            reasons.append("GPU count and tensor parallelism not stated")
+        elif float(case["num_gpus"]) != tp:
+            raise SystemExit(f"decode_throughput.csv row {line}: TP{tp:g} on {case['num_gpus']} GPUs (one TP engine "
+                             f"per row is the rule)")
+        elif tp > 1:
+            notes.append(f"TP{int(tp)}: one replica spans {int(tp)} GPUs")
+        if source == "TensorRT-LLM performance.md (v0.5/v0.6.1)" and PER_GPU_MARK in row["notes"]:
+            printed = float(row["output_tok_s"])
+            case["measured_output_tok_s"] = printed * tp
+            notes.append(f"per GPU: the page prints {printed:g} under 'Throughput (out tok/s)', and the same page at "
+                         f"77d24b5f (NVIDIA/TensorRT-LLM docs/source/performance.md, identical numbers) heads this "
+                         f"A100 table 'Throughput (out tok/s/GPU)'; {printed:g} x TP{int(tp)} = {printed * tp:g} for "
+                         f"the group (DERIVED here)")
 
-        input_tokens = _length(row["input_len"], "input length", notes)
-        output_tokens = _length(row["output_len"], "output length", notes)
-        if input_tokens is None or output_tokens is None:
-            reasons.append(f"input/output lengths not stated ({row['input_len']!r}, {row['output_len']!r}): "
-                           f"ShareGPT conversations of unrecorded average length")
-        case["input_tokens"] = input_tokens if input_tokens is not None else ""
-        case["output_tokens"] = output_tokens if output_tokens is not None else ""
+        case["input_tokens"], case["output_tokens"] = _decode_lengths(row, source, notes, reasons)
 
         concurrency = row["concurrency"].strip()
         if concurrency.startswith("max"):
             case["concurrency_basis"] = "kv_limited_max"
             case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
-            notes.append(TRTLLM_KV_NOTE)
+            notes.append(TRTLLM_KV_NOTE if "TensorRT-LLM" in case["engine"] else OFFLINE_VLLM_NOTE)
         elif re.fullmatch(r"\d+", concurrency):
             case["concurrency"] = float(concurrency)
             case["concurrency_basis"] = "stated"
             case["kv_memory_fraction"] = TRTLLM_KV_FRACTION
-            notes.append(SERVING_KV_NOTE)
+            notes.append(BATCH_ONE_NOTE if concurrency == "1" and source in SCRIPT_DEFAULT_SOURCES + (
+                "LMDeploy W4A16 doc", "vLLM issue 20469") else
+                         STATIC_BATCH_NOTE if source in STATIC_BATCH_SOURCES else SERVING_KV_NOTE)
         else:
             reasons.append(f"concurrency {concurrency!r}: an offline batch with unknown sequence lengths, so the "
                            f"KV-limited batch cannot be sized")
 
-        if source == "tim-wang blog":
-            notes.append("metric 'Average Generation Rate (Gen. toks/sec)' read as the aggregate output rate of all "
-                         "concurrent requests (it rises from concurrency 5 to 50)")
-        if source == "NVIDIA NIM":
-            notes.append("metric 'Throughput(Tokens/s)' read as output tokens/s (at concurrency 1 it is below the "
-                         "single-stream decode rate, so it cannot include the 5000 input tokens)")
+        notes.extend(text for key, text in SOURCE_NOTES.items() if key == source)
         if source == "Vultr B200 cookbook" and case["model"]:
             notes.append("FP8 per the row; the Mamba-2 state per sequence is the registry's figure")
-        if source == "Spheron blog":
-            notes.append("figures look rounded (the row says so)")
+        if source == "LMDeploy W4A16 doc" and case["engine"] != "LMDeploy TurboMind":
+            notes.append("a competing engine measured by the LMDeploy team (the row says so)")
 
         case["usable"] = "no" if reasons else "yes"
         case["reason"] = "; ".join(reasons)
         case["notes"] = "; ".join(notes)
         out.append(case)
     return out
+
+
+# One note per source, about how its metric was read (the raw rows' notes give the evidence).
+SOURCE_NOTES = {
+    "tim-wang blog": "metric 'Average Generation Rate (Gen. toks/sec)' read as the aggregate output rate of all "
+                     "concurrent requests (it rises from concurrency 5 to 50)",
+    "NVIDIA NIM": "metric 'Throughput(Tokens/s)' read as output tokens/s (at concurrency 1 it is below the "
+                  "single-stream decode rate, so it cannot include the 5000 input tokens)",
+    "Spheron blog": "figures look rounded (the row says so)",
+    "gpt-fast README": "gpt-fast README (A100s power-capped at 330 W), batch 1, torch.compile'd decode",
+    "gpt-fast issue 27": "a user's report ('around 65 tokens per second'), gpt-fast version not stated; the "
+                         "maintainer's reply reads it as batch 1 near the bandwidth limit",
+    "torchao quantization README": "torchao README table: batch 1, torch.compile'd decode (gpt-fast's generate.py "
+                                   "lineage)",
+    "vLLM issue 20469": "--enforce-eager (no CUDA graphs: a larger per-step cost than the engine's default); the "
+                        "rate is output tokens over the benchmark's duration, the 16k-token prefill included",
+    "llm_benchmark README": "low trust: a personal 2023 benchmark; rate = batch x output / total time (DERIVED in "
+                            "the raw row, prefill included)",
+    "TensorRT-LLM perf-overview v0.12.0": "perf-overview at v0.12.0 (trtllm-bench, in-flight batching): the whole "
+                                          "TP group's output tokens/s (the row's reading)",
+    "TensorRT-LLM H200 launch blog": "preliminary TensorRT-LLM v0.5.0 figures of the H200 launch blog",
+    "TensorRT-LLM Falcon-180B/H200 blog": "preliminary TensorRT-LLM v0.7a figures; batch from the table's footnote",
+}
 
 
 # decode_more.csv: one rule per source (notes/data/README.md explains each reading).
@@ -613,7 +907,32 @@ PHASE_MODELS = {
     "Qwen/Qwen2.5-7B-Instruct": ("Qwen/Qwen2.5-7B", "instruct and base share one architecture"),
     "Qwen/Qwen2.5-0.5B-Instruct": ("Qwen/Qwen2.5-0.5B", "instruct and base share one architecture "
                                                         "(data/models/configs/Qwen--Qwen2.5-0.5B.json)"),
+    "meta-llama/Llama-3.2-1B-Instruct": ("meta-llama/Llama-3.2-1B", "instruct and base share one architecture"),
+    "Qwen/Qwen2.5-7B (report: 'Qwen2.5-7B Function RM'; Instruct vs base not stated)": (
+        "Qwen/Qwen2.5-7B", "the report's Qwen2.5-7B, Instruct or base (one architecture; data/models/configs/)"),
+    "Qwen/Qwen3.5-9B (vision tower frozen)": (
+        "Qwen/Qwen3.5-9B", "the registry's Qwen3.5-9B; the frozen vision tower's passes are not modelled"),
+    "Qwen/Qwen3-4B-Instruct-2507 (issue: 'Qwen3-4B-Instruct')": ("Qwen/Qwen3-4B-Instruct-2507", ""),
+    "meta-llama/Llama-3.1-70B (Base)": ("meta-llama/Llama-3.1-70B", ""),
+    "Qwen/Qwen3-30B-A3B-Base": ("Qwen/Qwen3-30B-A3B", "base and post-trained share one architecture"),
+    "Qwen/Qwen3-235B-A22B-Thinking-2507": (
+        "Qwen/Qwen3-235B-A22B", "the Thinking-2507 release has Qwen3-235B-A22B's architecture (the row says so)"),
 }
+
+# Values a phase row states only in its notes (each rule says which words it reads).
+SAMPLES_IN_NOTES = re.compile(r"samples_per_step (\d+)")
+# verl logs timing_s/reshard (the weight hand-off) inside timing_s/gen in these rows: generation includes the refit.
+REFIT_IN_GENERATION = re.compile(r"nested (inside timing_s/gen|in gen)")
+# A row whose step is a W&B summary of the last step, which also ran validation (timing_s/testing) and a checkpoint
+# save: the step without them, when the row states both, else no step (the phases stay).
+LAST_STEP_VALIDATION = re.compile(r"testing ([\d.]+)\)")
+LAST_STEP_SAVE = re.compile(r"checkpoint save \(([\d.]+)\)")
+# rl_more.csv row 17 reads the same anonymous verl report (search-index file id 37899697233) for its step alone.
+SAME_RUN_IN_RL_MORE = "37899697233"
+# verl's optimizer steps per RL step: train_batch_size / ppo_mini_batch_size x ppo_epochs (1 unless stated), as
+# tools/import_verl_phases.py counts them for the logs it reads.
+TRAIN_BATCH = re.compile(r"train_batch_size (\d+)", re.IGNORECASE)
+MINI_BATCH = re.compile(r"ppo_mini_batch(?:_size)? (\d+)", re.IGNORECASE)
 
 
 def _text_number(text: str) -> str:
@@ -644,9 +963,15 @@ def rl_phase_cases() -> list[dict]:
                 notes.append(model[1])
         gpu = GPUS.get(row["gpu"]) or ((row["gpu"], "") if row["gpu"] in sources.gpus() else None)
         if gpu is None:
-            reasons.append(f"GPU {row['gpu']!r} is not in the registry")
+            reasons.append(UNKNOWN_GPUS.get(row["gpu"], f"GPU {row['gpu']!r} is not in the registry"))
+        else:
+            _check_ids(None, gpu[0])
         prompts, per_prompt = _text_number(row["prompts_per_step"]), _text_number(row["samples_per_prompt"])
         samples = float(prompts) * float(per_prompt) if prompts and per_prompt else None
+        stated = SAMPLES_IN_NOTES.search(row["notes"])
+        if samples is None and stated:
+            samples = float(stated.group(1))
+            notes.append(f"samples per step {stated.group(1)}, as the row's notes state")
         for name, value in (("samples per step", samples), ("mean prompt length", _text_number(row["prompt_len_mean"])),
                             ("mean response length", _text_number(row["response_len_mean"])),
                             ("GPU count", _text_number(row["num_gpus"]))):
@@ -654,6 +979,36 @@ def rl_phase_cases() -> list[dict]:
                 reasons.append(f"{name} not stated")
         old, ref = _text_number(row["old_log_prob_s"]), _text_number(row["ref_s"])
         logprob = float(old or 0) + float(ref or 0) if (old or ref) else None
+        includes_refit = row.get("gen_includes_refit", "") or ("no" if row["refit_s"] else "yes")
+        if REFIT_IN_GENERATION.search(row["notes"]):
+            includes_refit = "yes"
+            notes.append("generation includes the refit: timing_s/reshard is logged inside timing_s/gen (the row "
+                         "says so)")
+        step = _text_number(row["step_s"])
+        validation, save = LAST_STEP_VALIDATION.search(row["notes"]), LAST_STEP_SAVE.search(row["notes"])
+        if step and SAME_RUN_IN_RL_MORE in row["source_url"]:
+            step = ""
+            notes.append("the step of this run (without validation and checkpoint) is the usable case rl-m17 "
+                         "of rl_step_cases.csv (rl_more.csv row 17 reads the same report): left out here so that the "
+                         "fit counts it once; the phases are this row's")
+        elif step and validation:
+            if save:
+                step = f"{float(step) - float(validation.group(1)) - float(save.group(1)):.6g}"
+                notes.append(f"step without the last step's validation ({validation.group(1)} s) and checkpoint save "
+                             f"({save.group(1)} s): {row['step_s']} - {validation.group(1)} - {save.group(1)} = {step} "
+                             f"s (DERIVED here)")
+            else:
+                step = ""
+                notes.append(f"the logged step includes the last step's validation ({validation.group(1)} s) and a "
+                             f"checkpoint save whose time the source does not give: the step is left out, its "
+                             f"phases kept")
+        optimizer_steps = _text_number(row.get("optimizer_steps", ""))
+        train, mini = TRAIN_BATCH.search(row["notes"]), MINI_BATCH.search(row["notes"])
+        if not optimizer_steps and train and mini and row["framework"].startswith("verl") \
+                and train.group(1) == row["prompts_per_step"]:
+            optimizer_steps = f"{float(train.group(1)) / float(mini.group(1)):g}"
+            notes.append(f"optimizer steps = train_batch_size {train.group(1)} / ppo_mini_batch_size {mini.group(1)} "
+                         f"(ppo_epochs not stated: verl's default 1)")
         case.update(
             case_id=f"phase-{line:02d}", source=row["source_family"], raw_file="rl_phases.csv", raw_row=line,
             usable="no" if reasons else "yes", reason="; ".join(reasons), framework=row["framework"],
@@ -664,10 +1019,10 @@ def rl_phase_cases() -> list[dict]:
             prompt_tokens=_text_number(row["prompt_len_mean"]), response_tokens=_text_number(row["response_len_mean"]),
             response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=_text_number(row["rollout_tp"]),
             rollout_memory_fraction=_text_number(row["gpu_memory_utilization"]),
-            optimizer_steps=_text_number(row.get("optimizer_steps", "")),
+            optimizer_steps=optimizer_steps,
             off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),
-            generation_includes_refit=row.get("gen_includes_refit", "") or ("no" if row["refit_s"] else "yes"),
-            measured_step_s=_text_number(row["step_s"]), measured_generation_s=_text_number(row["gen_s"]),
+            generation_includes_refit=includes_refit,
+            measured_step_s=step, measured_generation_s=_text_number(row["gen_s"]),
             measured_logprob_s=f"{logprob:g}" if logprob is not None else "",
             measured_values_s=_text_number(row["values_s"]), measured_update_actor_s=_text_number(row["update_actor_s"]),
             measured_update_critic_s=_text_number(row["update_critic_s"]), measured_refit_s=_text_number(row["refit_s"]),

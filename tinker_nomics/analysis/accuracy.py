@@ -180,9 +180,10 @@ def case_counts() -> dict[str, dict[str, int]]:
 # ----------------------------------------------------------------------------------------------- decode
 
 def peak_flops_for_precision(gpu: GPU, precision: str) -> float:
-    """Dense peak FLOP/s at a weight precision: BF16 from the registry, FP8's dense figure for FP8, and for
-    FP4 also FP8's (the registry has no sourced FP4 peak; FP4 tensor cores would raise the ceiling)."""
-    if precision in ("BF16", "FP16"):
+    """Dense peak FLOP/s at a weight precision: BF16 from the registry (also for weight-only INT8/INT4, whose
+    weights are dequantised to 16 bits before the GEMM), FP8's dense figure for FP8, and for FP4 also FP8's (the
+    registry has no sourced FP4 peak; FP4 tensor cores would raise the ceiling)."""
+    if precision in ("BF16", "FP16", "INT8", "INT4"):
         return gpu.peak_flops("exact")
     if gpu.fp8_dense_tflops is None:
         raise TinkerNomicsError(f"GPU {gpu.gpu!r} has no sourced dense FP8 peak")
