@@ -716,7 +716,8 @@ def _decode_more_cases() -> list[dict]:
 
 RL_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm", "model",
               "gpu", "num_gpus", "precision", "bytes_per_param", "off_policy", "fine_tune", "generation_samples",
-              "prompt_tokens", "generated_tokens", "generation_tp", "measured_step_s", "measured_tokens_per_s_per_gpu",
+              "prompt_tokens", "generated_tokens", "max_sequence_tokens", "generation_tp", "measured_step_s",
+              "measured_tokens_per_s_per_gpu",
               "measured_mfu", "notes"]
 
 
@@ -780,6 +781,10 @@ def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
             case["generation_samples"] = float(batch.group(1))
             case["generation_tp"] = float(tp.group(1))
             case["generated_tokens"] = float(length.group(1))
+            longest = re.search(r"T-max seq (\d+)", row["seq_len_info"])
+            if longest:
+                case["max_sequence_tokens"] = float(longest.group(1))
+                notes.append("'T-max seq' read as the longest sequence (prompt + response) the run allows")
             notes.append("'G-avg seq len' read as the average generated length; the prompt length is not stated, "
                          "so tinker_nomics.accuracy derives the per-sample training tokens from the row's own "
                          "definition 'Tokens/sec/GPU = total tokens used in training / (step time x #GPUs)' (a "
@@ -896,7 +901,8 @@ def run_cases() -> list[dict]:
 PHASE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm",
                  "model", "gpu", "num_gpus", "fine_tune", "lora_rank", "critic", "reference", "samples",
                  "prompt_tokens", "response_tokens", "response_max_tokens", "rollout_tp", "rollout_memory_fraction",
-                 "optimizer_steps", "off_policy", "enforce_eager", "generation_includes_refit", "measured_step_s",
+                 "optimizer_steps", "micro_batch_tokens", "micro_batch_samples", "off_policy", "enforce_eager",
+                 "generation_includes_refit", "measured_step_s",
                  "measured_generation_s", "measured_logprob_s", "measured_values_s", "measured_update_actor_s",
                  "measured_update_critic_s", "measured_refit_s", "notes"]
 
@@ -1020,6 +1026,8 @@ def rl_phase_cases() -> list[dict]:
             response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=_text_number(row["rollout_tp"]),
             rollout_memory_fraction=_text_number(row["gpu_memory_utilization"]),
             optimizer_steps=optimizer_steps,
+            micro_batch_tokens=_text_number(row.get("micro_batch_tokens", "")),
+            micro_batch_samples=_text_number(row.get("micro_batch_samples", "")),
             off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),
             generation_includes_refit=includes_refit,
             measured_step_s=step, measured_generation_s=_text_number(row["gen_s"]),

@@ -40,7 +40,8 @@ COLUMNS = ["source_url", "source_family", "framework", "framework_version", "alg
            "fine_tune", "lora_rank", "prompts_per_step", "samples_per_prompt", "prompt_len_mean", "response_len_mean",
            "response_len_max", "max_response_length", "tokens_per_step", "step_s", "gen_s", "old_log_prob_s", "ref_s",
            "values_s", "update_critic_s", "update_actor_s", "refit_s", "other_s", "mfu_reported", "steps_averaged",
-           "optimizer_steps", "enforce_eager", "gen_includes_refit", "date_read", "notes"]
+           "optimizer_steps", "enforce_eager", "gen_includes_refit", "micro_batch_tokens", "micro_batch_samples",
+           "date_read", "notes"]
 
 # folder -> (log file, repository URL of the file at its commit, source family, GPU type and why)
 RUNS = {
@@ -106,11 +107,14 @@ def rows() -> list[dict]:
             "optimizer_steps": f"{optimizer_steps:g}" if optimizer_steps and math.isfinite(optimizer_steps) else "",
             "enforce_eager": "yes" if c.get("enforce_eager") else "no",
             "gen_includes_refit": "no" if "update_weights" in phase else "yes",
+            "micro_batch_tokens": f"{c['micro_batch_tokens']:g}" if c.get("dynamic_batch") else "",
+            "micro_batch_samples": "" if c.get("dynamic_batch") else f"{c['micro_batch_samples']:g}",
             "date_read": "2026-12-02",
             "notes": (f"computed by tools/import_verl_phases.py from the log read in place (no licence: not copied); "
                       f"means over the {len(steps)} steps without validation or checkpoint; GPU: {gpu_note}; "
                       f"timing_s/gen holds the weight hand-off to vLLM in this verl version (no update_weights "
-                      f"timer); optimizer steps = train_batch_size / ppo_mini_batch_size × ppo_epochs")})
+                      f"timer); optimizer steps = train_batch_size / ppo_mini_batch_size × ppo_epochs; micro-batches: "
+                      f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu")})
     return out
 
 

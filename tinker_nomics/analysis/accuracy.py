@@ -128,7 +128,7 @@ def _rl_rows() -> tuple[dict, ...]:
         Column("bytes_per_param", "float", False), Column("off_policy", "float", False),
         Column("fine_tune", required=False), Column("generation_samples", "float", False),
         Column("prompt_tokens", "float", False), Column("generated_tokens", "float", False),
-        Column("generation_tp", "float", False), Column("measured_step_s", "float", False),
+        Column("max_sequence_tokens", "float", False), Column("generation_tp", "float", False), Column("measured_step_s", "float", False),
         Column("measured_tokens_per_s_per_gpu", "float", False), Column("measured_mfu", "float", False)],
         ("model", "gpu", "num_gpus", "off_policy", "fine_tune", "generation_samples", "generated_tokens",
          "measured_step_s")))

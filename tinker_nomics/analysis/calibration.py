@@ -53,10 +53,20 @@ RL_RANGES = {
     "train_gemm_efficiency": (0.05, 1.0, 0.4),
     "moe_gemm_share": (0.02, 1.0, 0.5),
     "train_flops_per_byte": (10.0, 1e5, 300.0),
-    "train_pass_overhead_seconds": (0.0, 10.0, 0.2),
+    "micro_batch_overhead_seconds": (0.0, 10.0, 0.2),
     "step_overhead_seconds": (0.0, 60.0, 1.0),
 }
 RANGES = {**DECODE_RANGES, **RL_RANGES}
+# Stated priors for parameters the cases may not pin down: a parameter whose fit runs to an end of its range is held
+# here instead (and the fit of the others redone), so no reported value is a search bound. Each with its source.
+PRIORS = {
+    "decode_step_overhead_seconds": (
+        0.0, "no fixed cost beside the per-sequence one: the engines measured replay each decode step as one CUDA "
+             "graph (vLLM V1, SGLang, TensorRT-LLM, gpt-fast's torch.compile), and the batch-1 cases show none"),
+    "train_gemm_efficiency": (
+        0.72, "FlashAttention (Dao et al. 2022, arXiv 2205.14135): GPT training at 225 TFLOP/s per A100, '72% model "
+              "FLOPs utilization' — the share of peak large training GEMMs reach when nothing else waits on memory"),
+}
 PRECISION = {"BF16": "bf16", "FP16": "fp16", "FP8": "fp8", "FP4": "fp4", "INT8": "int8", "INT4": "int4"}
 KV_PRECISION = {"BF16": "bf16", "FP16": "bf16", "FP8": "fp8"}
 LOSS_SCALE = 0.3           # soft-L1 turns quadratic into linear beyond ~30% error
@@ -175,10 +185,12 @@ def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
 
 
 def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, response, response_max, *, critic,
-             reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean):
+             reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean,
+             micro_batch_tokens=None, micro_batch_samples=None):
     arch, gpus = get_arch(model), gpu_specs(gpu)
     common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
-                  response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp)
+                  response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp,
+                  micro_batch_tokens=micro_batch_tokens, micro_batch_samples=micro_batch_samples)
     actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
                                   **common)
     whole = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=critic,
@@ -197,6 +209,7 @@ def _phase_rows() -> tuple[dict, ...]:
         Column("samples", "float", False), Column("prompt_tokens", "float", False),
         Column("response_tokens", "float", False), Column("response_max_tokens", "float", False),
         Column("rollout_tp", "float", False), Column("optimizer_steps", "float", False),
+        Column("micro_batch_tokens", "float", False), Column("micro_batch_samples", "float", False),
         Column("off_policy", "float", False), Column("generation_includes_refit", required=False),
         Column("measured_step_s", "float", False), Column("measured_generation_s", "float", False),
         Column("measured_logprob_s", "float", False), Column("measured_update_actor_s", "float", False)]))
@@ -228,11 +241,15 @@ def rl_cases() -> tuple[RLCase, ...]:
                             critic=r["critic"] == "yes", reference=r["reference"] != "no",
                             optimizer_steps=r["optimizer_steps"], off_policy=r["off_policy"] or 0.0,
                             rollout_tp=r["rollout_tp"], fine_tune=r["fine_tune"] or "full", measured=measured,
-                            includes_refit=r["generation_includes_refit"] != "no", max_over_mean=ratio))
+                            includes_refit=r["generation_includes_refit"] != "no", max_over_mean=ratio,
+                            micro_batch_tokens=r["micro_batch_tokens"], micro_batch_samples=r["micro_batch_samples"]))
     for r in accuracy.rl_step_cases(usable_only=True):
+        prompt = accuracy.case_prompt_tokens(r)
+        longest = None   # the drain of the longest responses: the ratio, capped by the run's longest sequence
+        if r["max_sequence_tokens"]:
+            longest = max(min(ratio * r["generated_tokens"], r["max_sequence_tokens"] - prompt), r["generated_tokens"])
         out.append(_rl_case(r["case_id"], r["source"], r.get("family") or r["source"], r["model"], r["gpu"],
-                            r["num_gpus"], r["generation_samples"], accuracy.case_prompt_tokens(r),
-                            r["generated_tokens"], None, critic=False, reference=True, optimizer_steps=None,
+                            r["num_gpus"], r["generation_samples"], prompt, r["generated_tokens"], longest, critic=False, reference=True, optimizer_steps=None,
                             off_policy=r["off_policy"], rollout_tp=r["generation_tp"],
                             fine_tune=r["fine_tune"] or "full", measured={"step": r["measured_step_s"]},
                             includes_refit=False, max_over_mean=ratio))
@@ -290,31 +307,42 @@ def decode_ranges(cases) -> dict:
 def fit_decode(exclude_family: str | None = None, base: ModelParameters | None = None) -> ModelParameters:
     cases = [c for c in decode_cases() if not c.screened and c.family != exclude_family]
     base = base or _base()
-    ranges = decode_ranges(cases)
-    names = list(ranges)
     measured = np.array([c.measured for c in cases])
     weights = _weights([c.family for c in cases])
 
-    def residuals(x):
-        return weights * np.log(predict_decode(cases, _with(base, names, x)) / measured)
+    def fit(ranges, held):
+        start = _with(base, list(held), list(held.values()))
+        names = list(ranges)
 
-    return _with(base, names, list(_least_squares(residuals, ranges).values()))
+        def residuals(x):
+            return weights * np.log(predict_decode(cases, _with(start, names, x)) / measured)
+
+        return _least_squares(residuals, ranges)
+
+    values, _ = _fit_with_priors(fit, decode_ranges(cases))
+    return _with(base, list(values), list(values.values()))
 
 
 def fit_rl(exclude_family: str | None = None, decode_fit: ModelParameters | None = None) -> ModelParameters:
     base = decode_fit or fit_decode()
     cases = [c for c in rl_cases() if c.family != exclude_family]
-    names = list(RL_RANGES)
     keys = [(i, q) for i, c in enumerate(cases) for q in c.measured]
     measured = np.array([cases[i].measured[q] for i, q in keys])
     weights = _weights([cases[i].family for i, _ in keys])
 
-    def residuals(x):
-        p = _with(base, names, x)
-        predicted = [predict_rl(c, p) for c in cases]
-        return weights * np.log(np.array([predicted[i][q] for i, q in keys]) / measured)
+    def fit(ranges, held):
+        start = _with(base, list(held), list(held.values()))
+        names = list(ranges)
 
-    return _with(base, names, list(_least_squares(residuals, RL_RANGES).values()))
+        def residuals(x):
+            p = _with(start, names, x)
+            predicted = [predict_rl(c, p) for c in cases]
+            return weights * np.log(np.array([predicted[i][q] for i, q in keys]) / measured)
+
+        return _least_squares(residuals, ranges)
+
+    values, _ = _fit_with_priors(fit, RL_RANGES)
+    return _with(base, list(values), list(values.values()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -454,8 +482,27 @@ def held_out_with_regimes():
 # ------------------------------------------------------------------------------------------------ the table
 
 def on_bound(name: str, value: float) -> bool:
+    """Within 0.1% of an end of the search range (on a log scale for ranges spanning decades)."""
     low, high, _ = RANGES[name]
+    if low > 0 and high / low > 100:
+        value = max(float(value), low)
+        return min(np.log(value / low), np.log(high / value)) <= 1e-3 * np.log(high / low)
     return min(value - low, high - value) <= 1e-3 * (high - low)
+
+
+def _fit_with_priors(fit, ranges: dict):
+    """`fit(ranges) -> {name: value}`; a parameter that ends on a bound and has a stated prior is held at the prior
+    and the others refitted, until none with a prior is on a bound. Returns (values, held names)."""
+    ranges = dict(ranges)
+    held = {}
+    while True:
+        values = fit(ranges, held)
+        bounded = [n for n in ranges if n in PRIORS and on_bound(n, values[n])]
+        if not bounded:
+            return {**values, **held}, tuple(held)
+        for name in bounded:
+            held[name] = PRIORS[name][0]
+            ranges.pop(name)
 
 
 def parameter_rows(fitted_on: str) -> list[dict]:
@@ -477,7 +524,12 @@ def parameter_rows(fitted_on: str) -> list[dict]:
     fitted_decode = decode_ranges(decode_used)
     for name in PARAMETER_NAMES:
         value = getattr(fit, name)
-        if name in fitted_decode:
+        if name in PRIORS and value == PRIORS[name][0] and on_bound(name, value) or \
+                (name in PRIORS and name in RANGES and value == PRIORS[name][0]):
+            rows.append(_row(name, value, value, value, 0, "", math.nan, fitted_on,
+                             f"held at its stated prior: the cases do not pin it down (its fit runs to an end of "
+                             f"its range); prior: {PRIORS[name][1]}"))
+        elif name in fitted_decode:
             low, high, _ = RANGES[name]
             rows.append(_row(name, value, low, high, len(decode_used), decode_families, held("decode"), fitted_on,
                              f"data/measurements/decode_cases.csv usable rows ({len(decode_used)} used; "
@@ -502,7 +554,7 @@ UNITS = {"decode_bandwidth_efficiency": "share of HBM bandwidth", "decode_comput
          "weight_only_efficiency": "share of the bandwidth efficiency", "decode_step_overhead_seconds": "seconds",
          "decode_sequence_overhead_seconds": "seconds per sequence", "allreduce_latency_seconds": "seconds",
          "generation_overhead_seconds": "seconds per RL step", "train_gemm_efficiency": "share of BF16 peak",
-         "moe_gemm_share": "share of the training GEMM efficiency", "train_flops_per_byte": "FLOPs per byte", "train_pass_overhead_seconds": "seconds per pass",
+         "moe_gemm_share": "share of the training GEMM efficiency", "train_flops_per_byte": "FLOPs per byte", "micro_batch_overhead_seconds": "seconds per micro-batch pass",
          "step_overhead_seconds": "seconds per RL step", "response_max_over_mean": "longest / mean response"}
 
 

@@ -19,7 +19,8 @@ A colocated job on `num_gpus` GPUs (training and generation take turns on the sa
   refit       the new weights handed to the rollout engine: each GPU receives its replica's shard over the link;
   other       a fixed cost per step (rewards, advantages, data).
 
-A pass through the trainer (a log-prob pass, an optimizer step) costs a fixed overhead plus its FLOPs at the
+A pass through the trainer costs a fixed overhead per micro-batch (each GPU's share of the tokens split at verl's
+token budget per micro-batch, or its sequences at a fixed micro-batch size) plus its FLOPs at the
 training GEMM efficiency plus the memory traffic that comes with them (FLOPs over a fitted intensity, at the HBM
 bandwidth: the achieved utilisation falls with the GPU's peak-to-bandwidth ratio), activations recomputed in the
 backward pass as verl's and NeMo RL's recipes do;
@@ -67,6 +68,8 @@ class RLFeatures:
     moe: np.ndarray                  # a mixture-of-experts model: its GEMMs at the mixture-of-experts efficiency
     update_passes: np.ndarray        # forward-pass equivalents of the update (all-to-all multiple)
     optimizer_steps: np.ndarray      # per model trained
+    micro_batches: np.ndarray        # per GPU in one pass over the step's tokens (a log-prob pass)
+    update_micro_batches: np.ndarray # per GPU in the update (at least one per optimizer step), per model
     exchange_seconds: np.ndarray     # sharded parameter and gradient exchange over the steps (physics only)
     alltoall_seconds: np.ndarray     # one forward pass's mixture-of-experts dispatch and combine (physics only)
     refit_seconds: np.ndarray        # weights to the rollout engine (physics only)
@@ -76,12 +79,15 @@ class RLFeatures:
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
                 response_max_tokens=None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
                 optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
-                rollout_memory_fraction=None, trained_tokens_per_sample=None, recompute: bool = True,
-                precision: str = "bf16", kv_precision: str = "bf16") -> RLFeatures:
+                rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
+                micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
+                kv_precision: str = "bf16") -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` and `response_tokens` on average (the
     longest response `response_max_tokens`, default `response_max_over_mean` × the mean) on `num_gpus` GPUs.
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
-    `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response)."""
+    `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
+    each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
+    default) or of `micro_batch_samples` sequences."""
     n = np.asarray(num_gpus, dtype=float)
     s = np.asarray(samples, dtype=float)
     p = np.asarray(prompt_tokens, dtype=float)
@@ -135,6 +141,13 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     if critic:   # the critic trains in full whatever the actor does
         update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) / (gpus_used * peak)
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
+    if micro_batch_samples is not None:
+        micro = np.ceil(s / gpus_used / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
+    else:
+        size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
+        micro = np.ceil(trained / gpus_used / np.asarray(size, dtype=float) - 1e-9)
+    micro = np.maximum(micro, 1.0)
+    update_micro = np.maximum(micro, opt)   # every optimizer step runs at least one micro-batch
     exchange = models * opt * _exchange_seconds(arch, gpus, gpus_used)
     alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
     refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
@@ -147,7 +160,7 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
-                      a(models * opt), a(exchange), a(alltoall), a(refit), a(off_policy))
+                      a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy))
 
 
 @dataclass(frozen=True)
@@ -178,11 +191,13 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
     per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0)) + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
-    per_pass = p.train_pass_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
+    per_pass = f.micro_batches * p.micro_batch_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
     logprob = f.logprob_passes * per_pass * factor
     gemm = f.update_gemm_units / eta
-    update = gemm + f.optimizer_steps * p.train_pass_overhead_seconds + f.exchange_seconds \
-        + f.update_passes * f.alltoall_seconds
+    # the update's micro-batches run forward and backward (and the recomputed forward): `update_passes` forward
+    # equivalents each, every one paying the fixed per-micro-batch cost
+    update = gemm + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
+        + f.exchange_seconds + f.update_passes * f.alltoall_seconds
     if mfu is not None:
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
     training_s = update * factor

@@ -110,7 +110,8 @@ def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: Mode
                                 cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd, rollout_efficiency, mfu,
                                 fine_tune, sandbox_usd, sandbox_wait_hours=0.0, time_factor=1.0,
                                 response_max_tokens=None, reference=True, critic=False, optimizer_steps=None,
-                                rollout_tensor_parallel=None, rollout_memory_fraction=None) -> SelfHosted:
+                                rollout_tensor_parallel=None, rollout_memory_fraction=None, micro_batch_tokens=None,
+                                micro_batch_samples=None) -> SelfHosted:
     """The calibrated method: each step phase by phase (model/rl_phases.py: generation at the batch that fits, in
     waves with the drain of the longest responses, log-prob passes, the update, the refit and a fixed overhead),
     on `num_gpus` GPUs or, where they cannot hold the colocated job, on the smallest count that can (`feasible`
@@ -129,7 +130,8 @@ def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: Mode
                               response_max_over_mean=params.response_max_over_mean,
                               trained_tokens_per_sample=trained_per_sample, optimizer_steps=optimizer_steps,
                               rollout_tensor_parallel=rollout_tensor_parallel,
-                              rollout_memory_fraction=rollout_memory_fraction)
+                              rollout_memory_fraction=rollout_memory_fraction, micro_batch_tokens=micro_batch_tokens,
+                              micro_batch_samples=micro_batch_samples)
     phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor)
     s = np.asarray(steps, dtype=float)
     gpus_used = np.maximum(requested, f.fitting_gpus)

@@ -162,8 +162,8 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
 def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     """What the run's log says of its set-up, for the calibrated phase model: the critic (PPO), the reference
     model's pass (a KL term, or a logged `ref` phase), optimizer steps per RL step (train_batch_size /
-    ppo_mini_batch_size × ppo_epochs), the longest response per step, the rollout engine's tensor parallelism and
-    memory share. Also whether the logged generation holds the weight hand-off (no timer of its own)."""
+    ppo_mini_batch_size × ppo_epochs), the trainer's micro-batches (a token budget with use_dynamic_bsz, else a
+    sequence count), the longest response per step, the rollout engine's tensor parallelism and memory share. Also whether the logged generation holds the weight hand-off (no timer of its own)."""
     c = run.config or {}
     phases = set(run.phase_names)
     facts = {"critic": bool(c.get("critic")) or "update_critic" in phases,
@@ -179,6 +179,10 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
                                                   .to_numpy())
     if _positive(c.get("rollout_tp")):
         facts["rollout_tensor_parallel"] = float(c["rollout_tp"])
+    if c.get("dynamic_batch") is True and _positive(c.get("micro_batch_tokens")):
+        facts["micro_batch_tokens"] = float(c["micro_batch_tokens"])
+    elif c.get("dynamic_batch") is False and _positive(c.get("micro_batch_samples")):
+        facts["micro_batch_samples"] = float(c["micro_batch_samples"])
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)

@@ -93,6 +93,9 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "enforce_eager": "actor_rollout_ref.rollout.enforce_eager",
     "rollout_memory_fraction": "actor_rollout_ref.rollout.gpu_memory_utilization",
     "gradient_checkpointing": "actor_rollout_ref.model.enable_gradient_checkpointing",
+    "dynamic_batch": "actor_rollout_ref.actor.use_dynamic_bsz",
+    "micro_batch_tokens": "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
+    "micro_batch_samples": "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
     "experiment_name": "trainer.experiment_name",
 }
 

@@ -29,7 +29,7 @@ class ModelParameters:
     train_gemm_efficiency: float             # share of the dense peak training and log-prob GEMMs reach
     moe_gemm_share: float                    # mixture-of-experts models: the share of that efficiency they reach
     train_flops_per_byte: float              # training FLOPs per byte of the memory traffic that comes with them
-    train_pass_overhead_seconds: float       # per pass of a batch through the trainer (a log-prob pass, an optimizer step)
+    micro_batch_overhead_seconds: float      # per micro-batch forward pass through the trainer (launches, gathers)
     step_overhead_seconds: float             # per RL step outside its phases (rewards, advantages, data)
     response_max_over_mean: float            # the longest response over the mean, where a run does not say
 
