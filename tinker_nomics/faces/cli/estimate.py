@@ -130,17 +130,25 @@ def render_estimate(d: dict) -> str:
         lines.append("Self-hosted   not computed (no published architecture)")
     else:
         overlap = "overlapped" if sc["off_policy"] > 0 else "sequential"
+        if not sh["feasible"]:   # said first, in the words predict rl-step uses, before any figure
+            lines.append(f"Self-hosted   does not fit on {sc['num_gpus']:g} × {sc['gpu']}: the smallest count that "
+                         f"can hold the job is {sh['fitting_gpus']:g}, and the figures below are on "
+                         f"{sh['fitting_gpus']:g} × {sc['gpu']}")
+        if sc["method"] == "calibrated":
+            phases = (f"generation {fmt.hours(sh['rollout_hours'])}, log-probs {fmt.hours(sh['logprob_hours'])}, "
+                      f"training {fmt.hours(sh['train_hours'])}, refit and rest "
+                      f"{fmt.hours(sh['refit_hours'] + sh['other_hours'])}")
+        else:
+            phases = f"rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}"
         lines += [
-            f"Self-hosted   {fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
-            f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
-            f"{fmt.usd(sh['sandbox_usd'])}",
-            f"              rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}, "
-            f"wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, {overlap})",
+            f"{'Self-hosted   ' if sh['feasible'] else '              '}{fmt.usd(sh['total_usd'])} = "
+            f"{sh['gpu_hours']:,.1f} GPU-h × {fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + "
+            f"sandbox {fmt.usd(sh['sandbox_usd'])}",
+            f"              {phases}; wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, "
+            f"{overlap})",
             f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
-            f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step"
-            + ("" if sh["feasible"] else f"; infeasible on {sc['num_gpus']:g} GPUs, costed on "
-               f"{sh['fitting_gpus']:g}"),
+            f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source']}"]
         lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
     for note in d["notes"]:
