@@ -352,6 +352,8 @@ BAD = [
     (MOE, {"model_type": "mamba"}, ["'mamba'"]),
     (MOE, {"model_type": None}, ["model_type"]),
     (MOE, {"model_type": ["qwen2_moe"]}, ["model_type"]),
+    (MOE, {"_name_or_path": "org/model\nSelf-hosted $0"}, ["_name_or_path"]),
+    (MOE, {"_name_or_path": 7}, ["_name_or_path", "7"]),
 ]
 
 

@@ -93,10 +93,11 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
         q_in = arch.q_lora_rank if arch.q_lora_rank else arch.num_heads * (arch.qk_nope_head_dim + arch.qk_rope_head_dim)
         attn = layers * ((h + q_in) + (h + arch.kv_lora_rank + arch.qk_rope_head_dim)
                          + (arch.num_heads * arch.v_head_dim + h))
-        dense = arch.first_k_dense or 0
-        shared = (arch.n_shared_experts or 0) * arch.moe_intermediate_size
-        mlp = dense * 3 * (h + arch.intermediate_size) \
-            + (layers - dense) * moe_layer(arch.num_experts, arch.moe_intermediate_size, shared)
+        dense = (arch.first_k_dense or 0) if arch.is_moe else layers     # an MLA model without experts: all dense
+        mlp = dense * 3 * (h + arch.intermediate_size) if dense else 0
+        if arch.is_moe:
+            shared = (arch.n_shared_experts or 0) * arch.moe_intermediate_size
+            mlp += (layers - dense) * moe_layer(arch.num_experts, arch.moe_intermediate_size, shared)
     elif family in ("qwen35_dense", "qwen35_moe"):
         full = arch.full_attention_layers
         linear = layers - full

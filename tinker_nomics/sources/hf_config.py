@@ -177,8 +177,8 @@ def load_config(path) -> ModelArch:
     """Read a Hugging Face config.json into a ModelArch (parameter counts, KV bytes, recurrent state)."""
     data, where = _read(path)
     name = data.get("_name_or_path")
-    if name is not None and not isinstance(name, str):
-        raise TinkerNomicsError(f"{where}: field '_name_or_path' must be text, got {_show(name)}")
+    if name is not None and (not isinstance(name, str) or not name.isprintable()):
+        raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
     name = name or Path(path).parent.name or Path(path).stem
     return from_dict(data, where, name=str(name))
 
