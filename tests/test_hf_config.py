@@ -5,15 +5,21 @@ shared/reference/model_archs.md explains every count) are the reference: each ro
 its own columns, read back with load_config, and must reproduce the row's parameter counts (total, active
 with and without the input embedding) and KV bytes (per token, and the recurrent state per sequence) exactly.
 """
+import contextlib
 import csv
+import io
 import json
 import re
+import time
 
 import pytest
 
-from tinker_nomics import TinkerNomicsError
-from tinker_nomics.sources import data_dir, get_arch
-from tinker_nomics.sources.hf_config import from_dict, load_config
+from tinker_nomics import Scenario, TinkerNomicsError, estimate
+from tinker_nomics.faces.cli import main
+from tinker_nomics.model import lora
+from tinker_nomics.model.predict import predict_decode, predict_rl_step
+from tinker_nomics.sources import data_dir, get_arch, get_gpu, models
+from tinker_nomics.sources.hf_config import from_dict, load_config, supported_model_types
 
 ROWS = list(csv.DictReader(open(data_dir() / "models" / "model_archs.csv", encoding="utf-8")))
 
@@ -101,24 +107,6 @@ def test_the_36_rows_are_all_checked():
     assert len(ROWS) == 36
 
 
-@pytest.mark.parametrize("text, field", [
-    ("{}", "hidden_size"),
-    ('{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32}', "vocab_size"),
-    ('{"hidden_size": 4096, "num_hidden_layers": -1, "num_attention_heads": 32, "vocab_size": 100}',
-     "num_hidden_layers"),
-    ('{"hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "vocab_size": 100, '
-     '"num_experts": 8, "num_experts_per_tok": 9, "moe_intermediate_size": 64}', "num_experts_per_tok"),
-    ('{"hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32, "vocab_size": 100, '
-     '"tie_word_embeddings": "yes", "intermediate_size": 10}', "tie_word_embeddings"),
-])
-def test_bad_config_one_line_naming_the_field(tmp_path, text, field):
-    path = tmp_path / "config.json"
-    path.write_text(text)
-    with pytest.raises(TinkerNomicsError) as info:
-        load_config(path)
-    assert field in str(info.value) and "\n" not in str(info.value)
-
-
 def test_unreadable_and_non_json_config(tmp_path):
     with pytest.raises(TinkerNomicsError, match="cannot read"):
         load_config(tmp_path / "missing.json")
@@ -138,3 +126,284 @@ def test_qwen2_biases_and_checkpoint_precision():
     assert arch.kv_bytes_per_token == 2 * 28 * 4 * 128 * 2
     assert from_dict({**cfg, "quantization_config": {"quant_method": "fp8"}}).checkpoint_precision == "fp8"
     assert arch.checkpoint_precision == "bf16"
+
+
+# ------------------------------------------------------------------------------------ every family, by its own formula
+
+CONFIGS = data_dir() / "models" / "configs"
+
+
+def bundled(name: str) -> dict:
+    return json.loads((CONFIGS / name).read_text(encoding="utf-8"))
+
+
+def registry_config(model: str) -> dict:
+    """A registry row's config.json rebuilt from its columns (the row was computed from the published file)."""
+    return config_from_row(next(r for r in ROWS if r["model"] == model))
+
+
+def measure(arch, what: str) -> int:
+    embedding = arch.vocab_size * arch.hidden_size
+    return {"total": arch.total_params, "active_incl": arch.active_params_incl_embed,
+            "non_embedding": arch.total_params - embedding - (0 if arch.tied_embeddings else arch.output_head_params),
+            "embedding": embedding,
+            # Falcon's safetensors store the LM head a second time although the config ties it (FalconConfig's
+            # tie_word_embeddings defaults to true, and transformers and vLLM load it tied)
+            "stored_with_head_twice": arch.total_params + arch.output_head_params}[what]
+
+
+# (config, model_type it exercises, quantity, published figure, tolerance, where the figure comes from). Tolerance 0:
+# the source publishes the exact count; otherwise half a unit of the published figure's last digit.
+PUBLISHED = [
+    ("microsoft--phi-2.json", "phi", "total", 2_779_683_840, 0,
+     "Hub safetensors count by HfApi.model_info, quoted in index file id 70842753411 (the Llama formula gave 3.62B)"),
+    ("EleutherAI--pythia-1.4b.json", "gpt_neox", "total", 1_414_647_808, 0,
+     "Pythia README / model card table 'total params' (index id 11932470304; the Llama formula gave 1.82B)"),
+    ("EleutherAI--pythia-1.4b.json", "gpt_neox", "non_embedding", 1_208_602_624, 0,
+     "Pythia README / model card table 'non-embedding params'"),
+    ("bigcode--starcoder2-3b.json", "starcoder2", "total", 3_000_000_000, 500_000_000,
+     "StarCoder2 model card: 'a 3B parameter model' (the Llama formula gave 4.31B)"),
+    ("google--gemma-3-1b-pt.json", "gemma3", "non_embedding", 698_000_000, 500_000,
+     "Gemma 3 technical report, Table 1: 1B has 698M non-embedding parameters (the Llama formula gave 1.30B)"),
+    ("google--gemma-3-1b-pt.json", "gemma3", "embedding", 302_000_000, 500_000,
+     "Gemma 3 technical report, Table 1: 302M embedding parameters"),
+    ("google--gemma-2-2b.json", "gemma2", "total", 2_614_341_888, 0,
+     "weight files of gemma-2-2b-it, index id 37645551182"),
+    ("google--gemma-2-2b.json", "gemma2", "non_embedding", 2_024_517_888, 0,
+     "Gemma 2 technical report, Table 2: 2B non-embedding parameters"),
+    ("openai-community--gpt2.json", "gpt2", "total", 124_439_808, 0, "index id 70113386272 (OpenAI: '124M')"),
+    ("facebook--opt-125m.json", "opt", "total", 125_239_296, 0, "index id 66556076574 (OPT paper Table 1: 125M)"),
+    ("facebook--opt-350m.json", "opt", "total", 331_196_416, 0,
+     "pytorch_model.bin of facebook/opt-350m: 388 tensors, 331,196,416 parameters (index id 69288332089)"),
+    ("EleutherAI--gpt-j-6b.json", "gptj", "total", 6_050_882_784, 0,
+     "weight files summed tensor by tensor, index id 67424675888"),
+    ("tiiuae--falcon-7b.json", "falcon", "stored_with_head_twice", 7_217_189_760, 0,
+     "safetensors metadata of tiiuae/falcon-7b, index id 66004594245"),
+    ("tiiuae--falcon-40b.json", "falcon", "stored_with_head_twice", 41_835_970_560, 0,
+     "safetensors metadata of tiiuae/falcon-40b, index id 66007164521"),
+    ("allenai--OLMo-7B-hf.json", "olmo", "total", 6_888_095_744, 0, "OLMoForCausalLM loaded, index id 24012452805"),
+    ("allenai--OLMo-2-1124-7B.json", "olmo2", "total", 7_298_617_344, 0,
+     "safetensors metadata, index ids 63529026595 and 68415208792"),
+    ("bigscience--bloom-560m.json", "bloom", "total", 559_214_592, 0, "index ids 66556076574 and 56211907130"),
+    ("mistralai--Mistral-7B-v0.1.json", "mistral", "total", 7_241_732_096, 0, "index id 16826233981"),
+    ("mistralai--Mistral-Small-24B-Base-2501.json", "mistral", "total", 23_572_403_200, 0,
+     "Fireworks training catalog paramCount (index id 66729435508)"),
+    ("mistralai--Mixtral-8x7B-v0.1.json", "mixtral", "total", 46_702_792_704, 0,
+     "index ids 69159330017, 61687804697 (HF card 46.7B)"),
+    ("mistralai--Mixtral-8x7B-v0.1.json", "mixtral", "active_incl", 12_879_925_248, 0,
+     "index ids 69159330017, 61687804697 (HF card 12.9B active)"),
+    ("Qwen--Qwen1.5-MoE-A2.7B.json", "qwen2_moe", "total", 14_315_784_192, 0,
+     "safetensors metadata, index ids 65925489788 and 58413280785"),
+    ("Qwen--Qwen1.5-MoE-A2.7B.json", "qwen2_moe", "active_incl", 2_700_000_000, 50_000_000,
+     "Qwen1.5-MoE-A2.7B model card: '2.7B activated parameters'"),
+    ("Qwen--Qwen2.5-7B.json", "qwen2", "total", 7_615_000_000, 5_000_000,
+     "Qwen2.5-7B model card: 'Number of Parameters: 7.61B' (two decimals, cut off: [7.61B, 7.62B))"),
+    ("deepseek-ai--DeepSeek-V2-Lite.json", "deepseek_v2", "total", 15_706_484_224, 0,
+     "BF16 parameters of the upstream checkpoint, index ids 57362008828 and 67496046741"),
+    ("microsoft--phi-4.json", "phi3", "total", 14_659_507_200, 0,
+     "safetensors metadata, index ids 65932354046 and 61708970133"),
+    ("meta-llama--Llama-4-Scout-17B-16E.json", "llama4", "total", 107_769_861_120, 0,
+     "text backbone of the 108,641,793,536-parameter checkpoint, index id 56747956596"),
+    ("meta-llama--Llama-4-Scout-17B-16E.json", "llama4", "active_incl", 17_000_000_000, 500_000_000,
+     "Llama 4 model card: 17B active parameters"),
+    ("meta-llama--Llama-2-7b-hf.json", "llama", "total", 7_000_000_000, 500_000_000, "Llama 2 paper, Table 1: 7B"),
+]
+
+
+@pytest.mark.parametrize("name, model_type, what, expected, tolerance, source", PUBLISHED,
+                         ids=[f"{p[0][:-5]}-{p[2]}" for p in PUBLISHED])
+def test_published_config_gives_the_published_count(name, model_type, what, expected, tolerance, source):
+    config = bundled(name)
+    arch = load_config(CONFIGS / name)
+    assert (config.get("text_config") or config)["model_type"].removesuffix("_text") == model_type
+    assert abs(measure(arch, what) - expected) <= tolerance, source
+
+
+# Families whose reference configs are the registry's rows (rebuilt from the columns the published config.json
+# filled), against the Fireworks training catalog's exact paramCount (index id 66729435508; shared/reference/
+# model_archs.md §4).
+REGISTRY_PUBLISHED = [("Qwen3-8B", "qwen3", 8_190_735_360), ("Qwen3-30B-A3B", "qwen3_moe", 30_532_122_624),
+                      ("Llama-3.1-8B", "llama", 8_030_261_248), ("DeepSeek-V3", "deepseek_v3", 671_026_419_200),
+                      ("Kimi-K2-Instruct", "deepseek_v3", 1_026_408_232_448), ("gpt-oss-20b", "gpt_oss", 20_914_757_184),
+                      ("Qwen3.5-9B", "qwen3_5", None)]
+
+
+@pytest.mark.parametrize("model, model_type, expected", REGISTRY_PUBLISHED, ids=[r[0] for r in REGISTRY_PUBLISHED])
+def test_registry_families_give_the_published_count(model, model_type, expected):
+    cfg = registry_config(model)
+    arch = from_dict(cfg)
+    assert (cfg.get("text_config") or cfg)["model_type"].removesuffix("_text") == model_type
+    if expected is not None:
+        assert arch.total_params == expected
+    else:   # Qwen3.5-9B: Fireworks counts text + vision tower (9,409,813,744); the reader counts the text model
+        row = next(r for r in ROWS if r["model"] == model)
+        assert arch.total_params + int(row["computed_vision_params"]) == 9_409_813_744
+
+
+def test_every_supported_model_type_has_a_published_check():
+    checked = {p[1] for p in PUBLISHED} | {r[1] for r in REGISTRY_PUBLISHED}
+    # aliases counted by a checked family's formula: multimodal wrappers and the other hybrid/next names
+    aliases = {"qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "kimi_k2": "deepseek_v3", "qwen3_5_moe": "qwen3_5",
+               "qwen3_next": "qwen3_5", "gemma": "gemma2", "nemotron_h": "nemotron_h"}
+    for model_type in supported_model_types():
+        assert model_type in checked or model_type in aliases, model_type
+
+
+def test_the_layouts_each_family_declares():
+    """Attention layouts read from the configs: sliding windows, KV heads, the output head, tied heads in N."""
+    gemma3, gemma2 = load_config(CONFIGS / "google--gemma-3-1b-pt.json"), load_config(CONFIGS / "google--gemma-2-2b.json")
+    assert (gemma3.full_attention_layers, gemma3.sliding_window) == (4, 512)        # layers 5, 11, 17, 23 global
+    assert (gemma2.full_attention_layers, gemma2.sliding_window) == (13, 4096)      # every other layer
+    mistral = load_config(CONFIGS / "mistralai--Mistral-7B-v0.1.json")
+    assert (mistral.full_attention_layers, mistral.sliding_window, mistral.kv_bytes_per_token) == (0, 4096, 0)
+    scout = load_config(CONFIGS / "meta-llama--Llama-4-Scout-17B-16E.json")
+    assert (scout.full_attention_layers, scout.sliding_window, scout.moe_layers) == (12, 8192, 48)
+    assert load_config(CONFIGS / "tiiuae--falcon-7b.json").num_kv_heads == 1
+    assert load_config(CONFIGS / "tiiuae--falcon-40b.json").num_kv_heads == 8
+    opt = load_config(CONFIGS / "facebook--opt-350m.json")
+    assert opt.output_head_params == 50272 * 512 and opt.tied_embeddings
+    phi2 = load_config(CONFIGS / "microsoft--phi-2.json")
+    assert phi2.mlp_matrices == 2 and not phi2.tied_embeddings
+    # tied models: N (2N FLOPs per token) keeps the LM head, only the lookup is left out
+    assert gemma3.active_params == gemma3.total_params
+    gpt2 = load_config(CONFIGS / "openai-community--gpt2.json")
+    assert gpt2.active_params == gpt2.total_params - 1024 * 768          # learned positions are a lookup too
+
+
+@pytest.mark.parametrize("hf_id", sorted(models()))
+def test_output_head_is_counted_in_n_for_tied_and_untied_models(hf_id):
+    """Decode reads the LM head every token: active_params = active (with embeddings) − lookup + tied head."""
+    arch = models()[hf_id]
+    assert arch.output_head_params >= arch.vocab_size * min(arch.hidden_size, 512)
+    lookup = arch.active_params_incl_embed - arch.active_params + (arch.output_head_params if arch.tied_embeddings else 0)
+    # the lookup is the token embedding (= the head's shape), plus learned positions where the family has them
+    assert arch.output_head_params <= lookup <= arch.output_head_params + 4 * 2 ** 20 * arch.hidden_size
+
+
+def test_tied_registry_rows_keep_the_head_in_n():
+    # Qwen3-0.6B, tied: the reference's "non-embedding" 440,467,456 left the head out; N is the whole model
+    for name in ("Qwen3-0.6B", "Qwen3-1.7B", "Qwen3-4B", "Llama-3.2-1B", "Llama-3.2-3B"):
+        arch = get_arch(name)
+        assert arch.tied_embeddings and arch.active_params == arch.total_params
+    assert get_arch("Qwen3-8B").active_params == get_arch("Qwen3-8B").total_params - 151936 * 4096
+
+
+# ------------------------------------------------------------------------------------ DeepSeek-V2-Lite (issue 22 item 4)
+
+def test_mla_without_a_query_lora_estimates_with_every_method():
+    """`"q_lora_rank": null` ended estimate in a TypeError in model/lora.py (issue 22, defect 4)."""
+    path = CONFIGS / "deepseek-ai--DeepSeek-V2-Lite.json"
+    arch = load_config(path)
+    assert arch.q_lora_rank is None and arch.is_mla
+    per_rank = lora.exact_lora_params_per_rank(arch)
+    assert per_rank["attn"] == 27 * ((2048 + 16 * 192) + (2048 + 512 + 64) + (16 * 128 + 2048))
+    for method in ("calibrated", "exact", "seed"):
+        est = estimate(Scenario.from_workload("math_rl", model="Qwen/Qwen3-8B", model_config=str(path),
+                                              method=method))
+        assert float(est.self_hosted.total_usd) > 0
+
+
+# ------------------------------------------------------------------------------------ refusals, one line each
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+MOE = "Qwen--Qwen1.5-MoE-A2.7B.json"
+MLA = "deepseek-ai--DeepSeek-V2-Lite.json"
+GEMMA = "google--gemma-3-1b-pt.json"
+
+# (base config, changes, words the one-line error must hold). Issue 22 items 3 and 10, and the cross-field rules.
+BAD = [
+    (MOE, {"shared_expert_intermediate_size": -5632}, ["shared_expert_intermediate_size", "-5632"]),
+    (MOE, {"decoder_sparse_step": "1"}, ["decoder_sparse_step", "'1'"]),
+    (MOE, {"decoder_sparse_step": 0}, ["decoder_sparse_step", "0"]),
+    (MOE, {"mlp_only_layers": 5}, ["mlp_only_layers", "5"]),
+    (MOE, {"mlp_only_layers": [24]}, ["mlp_only_layers", "24"]),
+    (MOE, {"num_experts_per_tok": 61}, ["num_experts_per_tok", "61", "60"]),
+    (MOE, {"num_experts_per_tok": 60}, ["num_experts_per_tok", "60"]),
+    (MOE, {"num_experts": "60"}, ["num_experts", "'60'"]),
+    (MOE, {"hidden_size": 1e200}, ["hidden_size", "1e+200", "sanity bound"]),
+    (MOE, {"hidden_size": -2048}, ["hidden_size", "-2048"]),
+    (MOE, {"hidden_size": 2047}, ["num_attention_heads", "2047"]),
+    (MOE, {"num_key_value_heads": 32}, ["num_key_value_heads", "32"]),
+    (MOE, {"num_key_value_heads": 3}, ["num_key_value_heads", "3"]),
+    (MOE, {"num_hidden_layers": 200000000}, ["num_hidden_layers", "200000000", "sanity bound"]),
+    (MOE, {"vocab_size": None}, ["qwen2_moe", "vocab_size"]),
+    (MOE, {"tie_word_embeddings": "yes"}, ["tie_word_embeddings", "'yes'"]),
+    (MLA, {"q_lora_rank": "1536"}, ["q_lora_rank", "'1536'"]),
+    (MLA, {"n_shared_experts": "2"}, ["n_shared_experts", "'2'"]),
+    (MLA, {"first_k_dense_replace": 28}, ["first_k_dense_replace", "28", "27"]),
+    (MLA, {"kv_lora_rank": None}, ["deepseek_v2", "kv_lora_rank"]),
+    (MLA, {"topk_method": 3}, ["topk_method", "3"]),
+    (GEMMA, {"sliding_window_pattern": "6"}, ["sliding_window_pattern", "'6'"]),
+    (GEMMA, {"layer_types": ["full_attention"] * 3}, ["layer_types", "26"]),
+    (GEMMA, {"head_dim": 0}, ["head_dim", "0"]),
+    ("facebook--opt-350m.json", {"ffn_dim": None}, ["opt", "ffn_dim"]),
+    ("facebook--opt-350m.json", {"word_embed_proj_dim": 512.5}, ["word_embed_proj_dim", "512.5"]),
+    ("openai-community--gpt2.json", {"n_positions": None}, ["gpt2", "n_positions"]),
+    ("tiiuae--falcon-40b.json", {"num_kv_heads": 256}, ["num_key_value_heads", "256"]),
+    ("meta-llama--Llama-4-Scout-17B-16E.json", {"text_config": {**bundled("meta-llama--Llama-4-Scout-17B-16E.json")[
+        "text_config"], "moe_layers": [48]}}, ["moe_layers", "48"]),
+    (MOE, {"model_type": "t5"}, ["model_type", "'t5'", "llama"]),
+    (MOE, {"model_type": "mamba"}, ["'mamba'"]),
+    (MOE, {"model_type": None}, ["model_type"]),
+    (MOE, {"model_type": ["qwen2_moe"]}, ["model_type"]),
+    (MOE, {"_name_or_path": "org/model\nSelf-hosted $0"}, ["_name_or_path"]),
+    (MOE, {"_name_or_path": 7}, ["_name_or_path", "7"]),
+]
+
+
+def _bad_config(tmp_path, base, changes):
+    cfg = {**bundled(base), **changes}
+    cfg = {k: v for k, v in cfg.items() if v is not None}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return path
+
+
+@pytest.mark.parametrize("base, changes, words", BAD, ids=[f"{b[:12]}-{'-'.join(c)}" for b, c, _ in BAD])
+def test_bad_field_one_line_naming_it(tmp_path, base, changes, words):
+    path = _bad_config(tmp_path, base, changes)
+    start = time.process_time()
+    with pytest.raises(TinkerNomicsError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert "\n" not in message and all(w in message for w in words), message
+    assert time.process_time() - start < 1.0     # 2·10^8 layers: refused at once, not counted layer by layer
+
+
+def test_a_known_family_missing_a_field_names_both(tmp_path):
+    path = _bad_config(tmp_path, "microsoft--phi-2.json", {"intermediate_size": None})
+    with pytest.raises(TinkerNomicsError, match="phi config lacks field 'intermediate_size'"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("base, changes", [
+    (MOE, {"shared_expert_intermediate_size": -5632}),    # printed "Output -187 tokens/s" and negative dollars
+    (MLA, {"first_k_dense_replace": 40}),                  # printed "Generation -756.6 s"
+    (MOE, {"model_type": "t5"}),
+    (MOE, {"num_hidden_layers": 200000000}),
+])
+def test_cli_refuses_a_bad_config_in_one_line(tmp_path, base, changes):
+    path = str(_bad_config(tmp_path, base, changes))
+    for args in (["estimate", "--model", "Qwen3-8B", "--model-config", path],
+                 ["predict", "decode", "--model-config", path, "--gpu", "H100", "--num-gpus", "8", "--concurrency",
+                  "16", "--input-len", "100", "--output-len", "100"],
+                 ["predict", "rl-step", "--model-config", path, "--gpu", "H100", "--num-gpus", "8", "--samples",
+                  "64", "--prompt-len", "100", "--response-len", "100"]):
+        code, out, err = _cli(*args)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (args, err)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.json")))
+def test_every_bundled_config_predicts_positive_finite_figures(name):
+    arch = load_config(CONFIGS / name)
+    gpu = get_gpu("H100")
+    decode = predict_decode(arch, gpu, 32, 16, 512, 512)
+    step = predict_rl_step(arch, gpu, 32, 64, 256, 256, fine_tune="lora")
+    assert float(decode.output_tokens_per_second) > 0 and float(step.step_seconds) > 0
+    assert sum(lora.exact_lora_params_per_rank(arch).values()) > 0

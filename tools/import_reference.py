@@ -219,7 +219,17 @@ def convert_models(src: Path, out: Path) -> None:
     rows = list(csv.DictReader(open(src / "model_archs.csv", newline="")))
     for r in rows:
         r["recorded"] = RECORDED
+        head_in_active(r)
     write(out / "models" / "model_archs.csv", rows)
+
+
+def head_in_active(r: dict) -> None:
+    """The reference's `computed_active_params_excl_input_embed` subtracts the tied V·H matrix as the input
+    embedding, so for a tied model it leaves the LM head out. Decode multiplies by the head every token, tied or
+    not: add V·H back for tied rows (the N of 2N FLOPs per token = everything active but the lookup)."""
+    if r["tie_word_embeddings"] == "True":
+        head = int(r["vocab_size"]) * int(r["hidden_size"])
+        r["computed_active_params_excl_input_embed"] = str(int(r["computed_active_params_excl_input_embed"]) + head)
 
 
 def copy_measurements(src: Path, out: Path) -> None:

@@ -11,6 +11,9 @@ Two methods:
   hidden side, so each expert adds only its intermediate size; the unembedding counts even when tied.
   Gated-DeltaNet in_proj_a/in_proj_b count the hidden side only, which is what the cookbook's measured table
   shows. Checked to the parameter against the cookbook's table (data/models/cookbook_lora_params.csv).
+  Other families read from a config.json (GPT-2, OPT, Falcon, Gemma, Llama 4, ...) follow the same rule from
+  the record's shape fields: fused q/k/v is one matrix, a two-matrix MLP has two, MoE layers only where the
+  config puts them; MLA without a query LoRA (DeepSeek-V2-Lite) has a plain q_proj.
 """
 from __future__ import annotations
 
@@ -87,12 +90,14 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
         else:
             mlp = layers * 3 * (h + arch.intermediate_size)
     elif family == "mla_moe":
-        attn = layers * ((h + arch.q_lora_rank) + (h + arch.kv_lora_rank + arch.qk_rope_head_dim)
+        q_in = arch.q_lora_rank if arch.q_lora_rank else arch.num_heads * (arch.qk_nope_head_dim + arch.qk_rope_head_dim)
+        attn = layers * ((h + q_in) + (h + arch.kv_lora_rank + arch.qk_rope_head_dim)
                          + (arch.num_heads * arch.v_head_dim + h))
-        dense = arch.first_k_dense or 0
-        shared = (arch.n_shared_experts or 0) * arch.moe_intermediate_size
-        mlp = dense * 3 * (h + arch.intermediate_size) \
-            + (layers - dense) * moe_layer(arch.num_experts, arch.moe_intermediate_size, shared)
+        dense = (arch.first_k_dense or 0) if arch.is_moe else layers     # an MLA model without experts: all dense
+        mlp = dense * 3 * (h + arch.intermediate_size) if dense else 0
+        if arch.is_moe:
+            shared = (arch.n_shared_experts or 0) * arch.moe_intermediate_size
+            mlp += (layers - dense) * moe_layer(arch.num_experts, arch.moe_intermediate_size, shared)
     elif family in ("qwen35_dense", "qwen35_moe"):
         full = arch.full_attention_layers
         linear = layers - full
@@ -116,8 +121,15 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
             + mamba_layers * ((h + 2 * inner + groups_state + heads) + (inner + h))
         mlp = moe_layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,
                                      arch.shared_expert_intermediate_size or 0, projections=2)
-    else:
-        raise TinkerNomicsError(f"{arch.hf_id}: no LoRA counting rule for architecture type {family!r}")
+    else:   # any other family from a config.json: its shape fields say which matrices there are
+        qkv = (h + q_out + 2 * kv_out) if arch.fused_qkv else (h + q_out) + 2 * (h + kv_out)
+        attn = layers * (qkv + (q_out + h))
+        moe_layers = (arch.moe_layers if arch.moe_layers is not None else layers) if arch.is_moe else 0
+        dense = arch.mlp_matrices * (h + arch.intermediate_size) if arch.intermediate_size else 0
+        mlp = (layers - moe_layers) * dense
+        if moe_layers:
+            mlp += moe_layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,
+                                          arch.shared_expert_intermediate_size or 0)
     return {"attn": float(attn), "mlp": float(mlp), "unembed": float(unembed)}
 
 

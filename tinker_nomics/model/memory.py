@@ -104,6 +104,13 @@ ATTENTION_KINDS = {
     "mla_moe": "MLA (latent KV)",
     "qwen35_dense": "hybrid: Gated DeltaNet + GQA", "qwen35_moe": "hybrid: Gated DeltaNet + GQA",
     "nemotron_h": "hybrid: Mamba-2 + GQA",
+    # families read from a config.json (sources/hf_config.py)
+    "mistral": "GQA (sliding window where the config sets one)", "qwen2": "GQA", "phi3": "GQA", "olmo": "MHA",
+    "olmo2": "MHA", "mixtral": "GQA", "qwen2_moe": "GQA", "gemma": "MQA/GQA",
+    "gemma2": "GQA, alternating sliding window", "gemma3": "GQA, sliding window with every n-th layer global",
+    "llama4": "GQA, chunked local attention with global NoPE layers", "phi": "MHA", "gpt_neox": "MHA",
+    "gptj": "MHA", "gpt2": "MHA", "opt": "MHA", "falcon": "MQA/GQA", "starcoder2": "GQA, sliding window",
+    "bloom": "MHA (ALiBi)",
 }
 
 

@@ -3,21 +3,33 @@
     from tinker_nomics.sources.hf_config import load_config
     arch = load_config("path/to/config.json")      # a ModelArch, like sources.get_arch("Qwen3-8B")
 
-Parameter counts are computed from the config alone, with the rules the registry's counts were made with
-(shared/reference/model_archs.md §3): every weight matrix, norm and bias the config implies, embeddings
-counted once (twice unless tied), the lm_head counted as active, the input-embedding lookup not. Families:
+Each `model_type` is counted with its own family's formula, never read as another family's; any other model_type
+(T5, BERT, Mamba, ...) is refused in one line naming it. Parameter counts follow the rules the registry's counts
+were made with (shared/reference/model_archs.md §3): every weight matrix, norm and bias the architecture has,
+RMSNorm H and LayerNorm 2H (a non-parametric norm 0), the input embedding (and learned positions) once, the LM head
+once more unless tied. `active_params` (the N of 2N FLOPs per token) leaves out the input-embedding lookup and
+keeps the LM head, tied or not: decode multiplies by it every token. The families (FAMILIES below):
 
-  dense GQA     llama, mistral, qwen2 (q/k/v biases), qwen3 (q/k norms), gemma-style explicit head_dim,
-                sliding-window layers (`layer_types`, `sliding_window`)
-  MoE           qwen2_moe / qwen3_moe / mixtral (routed experts, shared expert and its gate,
-                decoder_sparse_step / mlp_only_layers), gpt_oss (biases, attention sinks, alternating
-                sliding window)
-  MLA           deepseek_v2/v3, kimi_k2 (latent KV cache, first dense layers, shared experts, router bias)
-  hybrid        qwen3_5 / qwen3_next (Gated DeltaNet + gated full attention), nemotron_h (Mamba-2, MoE and
-                attention blocks, latent MoE)
+  llama-style    llama, mistral, qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused qkv and gate_up: same
+                 counts), olmo (non-parametric LayerNorm), olmo2 (full-width q/k norms, post-norms only);
+                 with routed experts: mixtral, qwen2_moe / qwen3_moe (shared expert and its gate,
+                 decoder_sparse_step, mlp_only_layers); a sliding window on every layer where the config sets one
+  gemma          gemma, gemma2, gemma3 (explicit head_dim, GeGLU, tied embeddings, four norms a layer in 2 and 3,
+                 q/k norms in 3, alternating or every-n-th full-attention layers)
+  llama4         interleaved dense and MoE layers, a shared expert in every MoE layer, chunked attention
+  two-matrix MLP phi (Phi-1/1.5/2: parallel block, partial rotary, biased head), gpt_neox (Pythia), gptj, gpt2
+                 (learned positions), opt (learned positions with offset 2, word_embed_proj_dim projections),
+                 falcon (multi-query or grouped KV, parallel block), starcoder2, bloom (embedding LayerNorm)
+  MLA            deepseek_v2 / deepseek_v3 / kimi_k2 (latent KV, with or without a query LoRA, first dense
+                 layers, shared experts, router bias under noaux_tc)
+  others         gpt_oss (biases, attention sinks, alternating sliding window); qwen3_5 / qwen3_next (Gated
+                 DeltaNet + gated full attention); nemotron_h (Mamba-2, MoE and attention blocks, latent MoE)
 
 Multimodal configs are read from their `text_config` (the language model; vision towers are not counted).
-A config this module cannot read raises one line naming the field.
+Every field is checked for its type, sign and range, and against the fields it depends on (layer indices within
+the layer count, experts per token below the experts, heads dividing widths): a bad one gives one line naming the
+field and its value. Sizes are bounded (layers <= 10^5, widths <= 10^7, parameters <= 10^15) so that a hostile
+config is refused at once instead of computed slowly.
 """
 from __future__ import annotations
 
@@ -33,12 +45,24 @@ from .model_record import ModelArch
 BF16_BYTES = 2
 FP32_BYTES = 4
 
+# Sanity bounds: far above any published model (the largest have ~10^12 parameters, ~200 layers, widths ~10^5),
+# low enough that counting stays instant.
+MAX_LAYERS = 10 ** 5
+MAX_WIDTH = 10 ** 7
+MAX_LENGTH = 10 ** 9          # positions and windows in tokens
+MAX_PARAMS = 10 ** 15
+
+_MISSING = object()
+
 
 class _Config:
-    """Field access with one-line errors that name the file and the field."""
+    """Typed field access with one-line errors that name the file, the family and the field."""
 
     def __init__(self, data: dict, where: str):
-        self.data, self.where = data, where
+        self.data, self.where, self.family = data, where, "config"
+
+    def fail(self, message: str):
+        raise TinkerNomicsError(f"{self.where}: {message}")
 
     def has(self, *names: str) -> bool:
         return any(self.data.get(n) is not None for n in names)
@@ -49,14 +73,29 @@ class _Config:
                 return self.data[name]
         return default
 
-    def int(self, *names: str, default=None, minimum: int = 1) -> int:
-        value = self.get(*names, default=default)
+    def _name(self, names) -> str:
+        return next((n for n in names if self.data.get(n) is not None), names[0])
+
+    def int(self, *names: str, default=_MISSING, minimum: int = 1, maximum: int = MAX_WIDTH) -> int:
+        """A whole number in [minimum, maximum]; a missing field takes `default`, or fails naming the family."""
+        value = self.get(*names)
         if value is None:
-            raise TinkerNomicsError(f"{self.where}: field {names[0]!r} is missing")
+            if default is _MISSING:
+                self.fail(f"{self.family} config lacks field {names[0]!r}")
+            return default
+        return self._whole(self._name(names), value, minimum, maximum)
+
+    def opt_int(self, *names: str, minimum: int = 1, maximum: int = MAX_WIDTH) -> int | None:
+        """A whole number, or None where the field is absent or null (`"q_lora_rank": null`)."""
+        value = self.get(*names)
+        return None if value is None else self._whole(self._name(names), value, minimum, maximum)
+
+    def _whole(self, name: str, value, minimum: int, maximum: int) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value != int(value) or value < minimum:
-            raise TinkerNomicsError(f"{self.where}: field {names[0]!r} must be a whole number >= {minimum}, "
-                                    f"got {value!r}")
+                or value != int(value) or not minimum <= value <= maximum:
+            bound = f" (at most {maximum:,}, a sanity bound)" if isinstance(value, (int, float)) and \
+                not isinstance(value, bool) and math.isfinite(value) and value > maximum else ""
+            self.fail(f"field {name!r} must be a whole number >= {minimum}{bound}, got {_show(value)}")
         return int(value)
 
     def flag(self, name: str, default: bool = False) -> bool:
@@ -64,8 +103,44 @@ class _Config:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise TinkerNomicsError(f"{self.where}: field {name!r} must be true or false, got {value!r}")
+            self.fail(f"field {name!r} must be true or false, got {_show(value)}")
         return value
+
+    def text(self, name: str, default: str = "") -> str:
+        value = self.data.get(name, default)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            self.fail(f"field {name!r} must be text, got {_show(value)}")
+        return value
+
+    def layer_indices(self, name: str, layers: int) -> set[int]:
+        """A list of layer indices, each in [0, layers)."""
+        value = self.data.get(name)
+        if value is None:
+            return set()
+        if not isinstance(value, list):
+            self.fail(f"field {name!r} must be a list of layer indices, got {_show(value)}")
+        if len(value) > layers:
+            self.fail(f"field {name!r} lists {len(value):,} layers, more than num_hidden_layers ({layers})")
+        return {self._whole(name, i, 0, layers - 1) for i in value}
+
+    def layer_list(self, name: str, layers: int, kinds: tuple[type, ...] = (str,)) -> list | None:
+        """A per-layer list (layer_types, no_rope_layers): exactly one entry per layer, each of the given type."""
+        value = self.data.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) != layers \
+                or any(isinstance(v, bool) or not isinstance(v, kinds) for v in value):
+            what = "text" if kinds == (str,) else "numbers"
+            got = f"{len(value)} entries" if isinstance(value, list) else _show(value)
+            self.fail(f"field {name!r} must list {layers} layers ({what}), got {got}")
+        return value
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # A Hugging Face config.json is a few KB; anything this large is not one.
@@ -84,13 +159,15 @@ def _read(path) -> tuple[dict, str]:
     if len(raw) > MAX_CONFIG_BYTES:
         raise TinkerNomicsError(f"model config {where} is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB: not a config.json")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"model config {where} is not UTF-8 text") from None
     except RecursionError:
         raise TinkerNomicsError(f"model config {where} is not JSON (nested too deeply)") from None
     except json.JSONDecodeError as exc:
         raise TinkerNomicsError(f"model config {where} is not JSON (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:   # an integer literal longer than Python converts
+        raise TinkerNomicsError(f"model config {where} is not JSON this reader can hold ({exc})") from None
     if not isinstance(data, dict):
         raise TinkerNomicsError(f"model config {where} must be a JSON object")
     return data, where
@@ -99,184 +176,458 @@ def _read(path) -> tuple[dict, str]:
 def load_config(path) -> ModelArch:
     """Read a Hugging Face config.json into a ModelArch (parameter counts, KV bytes, recurrent state)."""
     data, where = _read(path)
-    name = data.get("_name_or_path") or Path(path).parent.name or Path(path).stem
+    name = data.get("_name_or_path")
+    if name is not None and (not isinstance(name, str) or not name.isprintable()):
+        raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
+    name = name or Path(path).parent.name or Path(path).stem
     return from_dict(data, where, name=str(name))
 
 
 def from_dict(data: dict, where: str = "config", name: str = "config") -> ModelArch:
     """A config already parsed from JSON (a dict) into a ModelArch; `where` names it in errors."""
-    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else None
+    if not isinstance(data, dict):
+        raise TinkerNomicsError(f"{where}: a model config must be a JSON object")
+    text = data.get("text_config")
+    if text is not None and not isinstance(text, dict):
+        raise TinkerNomicsError(f"{where}: field 'text_config' must be an object, got {_show(text)}")
     # Multimodal wrappers keep the language model in text_config; tie_word_embeddings may sit at the top.
     merged = {**data, **text} if text else dict(data)
     if text and "tie_word_embeddings" not in text and "tie_word_embeddings" in data:
         merged["tie_word_embeddings"] = data["tie_word_embeddings"]
     c = _Config(merged, where)
-    model_type = str(c.get("model_type", default="")).lower()
-    if model_type.endswith("_text"):
-        model_type = model_type[: -len("_text")]
-    family = _family(c, model_type)
-    counts = FAMILIES[family](c)
-    return _arch(c, name, family, counts)
+    model_type = family_of(c)
+    c.family = model_type
+    counts = FAMILIES[FAMILY_OF[model_type]](c, model_type)
+    return _arch(c, name, counts)
 
 
 # ------------------------------------------------------------------------------------------------ families
 
-def _family(c: _Config, model_type: str) -> str:
-    if c.has("hybrid_override_pattern", "layers_block_type") or model_type == "nemotron_h":
-        return "nemotron_h"
-    if c.has("linear_num_value_heads") or model_type.startswith(("qwen3_5", "qwen3_next")):
-        return "qwen35"
-    if c.has("kv_lora_rank"):
-        return "mla"
-    if model_type == "gpt_oss":
-        return "gpt_oss"
-    return "gqa"
+# model_type -> the function that counts it. Aliases: Falcon's first uploads, multimodal wrappers of a family.
+FAMILY_OF = {
+    "llama": "llama", "mistral": "llama", "qwen2": "llama", "qwen3": "llama", "phi3": "llama", "olmo": "llama",
+    "olmo2": "llama", "mixtral": "llama", "qwen2_moe": "llama", "qwen3_moe": "llama", "qwen3_vl": "llama",
+    "qwen3_vl_moe": "llama",
+    "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma",
+    "llama4": "llama4",
+    "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
+    "refinedweb": "falcon", "refinedwebmodel": "falcon", "starcoder2": "starcoder2", "bloom": "bloom",
+    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla",
+    "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
+    "nemotron_h": "nemotron_h",
+}
 
 
-def _common(c: _Config) -> dict:
-    hidden = c.int("hidden_size", "d_model", "n_embd")
-    layers = c.int("num_hidden_layers", "n_layer", "num_layers")
-    heads = c.int("num_attention_heads", "n_head")
-    kv_heads = c.int("num_key_value_heads", default=heads)
-    head_dim = c.int("head_dim", default=hidden // heads if hidden % heads == 0 else None)
-    vocab = c.int("vocab_size")
-    tied = c.flag("tie_word_embeddings", default=False)
-    return {"H": hidden, "L": layers, "nh": heads, "nkv": kv_heads, "d": head_dim, "V": vocab, "tied": tied}
+def supported_model_types() -> list[str]:
+    """The model_type values this reader counts (the families of FAMILY_OF)."""
+    return sorted(t for t in FAMILY_OF if t not in ("refinedweb", "refinedwebmodel"))
 
 
-def _moe(c: _Config) -> dict | None:
-    experts = c.get("num_experts", "num_local_experts", "n_routed_experts")
-    if not experts:
+def family_of(c: _Config) -> str:
+    """The config's model_type (a multimodal wrapper's text model; `_text` suffix dropped), if it is one read here."""
+    raw = c.data.get("model_type")
+    if raw is None:
+        c.fail(f"has no model_type, so its architecture is unknown; model types read: "
+               f"{', '.join(supported_model_types())}")
+    if not isinstance(raw, str):
+        c.fail(f"field 'model_type' must be text, got {_show(raw)}")
+    model_type = raw.strip().lower()
+    if model_type.endswith("_text"):
+        model_type = model_type[: -len("_text")]
+    if model_type not in FAMILY_OF:
+        c.fail(f"model_type {_show(raw)} is not an architecture this reader counts (decoder-only language models "
+               f"only); model types read: {', '.join(supported_model_types())}")
+    return model_type
+
+
+def _common(c: _Config, hidden=("hidden_size",), layers=("num_hidden_layers",),
+            heads=("num_attention_heads",)) -> dict:
+    """Width, depth, heads (with GQA/MQA KV heads), head_dim and vocabulary, checked against each other."""
+    H = c.int(*hidden)
+    L = c.int(*layers, maximum=MAX_LAYERS)
+    nh = c.int(*heads, maximum=MAX_WIDTH)
+    nkv = c.int("num_key_value_heads", default=nh)
+    if nkv > nh or nh % nkv:
+        c.fail(f"field 'num_key_value_heads' ({nkv}) must divide num_attention_heads ({nh})")
+    d = c.opt_int("head_dim")
+    if d is None:
+        if H % nh:
+            c.fail(f"field 'num_attention_heads' ({nh}) must divide hidden_size ({H}) when head_dim is not given")
+        d = H // nh
+    V = c.int("vocab_size")
+    return {"H": H, "L": L, "nh": nh, "nkv": nkv, "d": d, "V": V, "tied": c.flag("tie_word_embeddings", False)}
+
+
+def _moe(c: _Config, width_names=("moe_intermediate_size", "intermediate_size")) -> dict | None:
+    """Routed experts (count, per token, width) and any shared expert, or None for a dense model."""
+    names = ("num_experts", "num_local_experts", "n_routed_experts")
+    value = c.get(*names)
+    if value is None or (type(value) in (int, float) and value == 0):   # 0 experts: a dense model
         return None
-    e = c.int("num_experts", "num_local_experts", "n_routed_experts")
-    k = c.int("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk")
-    if k > e:
-        raise TinkerNomicsError(f"{c.where}: field 'num_experts_per_tok' ({k}) exceeds the expert count ({e})")
-    width = c.int("moe_intermediate_size", "intermediate_size")
-    shared_width = c.get("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size")
-    n_shared = c.get("n_shared_experts", "num_shared_experts")
+    e = c.int(*names, maximum=MAX_LAYERS)
+    k = c.int("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk", maximum=MAX_LAYERS)
+    if k >= e:
+        c.fail(f"field 'num_experts_per_tok' ({k}) must be below the number of experts ({e})")
+    width = c.int(*width_names)
+    shared_width = c.opt_int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", minimum=0)
+    n_shared = c.opt_int("n_shared_experts", "num_shared_experts", minimum=0, maximum=MAX_LAYERS)
     if shared_width is None and n_shared:
-        shared_width = int(n_shared) * width
-    return {"E": e, "k": k, "Ie": width, "Is": int(shared_width) if shared_width else 0,
-            "n_shared": int(n_shared) if n_shared else (1 if shared_width else 0)}
+        shared_width = n_shared * width
+    return {"E": e, "k": k, "Ie": width, "Is": shared_width or 0,
+            "n_shared": n_shared if n_shared is not None else (1 if shared_width else 0)}
 
 
-def _layer_kinds(c: _Config, layers: int) -> list[str]:
-    """'full' or 'sliding' per layer, from `layer_types`, else gemma-style patterns, else all full."""
-    types = c.get("layer_types")
-    if isinstance(types, list) and len(types) == layers:
-        return ["sliding" if "sliding" in str(t) else "full" for t in types]
-    window = c.get("sliding_window")
-    if window and c.flag("use_sliding_window", default=True) and c.get("sliding_window_pattern"):
-        every = int(c.get("sliding_window_pattern"))
-        return ["full" if (i + 1) % every == 0 else "sliding" for i in range(layers)]
-    return ["full"] * layers
+def _window(c: _Config) -> int | None:
+    return c.opt_int("sliding_window", maximum=MAX_LENGTH)
 
 
-def _gqa(c: _Config) -> dict:
-    """Dense or mixture-of-experts transformers with grouped-query attention (llama, qwen2/3, mistral, mixtral, …)."""
+def _counted_kinds(c: _Config, L: int, full_word: str = "full") -> tuple[int, int] | None:
+    """(full, other) layers from `layer_types`, or None where the config has none."""
+    types = c.layer_list("layer_types", L)
+    if types is None:
+        return None
+    full = sum(1 for t in types if full_word in t.lower())
+    return full, L - full
+
+
+def _llama_sliding(c: _Config, model_type: str, L: int) -> tuple[int, int | None]:
+    """(full-attention layers, window) of a llama-style model: `layer_types` where given; else every layer slides
+    where the config sets a window shorter than its context (Mistral 7B v0.1, Phi-3 4k, StarCoder2), Qwen's only
+    above max_window_layers and only with use_sliding_window."""
+    window = _window(c)
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        return kinds[0], window if kinds[1] else None
+    if window is None:
+        return L, None
+    if model_type.startswith("qwen"):
+        if not c.flag("use_sliding_window", False):
+            return L, None
+        first = c.int("max_window_layers", default=L, minimum=0, maximum=MAX_LAYERS)
+        return min(first, L), window if first < L else None
+    if not c.flag("use_sliding_window", True):
+        return L, None
+    context = c.opt_int("max_position_embeddings", maximum=MAX_LENGTH)
+    if context is not None and window >= context:
+        return L, None
+    return 0, window
+
+
+def _moe_layer_count(c: _Config, L: int, moe: dict | None) -> int:
+    """Layers with routed experts: every `decoder_sparse_step`-th one, less `mlp_only_layers`."""
+    if moe is None:
+        return 0
+    step = c.int("decoder_sparse_step", default=1, maximum=MAX_LAYERS)
+    dense = c.layer_indices("mlp_only_layers", L)
+    return L // step - sum(1 for i in dense if (i + 1) % step == 0)
+
+
+def _llama(c: _Config, model_type: str) -> dict:
+    """Llama-style decoders: rotary GQA attention, SwiGLU MLP (or routed experts), RMSNorm (OLMo 1: none)."""
     b = _common(c)
-    H, L, nh, nkv, d, V = b["H"], b["L"], b["nh"], b["nkv"], b["d"], b["V"]
-    model_type = str(c.get("model_type", default="")).lower()
-    attn = H * nh * d + 2 * H * nkv * d + nh * d * H
-    if model_type.startswith("qwen2"):            # Qwen2 / Qwen2.5: biases on q, k and v only
-        attn += nh * d + 2 * nkv * d
-    elif c.flag("attention_bias"):
-        attn += nh * d + 2 * nkv * d + H
-    if model_type.startswith("qwen3") or c.flag("qk_norm"):
-        attn += 2 * d
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H
+    if model_type.startswith("qwen2"):            # Qwen2 / Qwen2.5 / Qwen2-MoE: biases on q, k and v only
+        attn += q + 2 * kv
+    elif c.flag("attention_bias", False):
+        attn += q + 2 * kv + H
+    if model_type.startswith("qwen3") or c.flag("qk_norm", False):
+        attn += 2 * d                             # q_norm, k_norm over one head
+    norm_h = 0 if model_type == "olmo" else H     # OLMo 1: LayerNorm without weights
+    if model_type == "olmo2":
+        attn += q + kv                            # q_norm, k_norm over the full projections
+    mlp_bias = c.flag("mlp_bias", False)
     moe = _moe(c)
-    sparse_step = int(c.get("decoder_sparse_step", default=1) or 1)
-    mlp_only = set(c.get("mlp_only_layers", default=[]) or [])
-    dense_mlp = 3 * H * c.int("intermediate_size") if (moe is None or mlp_only or sparse_step > 1) else 0
-    per_expert = inactive = 0
-    layers_total = 0
-    moe_layers = 0
-    for i in range(L):
-        is_moe = moe is not None and i not in mlp_only and (i + 1) % sparse_step == 0
-        if is_moe:
-            per_expert = 3 * H * moe["Ie"]
-            mlp = moe["E"] * H + moe["E"] * per_expert
-            if moe["Is"]:
-                mlp += 3 * H * moe["Is"] + H          # shared expert and its sigmoid gate (qwen2_moe)
-            moe_layers += 1
-        else:
-            mlp = dense_mlp
-        layers_total += attn + mlp + 2 * H
+    n_moe = _moe_layer_count(c, L, moe)
+    dense_mlp = 0
+    inter = c.opt_int("intermediate_size")
+    if n_moe < L:
+        inter = c.int("intermediate_size")
+        dense_mlp = 3 * H * inter + (2 * inter + H if mlp_bias else 0)
+    moe_mlp = per_expert = 0
     if moe is not None:
-        inactive = (moe["E"] - moe["k"]) * per_expert * moe_layers
-    kinds = _layer_kinds(c, L)
-    full = kinds.count("full")
-    window = c.get("sliding_window") if "sliding" in kinds else None
-    return {**b, "body": layers_total + H, "inactive": inactive, "moe": moe, "full_layers": full,
-            "sliding_window": int(window) if window else None, "kv_per_token": 2 * full * nkv * d * BF16_BYTES,
-            "state": 0, "arch_type": ("qwen3_moe" if moe else ("qwen3_dense" if model_type.startswith("qwen3")
-                                                                 else "llama")),
-            "moe_layers": moe_layers}
+        per_expert = 3 * H * moe["Ie"]
+        moe_mlp = moe["E"] * H + moe["E"] * per_expert
+        if moe["Is"]:
+            moe_mlp += 3 * H * moe["Is"] + H      # shared expert and its sigmoid gate (qwen2_moe)
+    full, window = _llama_sliding(c, model_type, L)
+    body = L * (attn + 2 * norm_h) + (L - n_moe) * dense_mlp + n_moe * moe_mlp + norm_h
+    arch_type = "qwen3_moe" if model_type in ("qwen3_moe", "qwen3_vl_moe") else \
+        "qwen3_dense" if model_type in ("qwen3", "qwen3_vl") else model_type
+    return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * n_moe if moe else 0, "moe": moe,
+            "moe_layers": n_moe, "full_layers": full, "sliding_window": window,
+            "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": arch_type,
+            "fused_qkv": model_type == "phi3", "inter": inter}
 
 
-def _gpt_oss(c: _Config) -> dict:
+def _gemma(c: _Config, model_type: str) -> dict:
+    """Gemma 1/2/3: explicit head_dim, GeGLU (3 matrices), tied embeddings, RMSNorm; Gemma 2 and 3 norm before
+    and after both attention and MLP, Gemma 3 adds q/k norms; sliding-window layers by pattern."""
+    b = _common(c)
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H
+    if c.flag("attention_bias", False):
+        attn += q + 2 * kv + H
+    norms = 2 * H if model_type == "gemma" else 4 * H
+    if model_type == "gemma3":
+        attn += 2 * d
+    inter = c.int("intermediate_size")
+    mlp = 3 * H * inter
+    window = _window(c) if model_type != "gemma" else None
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        full = kinds[0]
+    elif window is None:
+        full = L
+    elif model_type == "gemma2":                  # layers 0, 2, 4, ... slide
+        full = L // 2
+    else:                                         # gemma3: every sliding_window_pattern-th layer is global
+        full = L // c.int("sliding_window_pattern", default=6, maximum=MAX_LAYERS)
+    return {**b, "body": L * (attn + mlp + norms) + H, "inactive": 0, "moe": None, "moe_layers": 0,
+            "full_layers": full, "sliding_window": window if full < L else None,
+            "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": model_type, "inter": inter}
+
+
+def _llama4(c: _Config, model_type: str) -> dict:
+    """Llama 4: MoE layers every interleave_moe_layer_step-th layer (or as `moe_layers` lists), each with routed
+    experts (one per token) and a shared expert; dense layers with intermediate_size_mlp; chunked attention on
+    the rotary layers, global attention on the NoPE ones."""
+    b = _common(c)
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H + (q + 2 * kv + H if c.flag("attention_bias", False) else 0)
+    moe = _moe(c, width_names=("intermediate_size",))
+    if moe is None:
+        c.fail("llama4 config lacks field 'num_local_experts'")
+    moe["Is"], moe["n_shared"] = moe["Ie"], 1
+    listed = c.layer_indices("moe_layers", L) if c.get("moe_layers") is not None else None
+    if listed is not None:
+        n_moe = len(listed)
+    else:
+        step = c.int("interleave_moe_layer_step", default=1, maximum=MAX_LAYERS)
+        n_moe = L // step
+    inter = c.int("intermediate_size_mlp") if n_moe < L else c.opt_int("intermediate_size_mlp")
+    dense_mlp = 3 * H * inter if n_moe < L else 0
+    per_expert = 3 * H * moe["Ie"]
+    moe_mlp = moe["E"] * H + moe["E"] * per_expert + 3 * H * moe["Is"]
+    chunk = c.opt_int("attention_chunk_size", maximum=MAX_LENGTH)
+    full, window = L, None
+    if chunk is not None:
+        flags = c.layer_list("no_rope_layers", L, (int,))
+        if flags is not None:
+            full = sum(1 for f in flags if not f)
+        else:
+            full = L // c.int("no_rope_layer_interval", default=4, maximum=MAX_LAYERS)
+        window = chunk if full < L else None
+    body = L * (attn + 2 * H) + (L - n_moe) * dense_mlp + n_moe * moe_mlp + H
+    return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * n_moe, "moe": moe,
+            "moe_layers": n_moe, "full_layers": full, "sliding_window": window,
+            "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": "llama4", "inter": inter}
+
+
+def _plain(b: dict, *, attn: int, inter: int, mlp_bias: bool = True, norms: int, final_norm: int, arch_type: str, fused: bool,
+           lookup_extra: int = 0, body_extra: int = 0, head_bias: int = 0, full=None, window=None) -> dict:
+    """Assemble a dense decoder with a two-matrix MLP (GPT-2, OPT, GPT-J, GPT-NeoX, Phi-2, Falcon, StarCoder2,
+    BLOOM): L identical layers, a final norm, learned positions or projections where the family has them."""
+    L, kv = b["L"], b["nkv"] * b["d"]
+    full = L if full is None else full
+    mlp = 2 * b["H"] * inter + ((inter + b["H"]) if mlp_bias else 0)
+    return {**b, "inter": inter, "body": L * (attn + mlp + norms) + final_norm + body_extra, "lookup_extra": lookup_extra,
+            "head_bias": head_bias, "inactive": 0, "moe": None, "moe_layers": 0, "full_layers": full,
+            "sliding_window": window, "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": arch_type,
+            "mlp_matrices": 2, "fused_qkv": fused}
+
+
+def _phi(c: _Config, model_type: str) -> dict:
+    """Phi-1/1.5/2: one LayerNorm feeding attention and MLP in parallel, biased q/k/v/dense, GELU fc1/fc2,
+    untied LM head with a bias; optional q/k LayerNorms over one head."""
+    b = _common(c)
+    H, nh, nkv, d, V = b["H"], b["nh"], b["nkv"], b["d"], b["V"]
+    q, kv = nh * d, nkv * d
+    attn = (H * q + q) + 2 * (H * kv + kv) + (q * H + H) + (4 * d if c.flag("qk_layernorm", False) else 0)
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), norms=2 * H, final_norm=2 * H,
+                  arch_type="phi", fused=False, head_bias=V)
+
+
+def _gpt_neox(c: _Config, model_type: str) -> dict:
+    """GPT-NeoX / Pythia: fused biased qkv, two LayerNorms a layer (parallel residual or not), GELU MLP, untied."""
+    b = _common(c)
+    H = b["H"]
+    bias = c.flag("attention_bias", True)
+    attn = 3 * H * H + H * H + (4 * H if bias else 0)
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), norms=4 * H,
+                  final_norm=2 * H, arch_type="gpt_neox", fused=True)
+
+
+def _gptj(c: _Config, model_type: str) -> dict:
+    """GPT-J: one LayerNorm feeding attention (unbiased q/k/v/out, rotary) and MLP in parallel; untied head with
+    a bias; n_inner null means 4 × n_embd."""
+    b = _common(c, hidden=("n_embd", "hidden_size"), layers=("n_layer", "num_hidden_layers"),
+                heads=("n_head", "num_attention_heads"))
+    H, V = b["H"], b["V"]
+    inner = c.int("n_inner", default=4 * H)
+    return _plain(b, attn=4 * H * H, inter=inner, norms=2 * H, final_norm=2 * H,
+                  arch_type="gptj", fused=False, head_bias=V)
+
+
+def _gpt2(c: _Config, model_type: str) -> dict:
+    """GPT-2: learned positions (n_positions), fused biased c_attn, two LayerNorms a layer, GELU MLP (n_inner null
+    means 4 × n_embd), head tied to the token embedding."""
+    b = _common(c, hidden=("n_embd", "hidden_size"), layers=("n_layer", "num_hidden_layers"),
+                heads=("n_head", "num_attention_heads"))
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H = b["H"]
+    positions = c.int("n_positions", "max_position_embeddings", maximum=MAX_LENGTH)
+    inner = c.int("n_inner", default=4 * H)
+    return _plain(b, attn=4 * H * H + 4 * H, inter=inner, norms=4 * H, final_norm=2 * H,
+                  arch_type="gpt2", fused=True, lookup_extra=positions * H)
+
+
+def _opt(c: _Config, model_type: str) -> dict:
+    """OPT: learned positions with an offset of 2, biased q/k/v/out, ReLU fc1/fc2 of width ffn_dim, tied head;
+    word_embed_proj_dim != hidden_size (opt-350m) adds project_in/project_out; no final norm when the layer
+    norms come after (do_layer_norm_before false)."""
+    b = _common(c)
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H = b["H"]
+    proj = c.int("word_embed_proj_dim", default=H)
+    positions = c.int("max_position_embeddings", maximum=MAX_LENGTH) + 2
+    bias = c.flag("enable_bias", True)
+    ln = 2 * H if c.flag("layer_norm_elementwise_affine", True) else 0
+    final = ln if c.flag("do_layer_norm_before", True) and not c.flag("_remove_final_layer_norm", False) else 0
+    out = _plain(b, attn=4 * H * H + (4 * H if bias else 0), inter=c.int("ffn_dim"), mlp_bias=bias,
+                 norms=2 * ln, final_norm=final, arch_type="opt", fused=False, lookup_extra=positions * H,
+                 body_extra=2 * proj * H if proj != H else 0)
+    out["embed_dim"] = proj
+    return out
+
+
+def _falcon(c: _Config, model_type: str) -> dict:
+    """Falcon: fused qkv with one KV head (multi_query) or num_kv_heads (new_decoder_architecture), attention and
+    MLP in parallel (one LayerNorm, or ln_attn + ln_mlp) or in sequence (two), biases only where `bias` says."""
+    H = c.int("hidden_size")
+    c.data = {**c.data}
+    if c.get("num_attention_heads") is None and c.get("n_head") is not None:
+        c.data["num_attention_heads"] = c.data["n_head"]
+    if c.get("num_hidden_layers") is None and c.get("n_layer") is not None:
+        c.data["num_hidden_layers"] = c.data["n_layer"]
+    new_arch = c.flag("new_decoder_architecture", False)
+    nh = c.int("num_attention_heads")
+    if new_arch:
+        nkv = c.int("num_kv_heads", "n_head_kv", default=nh)
+    elif c.flag("multi_query", True):
+        nkv = 1
+    else:
+        nkv = nh
+    c.data["num_key_value_heads"] = nkv
+    b = _common(c)
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    d = b["d"]
+    bias = c.flag("bias", False)
+    attn = H * (nh + 2 * nkv) * d + H * H + ((nh + 2 * nkv) * d + H if bias else 0)
+    inner = c.int("ffn_hidden_size", default=4 * H)
+    if not c.flag("parallel_attn", True):
+        norms = 4 * H
+    else:
+        lns = c.int("num_ln_in_parallel_attn", default=2 if new_arch else 1, maximum=2)
+        norms = 2 * H * lns
+    return _plain(b, attn=attn, inter=inner, mlp_bias=bias, norms=norms, final_norm=2 * H,
+                  arch_type="falcon", fused=True)
+
+
+def _starcoder2(c: _Config, model_type: str) -> dict:
+    """StarCoder2: GQA with biases (use_bias), LayerNorms, GELU c_fc/c_proj, sliding window on every layer."""
+    b = _common(c)
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H, nh, nkv, d = b["H"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    bias = c.flag("use_bias", True)
+    attn = H * q + 2 * H * kv + q * H + (q + 2 * kv + H if bias else 0)
+    full, window = _llama_sliding(c, model_type, b["L"])
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), mlp_bias=bias, norms=4 * H,
+                  final_norm=2 * H, arch_type="starcoder2", fused=False, full=full, window=window)
+
+
+def _bloom(c: _Config, model_type: str) -> dict:
+    """BLOOM: ALiBi (no positions), a LayerNorm on the word embeddings, fused biased qkv, GELU 4h MLP, tied."""
+    c.data = {**c.data}
+    if c.get("hidden_size") is None and c.get("n_embed") is not None:
+        c.data["hidden_size"] = c.data["n_embed"]
+    b = _common(c, layers=("n_layer", "num_hidden_layers"), heads=("n_head", "num_attention_heads"))
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H = b["H"]
+    return _plain(b, attn=4 * H * H + 4 * H, inter=4 * H, norms=4 * H, final_norm=2 * H,
+                  arch_type="bloom", fused=True, lookup_extra=2 * H)
+
+
+def _gpt_oss(c: _Config, model_type: str) -> dict:
     """gpt-oss: biased attention with a learned sink per head, biased experts, alternating sliding window."""
     b = _common(c)
-    H, L, nh, nkv, d, V = b["H"], b["L"], b["nh"], b["nkv"], b["d"], b["V"]
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
     moe = _moe(c)
     if moe is None:
-        raise TinkerNomicsError(f"{c.where}: field 'num_local_experts' is missing (gpt_oss is a mixture of experts)")
+        c.fail("gpt_oss config lacks field 'num_local_experts' (gpt-oss is a mixture of experts)")
     attn = (H * nh * d + nh * d) + 2 * (H * nkv * d + nkv * d) + (nh * d * H + H) + nh
     I = moe["Ie"]
     per_expert = H * 2 * I + 2 * I + I * H + H
     mlp = moe["E"] * H + moe["E"] + moe["E"] * per_expert
-    kinds = _layer_kinds(c, L)
-    if "sliding" not in kinds and c.get("sliding_window"):
-        kinds = ["sliding" if i % 2 == 0 else "full" for i in range(L)]
-    full = kinds.count("full")
-    window = c.get("sliding_window") if "sliding" in kinds else None
+    window = _window(c)
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        full = kinds[0]
+    else:
+        full = L // 2 if window else L            # layers 0, 2, 4, ... slide
     return {**b, "body": L * (attn + mlp + 2 * H) + H, "inactive": (moe["E"] - moe["k"]) * per_expert * L,
-            "moe": moe, "full_layers": full, "sliding_window": int(window) if window else None,
+            "moe": moe, "full_layers": full, "sliding_window": window if full < L else None,
             "kv_per_token": 2 * full * nkv * d * BF16_BYTES, "state": 0, "arch_type": "gpt_oss", "moe_layers": L}
 
 
-def _mla(c: _Config) -> dict:
-    """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): latent KV, first dense layers, shared experts."""
+def _mla(c: _Config, model_type: str) -> dict:
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): latent KV, a query LoRA or a plain q_proj
+    (`"q_lora_rank": null`, DeepSeek-V2-Lite), first dense layers, shared experts, router bias under noaux_tc."""
     b = _common(c)
-    H, L, nh, V = b["H"], b["L"], b["nh"], b["V"]
-    q_rank = c.get("q_lora_rank")
+    H, L, nh = b["H"], b["L"], b["nh"]
+    q_rank = c.opt_int("q_lora_rank")
     kv_rank = c.int("kv_lora_rank")
     nope, rope, v = c.int("qk_nope_head_dim"), c.int("qk_rope_head_dim"), c.int("v_head_dim")
     if q_rank:
-        q = H * int(q_rank) + int(q_rank) + int(q_rank) * nh * (nope + rope)
+        q = H * q_rank + q_rank + q_rank * nh * (nope + rope)
     else:
         q = H * nh * (nope + rope)
     attn = q + H * (kv_rank + rope) + kv_rank + kv_rank * nh * (nope + v) + nh * v * H
     moe = _moe(c)
-    dense_layers = c.int("first_k_dense_replace", default=0 if moe else L, minimum=0) if moe else L
-    dense_mlp = 3 * H * c.int("intermediate_size")
+    dense_layers = c.int("first_k_dense_replace", default=0, minimum=0, maximum=MAX_LAYERS) if moe else L
+    if dense_layers > L:
+        c.fail(f"field 'first_k_dense_replace' ({dense_layers}) exceeds num_hidden_layers ({L})")
     moe_layers = L - dense_layers
-    per_expert = inactive = 0
-    moe_mlp = 0
+    dense_mlp = 3 * H * c.int("intermediate_size") if dense_layers else 0
+    per_expert = inactive = moe_mlp = 0
     if moe is not None:
         per_expert = 3 * H * moe["Ie"]
-        bias = moe["E"] if str(c.get("topk_method", default="noaux_tc")) == "noaux_tc" else 0
+        default_topk = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
+        bias = moe["E"] if c.text("topk_method", default_topk) == "noaux_tc" else 0
         moe_mlp = moe["E"] * H + bias + moe["E"] * per_expert + moe["n_shared"] * 3 * H * moe["Ie"]
         inactive = (moe["E"] - moe["k"]) * per_expert * moe_layers
     body = dense_layers * (attn + dense_mlp + 2 * H) + moe_layers * (attn + moe_mlp + 2 * H) + H
     return {**b, "d": None, "body": body, "inactive": inactive, "moe": moe, "full_layers": L, "sliding_window": None,
             "kv_per_token": (kv_rank + rope) * L * BF16_BYTES, "state": 0, "arch_type": "mla_moe",
-            "mla": {"q_lora_rank": int(q_rank) if q_rank else None, "kv_lora_rank": kv_rank, "qk_nope_head_dim": nope,
+            "mla": {"q_lora_rank": q_rank, "kv_lora_rank": kv_rank, "qk_nope_head_dim": nope,
                     "qk_rope_head_dim": rope, "v_head_dim": v}, "first_k_dense": dense_layers if moe else None,
             "moe_layers": moe_layers}
 
 
-def _qwen35(c: _Config) -> dict:
+def _qwen35(c: _Config, model_type: str) -> dict:
     """Qwen3.5/3.6 and Qwen3-Next: Gated DeltaNet layers with one gated full-attention layer in every few."""
     b = _common(c)
-    H, L, nh, nkv, d, V = b["H"], b["L"], b["nh"], b["nkv"], b["d"], b["V"]
-    types = c.get("layer_types")
-    if isinstance(types, list) and len(types) == L:
-        full = sum(1 for t in types if "full" in str(t))
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        full = kinds[0]
     else:
-        interval = c.int("full_attention_interval", default=4)
-        full = sum(1 for i in range(L) if (i + 1) % interval == 0)
+        full = L // c.int("full_attention_interval", default=4, maximum=MAX_LAYERS)
     linear = L - full
     nk, nv = c.int("linear_num_key_heads"), c.int("linear_num_value_heads")
     dk, dv = c.int("linear_key_head_dim"), c.int("linear_value_head_dim")
@@ -303,20 +654,20 @@ def _qwen35(c: _Config) -> dict:
 _BLOCKS = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}
 
 
-def _nemotron_h(c: _Config) -> dict:
+def _nemotron_h(c: _Config, model_type: str) -> dict:
     """Nemotron-H: each layer is one block, Mamba-2 (M), mixture of experts (E), attention (*) or MLP (-)."""
     b = _common(c)
-    H, L, nh, nkv, d, V = b["H"], b["L"], b["nh"], b["nkv"], b["d"], b["V"]
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
     pattern = c.get("hybrid_override_pattern")
     if pattern is None:
-        blocks = c.get("layers_block_type")
-        if not isinstance(blocks, list) or any(str(x) not in _BLOCKS for x in blocks):
-            raise TinkerNomicsError(f"{c.where}: field 'layers_block_type' must list mamba/moe/attention/mlp blocks")
-        pattern = "".join(_BLOCKS[str(x)] for x in blocks)
-    pattern = str(pattern)
-    if set(pattern) - set("ME*-") or len(pattern) != L:
-        raise TinkerNomicsError(f"{c.where}: field 'hybrid_override_pattern' must have {L} characters of M, E, * "
-                                f"or -, got {pattern!r}")
+        blocks = c.layer_list("layers_block_type", L)
+        if blocks is None:
+            c.fail("nemotron_h config lacks field 'hybrid_override_pattern'")
+        if any(x not in _BLOCKS for x in blocks):
+            c.fail("field 'layers_block_type' must list mamba/moe/attention/mlp blocks")
+        pattern = "".join(_BLOCKS[x] for x in blocks)
+    if not isinstance(pattern, str) or set(pattern) - set("ME*-") or len(pattern) != L:
+        c.fail(f"field 'hybrid_override_pattern' must have {L} characters of M, E, * or -, got {_show(pattern)}")
     heads, head_dim = c.int("mamba_num_heads"), c.int("mamba_head_dim")
     groups, state_n = c.int("n_groups"), c.int("ssm_state_size")
     kernel = c.int("conv_kernel", default=4)
@@ -325,29 +676,31 @@ def _nemotron_h(c: _Config) -> dict:
     mamba = H * (2 * inner + gn + heads) + (inner + gn) * kernel + (inner + gn) + 3 * heads + inner + inner * H
     attn = H * nh * d + 2 * H * nkv * d + nh * d * H
     moe = _moe(c)
-    latent = c.get("moe_latent_size")
-    per_expert = 0
-    moe_block = 0
+    latent = c.opt_int("moe_latent_size")
+    per_expert = moe_block = 0
     if moe is not None:
-        width = int(latent) if latent else H
+        width = latent or H
         per_expert = 2 * width * moe["Ie"]
         moe_block = moe["E"] * H + moe["E"] + moe["E"] * per_expert + 2 * H * moe["Is"] \
-            + (2 * H * int(latent) if latent else 0)
+            + (2 * H * latent if latent else 0)
     mlp = 2 * H * c.int("intermediate_size") if "-" in pattern else 0
-    size = {"M": mamba, "E": moe_block, "*": attn, "-": mlp}
     if "E" in pattern and moe is None:
-        raise TinkerNomicsError(f"{c.where}: field 'n_routed_experts' is missing (the pattern has MoE blocks)")
-    body = sum(size[ch] + H for ch in pattern) + H
-    n_moe = pattern.count("E")
+        c.fail("nemotron_h config lacks field 'n_routed_experts' (the pattern has MoE blocks)")
+    count = {ch: pattern.count(ch) for ch in "ME*-"}
+    size = {"M": mamba, "E": moe_block, "*": attn, "-": mlp}
+    body = sum(n * (size[ch] + H) for ch, n in count.items()) + H
+    n_moe = count["E"]
     inactive = (moe["E"] - moe["k"]) * per_expert * n_moe if moe else 0
-    full, n_mamba = pattern.count("*"), pattern.count("M")
+    full, n_mamba = count["*"], count["M"]
     state = n_mamba * (inner * state_n * FP32_BYTES + (inner + gn) * (kernel - 1) * BF16_BYTES)
     return {**b, "body": body, "inactive": inactive, "moe": moe, "full_layers": full, "sliding_window": None,
             "kv_per_token": 2 * full * nkv * d * BF16_BYTES, "state": state, "arch_type": "nemotron_h",
-            "linear_layers": n_mamba, "mamba_shape": (inner, gn, heads), "moe_layers": n_moe}
+            "linear_layers": n_mamba, "mamba_shape": (inner, gn, heads), "moe_layers": n_moe, "mlp_matrices": 2}
 
 
-FAMILIES = {"gqa": _gqa, "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h}
+FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
+            "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
+            "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h}
 
 
 # ------------------------------------------------------------------------------------------------ the record
@@ -370,20 +723,24 @@ def precision_of(data: dict) -> str:
     return "bf16"
 
 
-def _arch(c: _Config, name: str, family: str, n: dict) -> ModelArch:
+def _arch(c: _Config, name: str, n: dict) -> ModelArch:
     H, V = n["H"], n["V"]
-    embed = V * H
-    head = 0 if n["tied"] else V * H
-    total = n["body"] + embed + head
+    head = V * n.get("embed_dim", H)             # the LM head: V × H (OPT-350m: V × word_embed_proj_dim)
+    lookup = head + n.get("lookup_extra", 0)     # token embedding (+ learned positions, BLOOM's embedding norm)
+    total = n["body"] + lookup + (0 if n["tied"] else head) + n.get("head_bias", 0)
+    if total > MAX_PARAMS:
+        c.fail(f"the fields give {total:.3g} parameters, above the sanity bound of 10^15 (hidden_size {H}, "
+               f"num_hidden_layers {n['L']}, vocab_size {V})")
     active_incl = total - n["inactive"]
-    active = active_incl - embed
+    active = active_incl - lookup + (head if n["tied"] else 0)
+    if min(total, active_incl, active) <= 0 or min(n["kv_per_token"], n["state"]) < 0:   # fields are checked above
+        c.fail(f"the fields give a non-positive count (total {total}, active {active})")
     moe = n["moe"]
     mla = n.get("mla", {})
-    linear = n.get("linear_layers")
     return ModelArch(
         model=name.split("/")[-1], hf_id=name, arch_type=n["arch_type"], hidden_size=H, num_layers=n["L"],
         num_heads=n["nh"], num_kv_heads=n["nkv"], head_dim=n["d"],
-        intermediate_size=c.get("intermediate_size") if c.get("intermediate_size") else None,
+        intermediate_size=n["inter"] if "inter" in n else c.opt_int("intermediate_size"),
         vocab_size=V, tied_embeddings=n["tied"],
         num_experts=moe["E"] if moe else None, experts_per_token=moe["k"] if moe else None,
         moe_intermediate_size=moe["Ie"] if moe else None, n_shared_experts=moe["n_shared"] if moe else None,
@@ -391,11 +748,13 @@ def _arch(c: _Config, name: str, family: str, n: dict) -> ModelArch:
         q_lora_rank=mla.get("q_lora_rank"), kv_lora_rank=mla.get("kv_lora_rank"),
         qk_nope_head_dim=mla.get("qk_nope_head_dim"), qk_rope_head_dim=mla.get("qk_rope_head_dim"),
         v_head_dim=mla.get("v_head_dim"), sliding_window=n["sliding_window"], full_attention_layers=n["full_layers"],
-        linear_or_mamba_layers=linear, attn_output_gate=bool(n.get("attn_output_gate", False)),
+        linear_or_mamba_layers=n.get("linear_layers"), attn_output_gate=bool(n.get("attn_output_gate", False)),
         published_total_b=total / 1e9, published_active_b=active_incl / 1e9, total_params=int(total),
         active_params_incl_embed=int(active_incl), active_params=int(active), kv_bytes_per_token=int(n["kv_per_token"]),
         recurrent_bytes_per_sequence=int(n["state"]), source_url=c.where, tinker_status="config file",
         seed_total_b=total / 1e9, seed_active_b=active_incl / 1e9,
         seed_size_source="computed from the config (no nominal size)",
         linear_shape=n.get("linear_shape"), mamba_shape=n.get("mamba_shape"),
-        checkpoint_precision=precision_of(c.data))
+        checkpoint_precision=precision_of(c.data), output_head_params=int(head),
+        mlp_matrices=n.get("mlp_matrices", 3), fused_qkv=bool(n.get("fused_qkv", False)),
+        moe_layers=n["moe_layers"] if moe else None)

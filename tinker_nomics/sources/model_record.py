@@ -41,7 +41,8 @@ class ModelArch:
     published_active_b: float
     total_params: int
     active_params_incl_embed: int
-    active_params: int                 # excluding the input-embedding lookup: the N of 2N FLOPs per token
+    active_params: int                 # N of 2N FLOPs per token: the weights a token multiplies, the LM head
+                                       # included (tied or not), the input-embedding lookup not
     kv_bytes_per_token: int            # BF16, token-linear part (full-attention layers, or the MLA latent)
     recurrent_bytes_per_sequence: int  # constant per-sequence state of linear-attention / Mamba layers
     source_url: str
@@ -54,6 +55,16 @@ class ModelArch:
     linear_shape: tuple | None = None
     mamba_shape: tuple | None = None
     checkpoint_precision: str = "bf16"   # the weights as published: bf16, fp8, int8 or int4
+    # The LM head, V × H (× word_embed_proj_dim for OPT's projected embeddings): decode reads it every token,
+    # whether it is tied to the input embedding or not. None: V × H.
+    output_head_params: int | None = None
+    mlp_matrices: int = 3              # weight matrices of a dense MLP: 3 gated (SwiGLU, GeGLU), 2 plain (GELU)
+    fused_qkv: bool = False            # q, k and v in one projection (GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-3)
+    moe_layers: int | None = None      # layers with routed experts; None: every layer past first_k_dense
+
+    def __post_init__(self):
+        if self.output_head_params is None:
+            object.__setattr__(self, "output_head_params", self.vocab_size * self.hidden_size)
 
     @property
     def is_moe(self) -> bool:
