@@ -437,18 +437,21 @@ def method_comparison():
     import pandas as pd
 
     family = {c.case_id: c.family for c in decode_cases()}
+    regimes = {c.case_id: " ".join(c.regimes) for c in (*decode_cases(), *rl_cases())}
     kept = {c.case_id for c in decode_cases() if not c.screened}
-    columns = ["quantity", "method", "family", "case_id", "predicted", "measured", "signed_error"]
+    columns = ["quantity", "method", "family", "case_id", "regimes", "predicted", "measured", "signed_error"]
     parts = []
     default = accuracy.predict_decode(efficiency=number("rollout_efficiency"), methods=("seed", "exact"))
-    default = default[default["case_id"].isin(kept)].assign(family=lambda f: f["case_id"].map(family))
+    default = default[default["case_id"].isin(kept)].assign(family=lambda f: f["case_id"].map(family),
+                                                             regimes=lambda f: f["case_id"].map(regimes))
     for method in ("seed", "exact"):
         parts.append(default[default["method"] == method].assign(quantity="decode")[columns])
     parts.append(held_out_decode().assign(method="calibrated (held out)")[columns])
     rl_family = {c.case_id: c.family for c in rl_cases()}
     for method in ("seed", "exact"):
         frame = accuracy.predict_rl_steps(method)
-        parts.append(frame.assign(quantity="rl_step", family=frame["case_id"].map(rl_family))[columns])
+        parts.append(frame.assign(quantity="rl_step", family=frame["case_id"].map(rl_family),
+                                  regimes=frame["case_id"].map(regimes))[columns])
     held = held_out_rl()
     parts.append(held[held["quantity"] == "rl_step"].assign(method="calibrated (held out)")[columns])
     return pd.concat(parts, ignore_index=True)

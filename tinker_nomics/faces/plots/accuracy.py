@@ -75,3 +75,49 @@ def errors_by_source(table, quantity: str, ax=None, title=None):
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or quantity, fontsize=10, loc="left")
     return fig
+
+
+REGIME_ORDER = ("weight_only", "moe", "tp4plus", "long_context", "batch1", "throughput", "compute_poor", "lora")
+REGIME_COLOURS = {"weight_only": "#8172B3", "moe": "#DD8452", "tp4plus": "#C44E52", "long_context": "#55A868",
+                  "batch1": "#4C72B0", "throughput": "#64B5CD", "compute_poor": "#937860", "lora": "#DA8BC3",
+                  "other": "#8C8C8C"}
+
+
+def primary_regime(regimes: str) -> str:
+    """The regime a case is drawn in: the first of REGIME_ORDER it belongs to ('other' when none)."""
+    names = set(str(regimes).split())
+    return next((r for r in REGIME_ORDER if r in names), "other")
+
+
+def by_method_and_regime(frame, methods, labels, regime_labels, unit: str, title: str):
+    """Predicted against measured, one panel per method (side by side), each case coloured by its regime, with
+    the y = x line and the 2× band: the default method's held-out predictions next to the seed's and exact's."""
+    import matplotlib.pyplot as plt
+
+    fig, axs = plt.subplots(1, len(methods), figsize=(3.4 * len(methods), 3.7), sharex=True, sharey=True,
+                            layout="constrained")
+    values = np.concatenate([np.asarray(frame["predicted"], float), np.asarray(frame["measured"], float)])
+    low, high = np.nanmin(values) / 1.6, np.nanmax(values) * 1.6
+    line = np.array([low, high])
+    shown = set()
+    for ax, method in zip(np.atleast_1d(axs), methods):
+        part = frame[frame["method"] == method]
+        ax.fill_between(line, line / 2, line * 2, color="#DDDDDD", alpha=0.45, lw=0)
+        ax.plot(line, line, color="#333333", lw=1)
+        for regime, group in part.groupby(part["regimes"].map(primary_regime), sort=False):
+            ax.scatter(group["measured"], group["predicted"], s=16, color=REGIME_COLOURS[regime], alpha=0.85,
+                       label=regime_labels.get(regime, regime) if regime not in shown else None, zorder=3)
+            shown.add(regime)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_aspect("equal")
+        ax.set_title(labels.get(method, method), fontsize=9, loc="left")
+        ax.set_xlabel(f"measured {unit}", fontsize=8)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.tick_params(labelsize=8)
+    np.atleast_1d(axs)[0].set_ylabel(f"predicted {unit}", fontsize=8)
+    fig.legend(fontsize=7, frameon=False, loc="outside lower center", ncols=4)
+    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
+    return fig
