@@ -91,7 +91,7 @@ def test_architecture_rows_all_load():
     archs = registry.models()
     # every row of model_archs.csv plus the config files of data/models/configs/sources.csv
     assert len(archs) == 36 + len(registry.architectures.bundled_configs())
-    assert len(registry.architectures.bundled_configs()) == 26   # 5 measured models + 21 families' reference configs
+    assert len(registry.architectures.bundled_configs()) == 27   # 5 measured models + 22 families' reference configs
     qwen = archs["Qwen/Qwen3-30B-A3B"]
     assert qwen.is_moe and qwen.total_params == 30_532_122_624 and qwen.active_params == 3_041_867_776
 
