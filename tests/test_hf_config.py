@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import re
-import time
 
 import pytest
 
@@ -167,6 +166,9 @@ PUBLISHED = [
      "Gemma 3 technical report, Table 1: 1B has 698M non-embedding parameters (the Llama formula gave 1.30B)"),
     ("google--gemma-3-1b-pt.json", "gemma3", "embedding", 302_000_000, 500_000,
      "Gemma 3 technical report, Table 1: 302M embedding parameters"),
+    ("google--gemma-2b.json", "gemma", "total", 2_506_172_416, 0,
+     "safetensors metadata of google/gemma-2b (index id 65794641846); model.parameters() of gemma-1.1-2b-it "
+     "(index id 16955826675)"),
     ("google--gemma-2-2b.json", "gemma2", "total", 2_614_341_888, 0,
      "weight files of gemma-2-2b-it, index id 37645551182"),
     ("google--gemma-2-2b.json", "gemma2", "non_embedding", 2_024_517_888, 0,
@@ -221,11 +223,14 @@ def test_published_config_gives_the_published_count(name, model_type, what, expe
 
 # Families whose reference configs are the registry's rows (rebuilt from the columns the published config.json
 # filled), against the Fireworks training catalog's exact paramCount (index id 66729435508; shared/reference/
-# model_archs.md §4).
+# model_archs.md §4) unless noted.
 REGISTRY_PUBLISHED = [("Qwen3-8B", "qwen3", 8_190_735_360), ("Qwen3-30B-A3B", "qwen3_moe", 30_532_122_624),
                       ("Llama-3.1-8B", "llama", 8_030_261_248), ("DeepSeek-V3", "deepseek_v3", 671_026_419_200),
                       ("Kimi-K2-Instruct", "deepseek_v3", 1_026_408_232_448), ("gpt-oss-20b", "gpt_oss", 20_914_757_184),
-                      ("Qwen3.5-9B", "qwen3_5", None)]
+                      ("Qwen3.5-9B", "qwen3_5", None),
+                      # llama.cpp n_params of the GGUF (shared/reference/model_archs.md §4, index ids 36988296767,
+                      # 58091926432)
+                      ("NVIDIA-Nemotron-3-Nano-30B-A3B", "nemotron_h", 31_577_940_288)]
 
 
 @pytest.mark.parametrize("model, model_type, expected", REGISTRY_PUBLISHED, ids=[r[0] for r in REGISTRY_PUBLISHED])
@@ -244,7 +249,7 @@ def test_every_supported_model_type_has_a_published_check():
     checked = {p[1] for p in PUBLISHED} | {r[1] for r in REGISTRY_PUBLISHED}
     # aliases counted by a checked family's formula: multimodal wrappers and the other hybrid/next names
     aliases = {"qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "kimi_k2": "deepseek_v3", "qwen3_5_moe": "qwen3_5",
-               "qwen3_next": "qwen3_5", "gemma": "gemma2", "nemotron_h": "nemotron_h"}
+               "qwen3_next": "qwen3_5"}
     for model_type in supported_model_types():
         assert model_type in checked or model_type in aliases, model_type
 
@@ -368,12 +373,10 @@ def _bad_config(tmp_path, base, changes):
 @pytest.mark.parametrize("base, changes, words", BAD, ids=[f"{b[:12]}-{'-'.join(c)}" for b, c, _ in BAD])
 def test_bad_field_one_line_naming_it(tmp_path, base, changes, words):
     path = _bad_config(tmp_path, base, changes)
-    start = time.process_time()
-    with pytest.raises(TinkerNomicsError) as info:
+    with pytest.raises(TinkerNomicsError) as info:   # 2·10^8 layers: refused by the bound, before any counting
         load_config(path)
     message = str(info.value)
     assert "\n" not in message and all(w in message for w in words), message
-    assert time.process_time() - start < 1.0     # 2·10^8 layers: refused at once, not counted layer by layer
 
 
 def test_a_known_family_missing_a_field_names_both(tmp_path):

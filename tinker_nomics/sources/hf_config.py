@@ -20,7 +20,7 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
   two-matrix MLP phi (Phi-1/1.5/2: parallel block, partial rotary, biased head), gpt_neox (Pythia), gptj, gpt2
                  (learned positions), opt (learned positions with offset 2, word_embed_proj_dim projections),
                  falcon (multi-query or grouped KV, parallel block), starcoder2, bloom (embedding LayerNorm)
-  MLA            deepseek_v2 / deepseek_v3 / kimi_k2 (latent KV, with or without a query LoRA, first dense
+  MLA            deepseek_v2 / deepseek_v3 / kimi_k2 / kimi_k25 (latent KV, with or without a query LoRA, first dense
                  layers, shared experts, router bias under noaux_tc)
   others         gpt_oss (biases, attention sinks, alternating sliding window); qwen3_5 / qwen3_next (Gated
                  DeltaNet + gated full attention); nemotron_h (Mamba-2, MoE and attention blocks, latent MoE)
@@ -212,7 +212,7 @@ FAMILY_OF = {
     "llama4": "llama4",
     "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
     "refinedweb": "falcon", "refinedwebmodel": "falcon", "starcoder2": "starcoder2", "bloom": "bloom",
-    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla",
+    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla", "kimi_k25": "mla",
     "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
     "nemotron_h": "nemotron_h",
 }
@@ -220,7 +220,7 @@ FAMILY_OF = {
 
 def supported_model_types() -> list[str]:
     """The model_type values this reader counts (the families of FAMILY_OF)."""
-    return sorted(t for t in FAMILY_OF if t not in ("refinedweb", "refinedwebmodel"))
+    return sorted(t for t in FAMILY_OF if t not in ("refinedweb", "refinedwebmodel", "kimi_k25"))
 
 
 def family_of(c: _Config) -> str:
