@@ -115,9 +115,10 @@ def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
         + recurrent_bytes_per_sequence(arch, "exact") * scale
 
 
-def token_flops(arch: ModelArch, context):
+def token_flops(arch: ModelArch, context, attention: bool = True):
     """Forward FLOPs of one token at `context` tokens of history: 2 per multiplied parameter plus attention."""
-    return number("forward_flops_per_param") * forward_params(arch) + roofline.attention_flops_per_token(arch, context)
+    base = number("forward_flops_per_param") * forward_params(arch)
+    return base + roofline.attention_flops_per_token(arch, context) if attention else base
 
 
 # ------------------------------------------------------------------------------------------------ the step
@@ -134,18 +135,21 @@ class DecodeFeatures:
 
 
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
-                    kv_precision: str = "bf16") -> DecodeFeatures:
+                    kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
+                    min_batch: float = 1.0) -> DecodeFeatures:
+    """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
+    the method's terms (rl_phases.Terms); `min_batch` the smallest batch a step is charged for."""
     tp = np.asarray(tensor_parallel, dtype=float)
-    b = np.maximum(np.asarray(batch, dtype=float), 1.0)
-    weights = weight_bytes_read(arch, b, precision)
+    b = np.maximum(np.asarray(batch, dtype=float), min_batch)
+    weights = weight_bytes_read(arch, b, precision)   # the experts touched are counted for at least one sequence
     total = weights + b * kv_bytes(arch, context, kv_precision)
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
-    compute = b * token_flops(arch, context) / (tp * gemm_peak(gpus, precision))
+    compute = b * token_flops(arch, context, attention) / (tp * (gemm_peak(gpus, precision) if peak is None else peak))
     share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
     if precision_name(precision) in WEIGHT_ONLY:
         share = (weights - output_head_params(arch) * HEAD_BYTES) / total
     calls = wire = 0.0
-    if np.any(tp > 1):   # two all-reduces per layer, each of batch × hidden BF16 values, over the slowest link
+    if allreduce and np.any(tp > 1):   # two all-reduces per layer, each of batch × hidden BF16 values, over the slowest link
         calls = np.where(tp > 1, 2.0 * arch.num_layers, 0.0)
         link = gpus.link_bytes_per_s
         if np.any(tp > number("gpus_per_node")):

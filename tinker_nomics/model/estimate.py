@@ -149,9 +149,14 @@ def estimate(scenario: Scenario) -> Estimate:
             samples = np.where(output > 0, streams.self_hosted_sample / (steps * output), 0.0)
             prompt = np.where(samples > 0, streams.self_hosted_prefill / (steps * np.maximum(samples, 1e-300)), 0.0)
         concurrency = np.asarray(s.prompts_per_step, dtype=float) * s.group_size
+        params = parameters()
+        # a sequence decodes at its mean context and its cache reaches its whole length (an agentic rollout's whole
+        # conversation) plus the drain of the longest responses; the prompt tokens are every turn's re-prefill
         hosted = calibrated_self_hosted_cost(
-            arch=arch, gpus=gpus, params=parameters(), steps=steps, samples_per_step=samples,
-            output_per_rollout=output, prefill_per_rollout=prompt, sequence=per.sequence, train_tokens=streams.train,
+            arch=arch, gpus=gpus, params=params, steps=steps, samples_per_step=samples,
+            output_per_rollout=output, prefill_per_rollout=prompt, decode_context=per.decode_context,
+            kv_context=per.sequence + (params.response_max_over_mean - 1.0) * output,
+            sequence=per.sequence, train_tokens=streams.train,
             concurrency=concurrency, cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
             gpu_hourly_usd=s.gpu_hourly_usd, rollout_efficiency=s.rollout_efficiency, mfu=s.mfu,
             fine_tune=s.fine_tune, sandbox_usd=self_sandbox_usd,

@@ -48,6 +48,46 @@ PHASES = ("generation", "logprob", "training", "refit", "other")
 
 
 @dataclass(frozen=True)
+class Terms:
+    """Which terms of the one phase model a method switches on (the methods differ only here and in their
+    parameters: model/selfhosted.py builds both from a method's name).
+
+    plan        "engine": replicas of the smallest power-of-two group that holds the weights and one sequence in the
+                rollout engine's share of memory, capped at max_num_seqs and the KV cache, continuous batching with
+                the drain of the longest responses (calibrated); "rule": the seed's memory rules — 2 (LoRA) or 3
+                (full) weight copies × 1.8 on at least two GPUs, one engine copy per whole number of GPUs that holds
+                its weights × 1.8, every sequence at once (seed) or as many as the KV memory left after 2.4 × the
+                weights holds (exact), no drain
+    attention   attention FLOPs in decode, prefill and training (exact, calibrated; not the seed)
+    allreduce   tensor-parallel all-reduces in a decode step (calibrated)
+    prefill     "engine": the prompts on each replica at the decode compute efficiency (calibrated); "all_gpus":
+                the prompts' 2 N FLOPs over every GPU at the prefill MFU (exact); "multi_turn_only": the same, for
+                agentic multi-turn rollouts only (the seed)
+    training    "phases": recomputed activations, attention forward and backward, micro-batches, optimizer-step
+                exchange and all-to-all (calibrated); "plain": 4 N (LoRA) or 6 N (full) per token plus the attention's
+                backward (exact) or without it (the seed), at an MFU
+    passes      log-prob passes, refit and the fixed per-step cost (calibrated only)
+    peak        whose BF16 peak: "exact" the datasheet's, "seed" the seed's rounded figure
+    """
+    plan: str = "engine"
+    cap_by_kv: bool = True
+    attention: bool = True
+    allreduce: bool = True
+    prefill: str = "engine"
+    training: str = "phases"
+    passes: bool = True
+    peak: str = "exact"
+
+
+CALIBRATED = Terms()
+EXACT = Terms(plan="rule", cap_by_kv=True, attention=True, allreduce=False, prefill="all_gpus", training="plain",
+              passes=False)
+SEED = Terms(plan="rule", cap_by_kv=False, attention=False, allreduce=False, prefill="multi_turn_only",
+             training="plain", passes=False, peak="seed")
+TERMS = {"calibrated": CALIBRATED, "exact": EXACT, "seed": SEED}
+
+
+@dataclass(frozen=True)
 class RLFeatures:
     """One RL step reduced to what does not depend on the fitted parameters (seconds at efficiency 1, counts)."""
     # generation
@@ -74,6 +114,7 @@ class RLFeatures:
     alltoall_seconds: np.ndarray     # one forward pass's mixture-of-experts dispatch and combine (physics only)
     refit_seconds: np.ndarray        # weights to the rollout engine (physics only)
     off_policy: np.ndarray
+    gpus_used: np.ndarray            # the GPUs the step runs on: those asked for, or the smallest count that fits
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -81,25 +122,102 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
                 optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
                 rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
                 micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
-                kv_precision: str = "bf16") -> RLFeatures:
-    """Reduce one RL step to features: `samples` sequences of `prompt_tokens` and `response_tokens` on average (the
-    longest response `response_max_tokens`, default `response_max_over_mean` × the mean) on `num_gpus` GPUs.
+                kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
+                concurrency=None, multi_turn=False) -> RLFeatures:
+    """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
+    every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
+    default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
+    while it decodes (default prompt + half the response) and `kv_context` the length its cache reaches (default
+    prompt + the longest response); `concurrency` the sequences a step starts at once (default all its samples).
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
     `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
     each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
-    default) or of `micro_batch_samples` sequences."""
+    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms)."""
     n = np.asarray(num_gpus, dtype=float)
     s = np.asarray(samples, dtype=float)
     p = np.asarray(prompt_tokens, dtype=float)
     r = np.asarray(response_tokens, dtype=float)
-    if response_max_tokens is None:
-        ratio = np.asarray(1.0 if response_max_over_mean is None else response_max_over_mean, dtype=float)
-        r_max = r * ratio
-    else:
+    if response_max_tokens is not None:
         r_max = np.maximum(np.asarray(response_max_tokens, dtype=float), r)
-    context, full = p + r / 2.0, p + r_max
+    elif terms.plan == "engine":
+        r_max = r * np.asarray(1.0 if response_max_over_mean is None else response_max_over_mean, dtype=float)
+    else:
+        r_max = r
+    context = p + r / 2.0 if decode_context is None else np.asarray(decode_context, dtype=float)
+    full = p + r_max if kv_context is None else np.asarray(kv_context, dtype=float)
+    peak = gpus.peak_flops(terms.peak)
 
-    # ---- generation: colocated engine replicas
+    if terms.plan == "engine":
+        plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
+                            rollout_memory_fraction, precision, kv_precision)
+    else:
+        plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
+    tp, replicas, batch, gpus_used, fitting, feasible = plan
+    per_replica = s / replicas
+    tokens = per_replica * r
+    if terms.plan == "engine":   # continuous batching: the steady state, then the drain of the longest responses
+        steps = np.maximum(r_max, tokens / batch + r_max - r)
+        active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
+        waves = np.ceil(per_replica / batch - 1e-9)
+    else:                        # every sequence in flight decodes its tokens at the batch that fits
+        steps = tokens / batch
+        active = batch
+        waves = np.ceil(np.asarray(s if concurrency is None else concurrency, dtype=float)
+                        / np.maximum(batch * replicas, 1.0) - 1e-9)
+    step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision,
+                                  attention=terms.attention, allreduce=terms.allreduce, peak=peak,
+                                  min_batch=1.0 if terms.plan == "engine" else 0.0)
+    if terms.prefill == "engine":
+        prefill = decode.prefill_seconds(arch, gpus, _UNIT, tp, p, per_replica, precision)
+    else:   # the prompts' forward FLOPs (no attention) spread over every GPU
+        prefill = s * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
+        if terms.prefill == "multi_turn_only":
+            prefill = np.where(np.asarray(multi_turn), prefill, 0.0)
+
+    # ---- trainer: passes over every sequence's tokens
+    seq = p + r
+    trained = s * (seq if trained_tokens_per_sample is None else np.asarray(trained_tokens_per_sample, dtype=float))
+    models = 2.0 if critic else 1.0
+    if terms.training == "plain":
+        per_token = training.flops_per_param_per_token(fine_tune) * decode.forward_params(arch) \
+            + (3.0 * roofline.attention_flops_per_token(arch, context) if terms.attention else 0.0)
+        update_units = trained * per_token / (gpus_used * peak)
+    else:
+        update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (gpus_used * peak)
+        if critic:   # the critic trains in full whatever the actor does
+            update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) \
+                / (gpus_used * peak)
+    forward_units = trained * decode.token_flops(arch, seq / 2.0) / (gpus_used * peak)
+    opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
+    if micro_batch_samples is not None:
+        micro = np.ceil(s / gpus_used / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
+    else:
+        size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
+        micro = np.ceil(trained / gpus_used / np.asarray(size, dtype=float) - 1e-9)
+    micro = np.maximum(micro, 1.0)
+    update_micro = np.maximum(micro, opt)   # every optimizer step runs at least one micro-batch
+    if terms.passes:
+        passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
+        exchange = models * opt * _exchange_seconds(arch, gpus, gpus_used)
+        alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
+        refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
+    else:
+        passes = exchange = alltoall = refit = 0.0
+    # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
+    # sweep over a million scenarios from repeating constant arithmetic a million times.
+    def a(x):
+        return np.asarray(x, dtype=float)
+
+    return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
+                      step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
+                      a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
+                      a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
+                      a(gpus_used))
+
+
+def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
+                 precision, kv_precision):
+    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible)."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
@@ -117,50 +235,28 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
         fitting = np.maximum(np.maximum(need_alone, trainer_need), given)
         gpus_used = np.maximum(n, fitting)
         tp = np.minimum(np.maximum(given, need_alone), gpus_used)
-    feasible = fitting <= n
     fraction = np.where(need_shared <= tp, shared, alone)
     replicas = np.maximum(np.floor(gpus_used / tp), 1.0)
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
-    per_replica = s / replicas
-    batch = np.maximum(np.minimum(np.minimum(per_replica, cap), number("rollout_max_num_seqs")), 1.0)
-    waves = np.ceil(per_replica / batch - 1e-9)
-    tokens = per_replica * r
-    steps = np.maximum(r_max, tokens / batch + r_max - r)
-    active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
-    step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision)
-    prefill = decode.prefill_seconds(arch, gpus, _UNIT, tp, p, per_replica, precision)
+    batch = np.maximum(np.minimum(np.minimum(s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
+    return tp, replicas, batch, gpus_used, fitting, fitting <= n
 
-    # ---- trainer: passes over every sequence's tokens
-    seq = p + r
-    trained = s * (seq if trained_tokens_per_sample is None else np.asarray(trained_tokens_per_sample, dtype=float))
-    peak = gpus.bf16_flops
-    forward_flops = trained * decode.token_flops(arch, seq / 2.0)
-    forward_units = forward_flops / (gpus_used * peak)
-    models = 2.0 if critic else 1.0
-    update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (gpus_used * peak)
-    if critic:   # the critic trains in full whatever the actor does
-        update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) / (gpus_used * peak)
-    opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
-    if micro_batch_samples is not None:
-        micro = np.ceil(s / gpus_used / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
-    else:
-        size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
-        micro = np.ceil(trained / gpus_used / np.asarray(size, dtype=float) - 1e-9)
-    micro = np.maximum(micro, 1.0)
-    update_micro = np.maximum(micro, opt)   # every optimizer step runs at least one micro-batch
-    exchange = models * opt * _exchange_seconds(arch, gpus, gpus_used)
-    alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
-    refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
-    passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
-    # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
-    # sweep over a million scenarios from repeating constant arithmetic a million times.
-    def a(x):
-        return np.asarray(x, dtype=float)
 
-    return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
-                      step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
-                      a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
-                      a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy))
+def _rule_plan(arch, gpus, n, concurrency, kv_context, fine_tune, terms: Terms):
+    """The seed's and exact method's memory rules (model/memory.py): (tp, replicas, batch per replica, GPUs used,
+    fitting, feasible)."""
+    from . import memory
+    total = float(arch.total_params)
+    need = memory.min_gpus(total, gpus, fine_tune)
+    gpus_used = np.maximum(n, need)
+    tp = np.minimum(memory.replica_gpus(total, gpus), gpus_used)
+    replicas = np.maximum(np.floor(gpus_used / tp), 1.0)
+    in_flight = np.asarray(concurrency, dtype=float)
+    if terms.cap_by_kv:
+        fit = memory.max_concurrent_sequences(total, gpus, gpus_used, memory.kv_bytes_per_token(arch, "exact"),
+                                              kv_context, memory.recurrent_bytes_per_sequence(arch, "exact"))
+        in_flight = np.clip(in_flight, 1.0, np.maximum(fit, 1.0))
+    return tp, replicas, in_flight / replicas, gpus_used, need, n >= need
 
 
 @dataclass(frozen=True)
@@ -176,14 +272,16 @@ class RLPhases:
     train_gemm_seconds: np.ndarray    # the update's FLOPs part (what an MFU override replaces)
 
 
-def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_factor=1.0) -> RLPhases:
+def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_factor=1.0,
+                  prefill_efficiency=None) -> RLPhases:
     """Each phase's seconds at parameters `p` (sources.calibration.ModelParameters). `rollout_efficiency` replaces
     the fitted decode bandwidth efficiency; `mfu` replaces the whole update by FLOPs / (GPUs × peak × mfu) (the
     user's own measured utilisation); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model
     error)."""
     step = decode.step_seconds(f.decode, p, rollout_efficiency)
     decode_s = f.decode_steps * step.seconds
-    prefill = f.prefill_units / p.decode_compute_efficiency
+    prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
+                                 else np.asarray(prefill_efficiency, dtype=float))
     factor = np.asarray(time_factor, dtype=float)
     generation = (decode_s + prefill + p.generation_overhead_seconds) * factor
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM

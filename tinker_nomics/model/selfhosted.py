@@ -1,15 +1,23 @@
-"""Running the same RL job on rented GPUs: rollout and training hours, overlap, GPU-hours and dollars."""
+"""Running the same RL job on rented GPUs: the phases of each step, overlap, GPU-hours and dollars.
+
+Every method runs the one phase model of model/rl_phases.py; they differ in the terms they switch on
+(rl_phases.TERMS) and in their parameters: the calibrated method its fitted ones (sources.calibration), the seed
+and exact methods their input efficiencies — the rollout efficiency on every decode byte (and, where the step may be
+compute-bound, every decode FLOP), the prefill MFU on the prompts, the MFU on the update — with no overhead, drain,
+log-prob pass or refit (`method_parameters`). The seed also counts the model at its nominal size with the seed's
+KV cache of 16 KB per billion active parameters (`nominal`)."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..sources.calibration import ModelParameters
+from ..sources.calibration import PARAMETER_NAMES, ModelParameters
 from ..sources.defaults import number
-from ..sources.hardware import GPU, GpuSpecs
+from ..sources.hardware import GPU, GpuSpecs, gpu_specs
 from ..sources.model_record import ModelArch
-from . import memory, rl_phases, roofline, training
+from . import memory, rl_phases
 
 
 @dataclass(frozen=True)
@@ -46,100 +54,62 @@ class SelfHosted:
         return self.compute_usd + self.sandbox_usd
 
 
-def self_hosted_cost(*, arch: ModelArch, gpu: GPU, method: str, compute_bound: bool, sample_tokens, prefill_tokens,
-                     train_tokens, concurrency, decode_context, kv_context, cache_hit_rate, off_policy, num_gpus,
-                     gpu_hourly_usd, rollout_efficiency, mfu, prefill_mfu, fine_tune, sandbox_usd,
-                     sandbox_wait_hours=0.0, multi_turn=False) -> SelfHosted:
-    total, active = arch.params(method)
-    need = memory.min_gpus(total, gpu, fine_tune)
-    gpus_used = np.maximum(np.asarray(num_gpus, dtype=float), need)
-    peak = gpu.peak_flops(method)
-    kv_token = memory.kv_bytes_per_token(arch, method)
-    state = memory.recurrent_bytes_per_sequence(arch, method)
-    forward = number("forward_flops_per_param")
-
-    # One rollout-engine copy spans `replica` GPUs (1 whenever the model fits on one GPU, the seed's case).
-    replica = np.minimum(memory.replica_gpus(total, gpu), gpus_used)
-    if method == "seed":
-        attention = 0.0
-        in_flight = np.asarray(concurrency, dtype=float)
-    else:
-        attention = roofline.attention_flops_per_token(arch, decode_context)
-        fit = memory.max_concurrent_sequences(total, gpu, gpus_used, kv_token, kv_context, state)
-        in_flight = np.clip(np.asarray(concurrency, dtype=float), 1.0, np.maximum(fit, 1.0))
-
-    decode_tps = roofline.decode_tokens_per_second(
-        concurrency=in_flight, num_gpus=gpus_used, replica_gpus=replica,
-        weight_bytes_per_step=lambda batch: roofline.weight_bytes_read(arch, batch, method),
-        kv_bytes_per_token=kv_token, context=decode_context, state_bytes_per_sequence=state,
-        bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s, peak_flops=peak,
-        flops_per_token=forward * active + attention, efficiency=rollout_efficiency, compute_bound=compute_bound)
-    decode_hours = np.asarray(sample_tokens, dtype=float) / decode_tps / 3600.0
-    # Prompt processing is compute-bound; prefix-cache hits skip it.
-    prefill_flops = np.asarray(prefill_tokens, dtype=float) * (1.0 - np.asarray(cache_hit_rate)) * forward * active
-    if method == "seed":  # the seed counts prompt processing only in its agentic multi-turn mode
-        prefill_flops = np.where(np.asarray(multi_turn), prefill_flops, 0.0)
-    prefill_hours = training.compute_hours(prefill_flops, gpus_used, peak, prefill_mfu)
-    # A step's rollouts run their sandboxes in parallel, so each step waits about one rollout's sandbox time.
-    sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
-    rollout_hours = decode_hours + prefill_hours + sandbox_wait
-
-    train_flops_per_token = training.flops_per_param_per_token(fine_tune) * active \
-        + (0.0 if method == "seed" else 3.0 * attention)
-    train_tps = training.train_tokens_per_second(gpus_used, peak, mfu, train_flops_per_token)
-    train_hours = np.asarray(train_tokens, dtype=float) / train_tps / 3600.0
-
-    wallclock = training.wallclock_hours(rollout_hours, train_hours, off_policy)
-    gpu_hours = wallclock * gpus_used
-    kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, kv_context, state)
-    fits = kv_bytes <= memory.kv_memory_available(total, gpu, gpus_used)
-    hourly = np.asarray(gpu_hourly_usd, dtype=float)
-    waves = np.ceil(np.asarray(concurrency, dtype=float) / np.maximum(in_flight, 1.0) - 1e-9)
-    shape = np.shape(wallclock)
-    return SelfHosted(gpus_used, np.broadcast_to(need, np.shape(gpus_used)), replica, decode_tps, train_tps,
-                      decode_hours, prefill_hours, np.broadcast_to(sandbox_wait, np.shape(decode_hours)),
-                      rollout_hours, train_hours, wallclock, gpu_hours, hourly,
-                      gpu_hours * hourly, np.asarray(sandbox_usd, dtype=float), kv_bytes / 1e9, fits, in_flight,
-                      np.broadcast_to(in_flight, shape), np.broadcast_to(waves, shape),
-                      np.broadcast_to(np.asarray(num_gpus, dtype=float) >= need, shape),
-                      np.broadcast_to(need, shape), train_mfu=np.broadcast_to(np.asarray(mfu, dtype=float), shape))
+def nominal(arch: ModelArch) -> ModelArch:
+    """The seed's view of a model: its nominal total and active sizes (the size in its name), dense, no separate
+    output head, and a KV cache of the seed's 16 KB per billion active parameters per token, no other state."""
+    return dataclasses.replace(
+        arch, total_params=arch.seed_total_b * 1e9, active_params=arch.seed_active_b * 1e9,
+        active_params_incl_embed=arch.seed_active_b * 1e9, vocab_size=0, tied_embeddings=False, num_experts=None,
+        experts_per_token=None, kv_bytes_per_token=memory.kv_bytes_per_token(arch, "seed"),
+        recurrent_bytes_per_sequence=0, sliding_window=None)
 
 
-def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: ModelParameters, steps, samples_per_step,
-                                output_per_rollout, prefill_per_rollout, sequence, train_tokens, concurrency,
-                                cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd, rollout_efficiency, mfu,
-                                fine_tune, sandbox_usd, sandbox_wait_hours=0.0, time_factor=1.0,
-                                response_max_tokens=None, reference=True, critic=False, optimizer_steps=None,
-                                rollout_tensor_parallel=None, rollout_memory_fraction=None, micro_batch_tokens=None,
-                                micro_batch_samples=None) -> SelfHosted:
-    """The calibrated method: each step phase by phase (model/rl_phases.py: generation at the batch that fits, in
-    waves with the drain of the longest responses, log-prob passes, the update, the refit and a fixed overhead),
-    on `num_gpus` GPUs or, where they cannot hold the colocated job, on the smallest count that can (`feasible`
-    says so). `rollout_efficiency` replaces the fitted decode bandwidth efficiency and `mfu` the whole update (a
-    user's own figures); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU
-    figures may be arrays (one entry per GPU type), broadcasting with everything else."""
+def method_parameters(rollout_efficiency, compute_bound: bool) -> ModelParameters:
+    """The seed's and exact method's parameters in the phase model: the rollout efficiency on every decode byte and,
+    where the step may be compute-bound, on every FLOP (infinite: bandwidth only); nothing else."""
+    values = {name: 0.0 for name in PARAMETER_NAMES}
+    values.update(decode_bandwidth_efficiency=rollout_efficiency,
+                  decode_compute_efficiency=rollout_efficiency if compute_bound else np.inf,
+                  weight_only_efficiency=1.0, train_gemm_efficiency=1.0, moe_gemm_share=1.0,
+                  train_flops_per_byte=np.inf, response_max_over_mean=1.0)
+    return ModelParameters(**values)
+
+
+def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelParameters, steps, samples_per_step,
+               output_per_rollout, prefill_per_rollout, decode_context=None, kv_context=None, sequence,
+               train_tokens, concurrency, cache_hit_rate, off_policy, num_gpus, gpu_hourly_usd, fine_tune,
+               sandbox_usd, rollout_efficiency=None, mfu=None, prefill_efficiency=None, sandbox_wait_hours=0.0,
+               time_factor=1.0, multi_turn=False, response_max_tokens=None, reference=True, critic=False,
+               optimizer_steps=None, rollout_tensor_parallel=None, rollout_memory_fraction=None,
+               micro_batch_tokens=None, micro_batch_samples=None) -> SelfHosted:
+    """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
+    `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
+    under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
+    (`feasible` says so). `rollout_efficiency` replaces the decode bandwidth efficiency, `mfu` the whole update, and
+    `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU figures may be arrays."""
+    terms = rl_phases.TERMS[method]
     requested = np.asarray(num_gpus, dtype=float)
     prompt = np.asarray(prefill_per_rollout, dtype=float) * (1.0 - np.asarray(cache_hit_rate, dtype=float))
     output = np.asarray(output_per_rollout, dtype=float)
     samples = np.asarray(samples_per_step, dtype=float)
+    s = np.asarray(steps, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         trained_per_sample = np.where(samples > 0, np.asarray(train_tokens, dtype=float)
-                                      / (np.asarray(steps, dtype=float) * np.maximum(samples, 1e-300)), 0.0)
+                                      / (s * np.maximum(samples, 1e-300)), 0.0)
     f = rl_phases.rl_features(arch, gpus, requested, samples, prompt, output, response_max_tokens,
                               fine_tune=fine_tune, critic=critic, reference=reference, off_policy=off_policy,
                               response_max_over_mean=params.response_max_over_mean,
                               trained_tokens_per_sample=trained_per_sample, optimizer_steps=optimizer_steps,
                               rollout_tensor_parallel=rollout_tensor_parallel,
                               rollout_memory_fraction=rollout_memory_fraction, micro_batch_tokens=micro_batch_tokens,
-                              micro_batch_samples=micro_batch_samples)
-    phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor)
-    s = np.asarray(steps, dtype=float)
-    gpus_used = np.maximum(requested, f.fitting_gpus)
+                              micro_batch_samples=micro_batch_samples, terms=terms, decode_context=decode_context,
+                              kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn)
+    phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency)
+    gpus_used = f.gpus_used
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
-    generation_hours = s * phases.generation_seconds / 3600.0
     decode_hours = s * phases.decode_seconds / 3600.0
     prefill_hours = s * phases.prefill_seconds / 3600.0
-    rollout_hours = generation_hours + sandbox_wait
+    rollout_hours = s * phases.generation_seconds / 3600.0 + sandbox_wait
     trainer_hours = s * (phases.logprob_seconds + phases.training_seconds) / 3600.0
     refit_other = s * (phases.refit_seconds + phases.other_seconds) / 3600.0
     k = np.asarray(off_policy, dtype=float)
@@ -155,18 +125,53 @@ def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: Mode
         decode_tps = np.where(decode_hours > 0, sampled / (decode_hours * 3600.0), 0.0)
         train_tps = np.where(phases.training_seconds > 0, np.asarray(train_tokens, dtype=float)
                              / np.maximum(s, 1e-300) / phases.training_seconds, 0.0)
-    kv_bytes = memory.kv_cache_bytes(memory.kv_bytes_per_token(arch, "exact"), concurrency, sequence,
-                                     memory.recurrent_bytes_per_sequence(arch, "exact"))
-    shape = np.shape(wallclock)
+    kv_token = memory.kv_bytes_per_token(arch, "exact")
+    state = memory.recurrent_bytes_per_sequence(arch, "exact")
+    in_flight = f.concurrency
+    if terms.plan == "engine":
+        kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, sequence, state)
+        fits = f.waves <= 1
+    else:   # the seed's rule: every sequence's cache for its whole length against the memory 2.4 × the weights leave
+        kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, kv_context if kv_context is not None else sequence,
+                                         state)
+        fits = kv_bytes <= memory.kv_memory_available(float(arch.total_params), gpus, gpus_used)
+    shape = np.broadcast_shapes(np.shape(wallclock), np.shape(hourly), np.shape(sandbox_usd))
 
     def b(x):
         return np.broadcast_to(x, shape)
 
     return SelfHosted(b(gpus_used), b(f.fitting_gpus), b(f.tensor_parallel), b(decode_tps), b(train_tps),
                       b(decode_hours), b(prefill_hours), b(sandbox_wait), b(rollout_hours),
-                      b(s * phases.training_seconds / 3600.0), wallclock, gpu_hours, b(hourly), gpu_hours * hourly,
-                      b(np.asarray(sandbox_usd, dtype=float)), b(kv_bytes / 1e9), b(f.waves <= 1), b(f.concurrency),
-                      b(f.concurrency), b(f.waves), b(f.feasible), b(f.fitting_gpus),
+                      b(s * phases.training_seconds / 3600.0), b(wallclock), b(gpu_hours), b(hourly),
+                      b(gpu_hours * hourly),
+                      b(np.asarray(sandbox_usd, dtype=float)), b(kv_bytes / 1e9), b(fits), b(in_flight),
+                      b(in_flight), b(f.waves), b(f.feasible), b(f.fitting_gpus),
                       logprob_hours=b(s * phases.logprob_seconds / 3600.0),
                       refit_hours=b(s * phases.refit_seconds / 3600.0), other_hours=b(s * phases.other_seconds / 3600.0),
                       train_mfu=b(rl_phases.achieved_mfu(f, phases)))
+
+
+def self_hosted_cost(*, arch: ModelArch, gpu, method: str, compute_bound: bool, sample_tokens, prefill_tokens,
+                     train_tokens, concurrency, decode_context, kv_context, cache_hit_rate, off_policy, num_gpus,
+                     gpu_hourly_usd, rollout_efficiency, mfu, prefill_mfu, fine_tune, sandbox_usd,
+                     sandbox_wait_hours=0.0, multi_turn=False) -> SelfHosted:
+    """The seed or exact method over a run's token totals: the phase model with that method's terms and its input
+    efficiencies (`phase_cost`), every sequence of a step starting at once (`concurrency` of them)."""
+    seed = method == "seed"
+    model = nominal(arch) if seed else arch
+    conc = np.asarray(concurrency, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        output = np.asarray(sample_tokens, dtype=float) / conc
+        prompt = np.asarray(prefill_tokens, dtype=float) / conc
+    return phase_cost(method=method, arch=model, gpus=gpu if isinstance(gpu, GpuSpecs) else gpu_specs(gpu),
+                      params=method_parameters(rollout_efficiency, compute_bound), steps=1.0, samples_per_step=conc,
+                      output_per_rollout=output, prefill_per_rollout=prompt, decode_context=decode_context,
+                      kv_context=kv_context, sequence=kv_context, train_tokens=train_tokens, concurrency=conc,
+                      cache_hit_rate=cache_hit_rate, off_policy=off_policy, num_gpus=num_gpus,
+                      gpu_hourly_usd=gpu_hourly_usd, fine_tune=fine_tune, sandbox_usd=sandbox_usd, mfu=mfu,
+                      prefill_efficiency=prefill_mfu, sandbox_wait_hours=sandbox_wait_hours, multi_turn=multi_turn)
+
+
+def calibrated_self_hosted_cost(*, arch: ModelArch, gpus: GpuSpecs, params: ModelParameters, **kwargs) -> SelfHosted:
+    """The calibrated method: the phase model with every term on, at the fitted `params` (`phase_cost`)."""
+    return phase_cost(method="calibrated", arch=arch, gpus=gpus, params=params, **kwargs)
