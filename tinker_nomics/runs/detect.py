@@ -124,6 +124,8 @@ def detect(path, side: str | None = None) -> Detected:
     if not head.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     start = head.lstrip()[:1]
+    if head.lstrip().startswith(b"{'") and suffix not in (".json", ".jsonl", ".ndjson"):
+        start = b""   # a Python dict, not JSON: verl's config dump at the top of a console log without Ray prefixes
     if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
         return _lines_kind(p, label, side)
     if suffix == ".json" or start in (b"{", b"["):

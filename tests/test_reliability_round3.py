@@ -1,0 +1,137 @@
+"""Issue 22, "Nothing silently wrong: hostile and real-world inputs, round three": one test (or a few) per numbered
+defect of this round, each built the way the probe was and failing before the fix. The fuzz tests
+(test_runs_fuzz.py, test_hosted_fuzz.py, test_fuzz_cli.py) cover the same classes with generated input.
+"""
+import contextlib
+import copy
+import io
+import json
+import pprint
+from pathlib import Path
+
+import pytest
+
+import hosted_shapes as hs
+from tinker_nomics import TinkerNomicsError
+from tinker_nomics.faces.cli import main
+from tinker_nomics.runs.ledger import check_run
+from tinker_nomics.runs.verl import read_console
+
+
+def cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_line_error(code, out, err, needle):
+    assert code == 2 and out == "", (code, out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
+
+
+def strict_json(text: str):
+    def refuse(constant):
+        raise AssertionError(f"JSON output contains {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+# ------------------------------------------------------------------------------------------ 1: verl config dump
+
+def _config(**changes) -> dict:
+    """tests/hosted_shapes.py's verl config with some settings changed ("section.key": value)."""
+    config = copy.deepcopy(hs.CONFIG)
+    for dotted, value in changes.items():
+        node = config
+        *parents, last = dotted.split(".")
+        for part in parents:
+            node = node[part]
+        node[last] = value
+    return config
+
+
+def _short_step(step: int) -> str:
+    """A verl step line (2025 shape) with the keys the reader needs: one step of hosted_shapes' run, repeated."""
+    i = (step - 1) % 4
+    return hs.step_line(step, {"timing_s/gen": hs.GEN[i], "timing_s/update_actor": hs.UPDATE[i],
+                               "timing_s/step": hs.STEP_2026[i], "response_length/mean": hs.RESPONSE[i],
+                               "prompt_length/mean": hs.PROMPT[i], "perf/total_num_tokens": hs.TOTAL[i]}, "2025")
+
+
+def write_console(path: Path, steps: int, *configs: tuple[int, dict], ray: bool = True) -> Path:
+    """A verl console log of `steps` step lines, each config dump pprint'ed (as TaskRunner.run prints it) before
+    the step given with it: (first step after it, config)."""
+    dumps = dict(configs)
+    with open(path, "w") as fh:
+        for step in range(1, steps + 1):
+            if step in dumps:
+                for line in pprint.pformat(dumps[step], width=80).splitlines():
+                    fh.write(f"\x1b[36m(TaskRunner pid=4242)\x1b[0m {line}\n" if ray else line + "\n")
+            line = _short_step(step)
+            fh.write((f"\x1b[36m(TaskRunner pid=4242)\x1b[0m {line}" if ray else line) + "\n")
+    return path
+
+
+# the probe's '{/data…' (a brace that never closes), and a string pprint writes in double quotes with escapes
+BRACE_IN_A_STRING = {"data.train_files": "{/data/gsm8k/train.parquet",
+                     "data.val_files": "/data/it's \"quoted\" \\ [and (bracketed.parquet"}
+
+
+def test_item1_a_brace_inside_a_config_string_drops_no_step(tmp_path):
+    """The probe: 25,000 steps after a dump holding `'train_files': '{/data…'` gave 5,026 steps and no caveat (and
+    took 196 s: the brace count re-scanned the growing dump for every line)."""
+    path = write_console(tmp_path / "verl.log", 25_000, (1, _config(**BRACE_IN_A_STRING)))
+    run = read_console(path, str(path))
+    assert len(run.steps) == 25_000 and run.steps["step"].iloc[0] == 1
+    assert run.model == hs.VERL_MODEL and run.config["num_gpus"] == hs.GPUS   # the dump itself is read
+    assert not any("config dump" in n for n in run.notes)
+
+
+def test_item1_a_short_log_with_the_same_dump_is_read(tmp_path):
+    """The probe's short log with the same dump got "no verl step lines"."""
+    path = write_console(tmp_path / "verl.log", 4, (1, _config(**BRACE_IN_A_STRING)), ray=False)
+    result = check_run(path, gpu="H100 SXM")
+    assert result.measured.totals["steps"] == 4
+    assert result.setup.model == hs.VERL_MODEL
+
+
+def test_item1_a_dump_that_never_closes_is_a_caveat_naming_its_lines(tmp_path):
+    """A dump cut short (its closing brackets lost) ends at the next step line: every step is read, and the caveat
+    names the line the dump starts on and the line that cut it."""
+    path = tmp_path / "verl.log"
+    dump = pprint.pformat(hs.CONFIG, width=80).splitlines()
+    lines = dump[:-1] + [dump[-1].rstrip("}")] + [_short_step(s) for s in range(1, 5)]
+    path.write_text("\n".join(lines) + "\n")
+    result = check_run(path, gpu="H100 SXM", num_gpus=8, model="Qwen3-8B")
+    assert result.measured.totals["steps"] == 4
+    cut = f"the config dump starting at line 1 is cut off by the step line at line {len(dump) + 1}"
+    assert any(cut in c for c in result.caveats), result.caveats
+
+
+def test_item1_a_dump_open_at_the_end_of_the_log_is_named(tmp_path):
+    path = tmp_path / "verl.log"
+    dump = pprint.pformat(hs.CONFIG, width=80).splitlines()
+    path.write_text("\n".join([_short_step(s) for s in range(1, 5)] + dump[:5]) + "\n")
+    result = check_run(path, gpu="H100 SXM", num_gpus=8, model="Qwen3-8B")
+    assert any("the config dump starting at line 5 never closes" in c for c in result.caveats), result.caveats
+
+
+# ------------------------------------------------------------------------------------------ 8: appended runs
+
+def test_item8_two_verl_runs_appended_are_not_read_as_one(tmp_path):
+    """The probe: Qwen3-8B on 8 GPUs, then Llama-70B on 16, appended; read as one Qwen3-8B run with a "restart"
+    caveat."""
+    second = _config(**{"actor_rollout_ref.model.path": "meta-llama/Llama-3.1-70B", "trainer.nnodes": 4})
+    path = write_console(tmp_path / "verl.log", 8, (1, hs.CONFIG), (5, second))
+    first_dump = len(pprint.pformat(hs.CONFIG, width=80).splitlines())
+    second_line = first_dump + 4 + 1
+    code, out, err = cli("validate", path, "--gpu", "H100 SXM")
+    one_line_error(code, out, err, f"line {second_line}: a second run starts")
+    assert "Llama-3.1-70B" in err and "trainer.nnodes" in err
+
+
+def test_item8_the_same_config_printed_again_is_one_run_restarted(tmp_path):
+    path = write_console(tmp_path / "verl.log", 8, (1, hs.CONFIG), (5, hs.CONFIG))
+    run = read_console(path, str(path))
+    assert len(run.steps) == 8
+    assert any("printed again" in n for n in run.notes)
