@@ -135,3 +135,44 @@ def test_item8_the_same_config_printed_again_is_one_run_restarted(tmp_path):
     run = read_console(path, str(path))
     assert len(run.steps) == 8
     assert any("printed again" in n for n in run.notes)
+
+
+TABLE_LAYOUTS = {"csv": "h.csv", "records": "h.json", "parquet": "h.parquet"}
+
+
+@pytest.mark.parametrize("layout", sorted(TABLE_LAYOUTS))
+def test_item8_two_runs_in_a_name_column_are_refused_as_mixed_in_every_table(tmp_path, layout):
+    """The probe: a self-hosted W&B CSV with two runs in a `name` column was read as one run of twice the steps; the
+    same export as JSON or Parquet was refused."""
+    rows = [dict(r, name="run-a") for r in hs.verl_wandb_rows()] + [dict(r, name="run-b")
+                                                                     for r in hs.verl_wandb_rows()]
+    path = hs.write_table(tmp_path / TABLE_LAYOUTS[layout], rows, layout)
+    one_line_error(*cli("validate", path, "--gpu", "H100 SXM"), "mixed runs in one export (column 'name': run-a, run-b)")
+    one_line_error(*cli("validate", path, "--gpu", "H100 SXM", "--run", "no-such-run"),
+                   "no run named 'no-such-run' in column 'name'; it holds run-a, run-b")
+    code, out, err = cli("validate", path, "--gpu", "H100 SXM", "--num-gpus", "8", "--run", "run-b", "--format", "json")
+    assert code == 0, err
+    data = strict_json(out)
+    assert data["steps"] == hs.VERL_EXPECTED["steps"] and data["run_name"] == "run-b"
+    assert data["measured"]["gpu_hours"] == pytest.approx(hs.VERL_2026["gpu_hours"])
+
+
+def test_item8_an_unknown_run_in_a_one_run_csv_names_the_run_it_holds(tmp_path):
+    path = hs.write_table(tmp_path / "h.csv", [dict(r, name="run-a") for r in hs.verl_wandb_rows()], "csv")
+    one_line_error(*cli("validate", path, "--gpu", "H100 SXM", "--run", "no-such-run"),
+                   "no run named 'no-such-run' in column 'name'; it holds run-a")
+
+
+@pytest.mark.parametrize("layout", sorted(TABLE_LAYOUTS))
+def test_item8_two_runs_concatenated_without_a_name_column_are_refused(tmp_path, layout):
+    """W&B's _step is unique within a run: the same steps twice are two runs' rows, never one run of twice the
+    GPU-hours."""
+    path = hs.write_table(tmp_path / TABLE_LAYOUTS[layout], hs.verl_wandb_rows() * 2, layout)
+    one_line_error(*cli("validate", path, "--gpu", "H100 SXM"), "W&B's _step 0 appears again")
+
+
+def test_item8_a_trl_history_with_two_runs_is_refused(tmp_path):
+    rows = [dict(r, name="a") for r in hs.trl_wandb_rows()] + [dict(r, name="b") for r in hs.trl_wandb_rows()]
+    path = hs.write_table(tmp_path / "trl.csv", rows, "csv")
+    one_line_error(*cli("validate", path, "--gpu", "H100 SXM", "--prompts-per-step", "4", "--group-size", "8"),
+                   "mixed runs in one export (column 'name': a, b)")
