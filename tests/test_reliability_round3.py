@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import hosted_shapes as hs
+import run_shapes as shapes
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.faces.cli import main
 from tinker_nomics.runs.ledger import check_run
@@ -176,3 +177,35 @@ def test_item8_a_trl_history_with_two_runs_is_refused(tmp_path):
     path = hs.write_table(tmp_path / "trl.csv", rows, "csv")
     one_line_error(*cli("validate", path, "--gpu", "H100 SXM", "--prompts-per-step", "4", "--group-size", "8"),
                    "mixed runs in one export (column 'name': a, b)")
+
+
+# ------------------------------------------------------------------------------------------ 7: odd metric keys
+
+@pytest.mark.parametrize("key", ['reward/"best"', "path\\to\\metric", "tab\there", "new\nline", "nul\x00key"])
+def test_item7_a_metric_key_msgspec_cannot_name_is_read_the_dict_way(tmp_path, key):
+    """The probe: a key holding `"`, `\\` or a control character ended validate in an internal error (msgspec's
+    defstruct refuses such field names in the typed fast path). Every line carries the key, so every line after
+    the first would go the typed way."""
+    records = [{**r, key: 1.0} for r in shapes.sync_records()]
+    path = shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    code, out, err = cli("validate", path, "--model", "Qwen3-8B", "--format", "json")
+    assert code == 0, err
+    tokens = strict_json(out)["tokens"]
+    assert tokens["sample"] == shapes.EXPECTED["sample"] and tokens["train"] == shapes.EXPECTED["train"]
+
+
+# ------------------------------------------------------------------------------------------ 9: size
+
+def test_item9_the_cookbook_reader_caps_a_line_like_the_self_hosted_readers(tmp_path):
+    """The probe: a 200 MB single line in metrics.jsonl took 740 MB (verl's and TRL's readers stop at 16 MiB). Here
+    17 MiB, after a hundred good lines (past what detection looks at), in a log folder and at the end of a file
+    without its newline."""
+    good = [{**r, "step": s} for s in range(100) for r in shapes.sync_records()[:1]]
+    folder = tmp_path / "run"
+    folder.mkdir()
+    path = folder / "metrics.jsonl"
+    huge = json.dumps({**good[1], "step": 100, "junk": "x" * (17 * 2 ** 20)})
+    path.write_text("".join(json.dumps(r) + "\n" for r in good) + huge + "\n" + json.dumps(good[2]) + "\n")
+    one_line_error(*cli("validate", folder, "--model", "Qwen3-8B"), "line 101: longer than 16 MiB (not a text log)")
+    path.write_text("".join(json.dumps(r) + "\n" for r in good) + huge)
+    one_line_error(*cli("validate", folder, "--model", "Qwen3-8B"), "line 101: longer than 16 MiB (not a text log)")

@@ -487,6 +487,15 @@ except ImportError:
     UNSET_ = object()
 
 
+_NOT_A_FIELD_NAME = re.compile(r'[\\"\x00-\x1f]')
+
+
+def _field_name_ok(key: str) -> bool:
+    """Whether msgspec can name a struct field after this key (it refuses a backslash, a double quote and control
+    characters); a line with any other key is read the dict way, with every check."""
+    return _NOT_A_FIELD_NAME.search(key) is None
+
+
 class TypedLines:
     """Decodes the training lines of a metrics.jsonl straight into checked numbers with msgspec: a struct whose
     fields are every key the log has shown so far (unknown keys are refused, so such a line goes the dict way
@@ -512,7 +521,8 @@ class TypedLines:
         new = [k for k in rec if k not in self.fields]
         if not new or self.rebuilds >= self.MAX_REBUILDS:
             return
-        if any(k.startswith("test/") or k.startswith(CUMULATIVE_PREFIXES) or alias_name(k) != k for k in new):
+        if any(k.startswith("test/") or k.startswith(CUMULATIVE_PREFIXES) or alias_name(k) != k
+               or not _field_name_ok(k) for k in new):
             return   # such a line needs the dict way every time
         self.fields.update(new)
         self.rebuilds += 1

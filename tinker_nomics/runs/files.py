@@ -140,6 +140,11 @@ class Progress:
 # ------------------------------------------------------------------------------------------ JSON lines
 
 BLOCK_BYTES = 8 * 1024 * 1024   # read this much at a time; memory holds about one block of the file
+MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
+
+
+def too_long(label: str, number: int):
+    return TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB (not a text log)")
 _WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
 
 
@@ -176,6 +181,8 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                     if end < 0:
                         break
                     number += 1
+                    if end - pos > MAX_LINE_BYTES:
+                        raise too_long(label, number)
                     if end > pos and (data[pos] not in _WHITESPACE or not data[pos:end].isspace()):
                         found += 1
                         yield number, view[pos:end], True
@@ -183,11 +190,15 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                 if pos >= limit or not block:
                     if not block and pos < len(data) and pos < limit:   # the file ends without a newline
                         number += 1
+                        if len(data) - pos > MAX_LINE_BYTES:
+                            raise too_long(label, number)
                         if not data[pos:].isspace():
                             found += 1
                             yield number, view[pos:], False
                     break
                 rest = data[pos:]
+                if len(rest) > MAX_LINE_BYTES:   # a line with no end in sight: refused before it fills memory
+                    raise too_long(label, number + 1)
                 offset += pos
                 if report is not None:
                     report(len(block))

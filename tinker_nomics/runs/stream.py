@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
-from .files import (DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, json_table,
-                    load_json, open_regular, select_run)
+from .files import (DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls,
+                    json_table, load_json, open_regular, select_run, too_long)
 
-MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
 Record = tuple[tuple[str, int], dict]
 
 
@@ -64,8 +63,7 @@ def text_lines(path: Path, label: str) -> Iterator[tuple[int, str]]:
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
-                raise TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB "
-                                        f"(not a text log)")
+                raise too_long(label, number)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
