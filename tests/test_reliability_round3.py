@@ -209,3 +209,134 @@ def test_item9_the_cookbook_reader_caps_a_line_like_the_self_hosted_readers(tmp_
     one_line_error(*cli("validate", folder, "--model", "Qwen3-8B"), "line 101: longer than 16 MiB (not a text log)")
     path.write_text("".join(json.dumps(r) + "\n" for r in good) + huge)
     one_line_error(*cli("validate", folder, "--model", "Qwen3-8B"), "line 101: longer than 16 MiB (not a text log)")
+
+
+# ------------------------------------------------------------------------------------------ 10: internal errors
+
+def _calibration(tmp_path, name="cal.json", **changes) -> Path:
+    record = {"kind": "tinker-nomics calibration", "version": 1, "rollout_efficiency": 0.3, "mfu": 0.1,
+              "method": "exact", "basis": {}, "run": {"source": "verl.log", "framework": "verl",
+                                                      "model": hs.VERL_MODEL, "gpu": "H100 SXM", "num_gpus": 8,
+                                                      "fine_tune": "full", "steps": 4}}
+    for key, value in changes.items():
+        if key.startswith("run_"):
+            record["run"][key[4:]] = value
+        else:
+            record[key] = value
+    path = tmp_path / name
+    path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.mark.parametrize("gpus", [None, "eight", [8]])
+def test_item10_a_calibration_whose_gpu_count_is_null_or_text_is_one_line(tmp_path, gpus):
+    path = _calibration(tmp_path, run_num_gpus=gpus)
+    one_line_error(*cli("estimate", "--workload", "math_rl", "--calibration", path),
+                   f"{path}: run.num_gpus is {json.dumps(gpus)}, not a GPU count")
+
+
+def _usage_json(tmp_path, records=None, **top) -> Path:
+    path = hs.write_usage_json(tmp_path / "usage.json", records)
+    data = json.loads(path.read_text())
+    data.update(top)
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("sessions", [["s1", "s2"], "s1"])
+def test_item10_a_usage_export_whose_sessions_is_a_list_or_text_is_one_line(tmp_path, sessions):
+    path = _usage_json(tmp_path, sessions=sessions)
+    one_line_error(*cli("validate", path), "sessions is")
+
+
+@pytest.mark.parametrize("writer", [hs.write_usage_json, hs.write_usage_csv])
+def test_item10_a_usage_row_with_an_empty_base_model_is_one_line(tmp_path, writer):
+    records = hs.usage_records()
+    records[2]["base_model"] = ""
+    path = writer(tmp_path / ("usage.json" if writer is hs.write_usage_json else "usage.csv"), records)
+    one_line_error(*cli("validate", path), "base_model is empty: a training row names the model it billed")
+
+
+# ------------------------------------------------------------------------------------------ 12: lesser
+
+def test_item12_a_gzip_compressed_log_is_read_as_it_is(tmp_path):
+    """The probe: gzip-compressed logs got "not UTF-8 text"."""
+    import gzip
+    plain = shapes.write_jsonl(tmp_path / "metrics.jsonl", shapes.sync_records())
+    packed = tmp_path / "metrics.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    code, out, err = cli("validate", packed, "--model", "Qwen3-8B", "--format", "json")
+    assert code == 0, err
+    assert strict_json(out)["tokens"]["sample"] == shapes.EXPECTED["sample"]
+    console = hs.write_verl_console(tmp_path / "verl.log")
+    (tmp_path / "verl.log.gz").write_bytes(gzip.compress(console.read_bytes()))
+    code, out, err = cli("validate", tmp_path / "verl.log.gz", "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    assert strict_json(out)["measured"]["gpu_hours"] == pytest.approx(hs.VERL_2025["gpu_hours"])
+    (tmp_path / "cut.log.gz").write_bytes(gzip.compress(console.read_bytes())[:200])
+    one_line_error(*cli("validate", tmp_path / "cut.log.gz", "--gpu", "H100 SXM"), "is truncated")
+
+
+def test_item12_a_utf8_byte_order_mark_is_accepted_in_json_jsonl_and_csv(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    usage = hs.write_usage_json(tmp_path / "usage.json")
+    usage.write_bytes(bom + usage.read_bytes())
+    code, out, err = cli("validate", usage, "--format", "json")
+    assert code == 0, err
+    lines = shapes.write_jsonl(tmp_path / "metrics.jsonl", shapes.sync_records())
+    lines.write_bytes(bom + lines.read_bytes())
+    code, out, err = cli("validate", lines, "--model", "Qwen3-8B", "--format", "json")
+    assert code == 0, err
+    assert strict_json(out)["tokens"]["sample"] == shapes.EXPECTED["sample"]
+    table = hs.write_table(tmp_path / "h.csv", hs.verl_wandb_rows(), "csv")
+    table.write_bytes(bom + table.read_bytes())
+    assert cli("validate", table, "--gpu", "H100 SXM")[0] == 0
+
+
+@pytest.mark.parametrize("start", ["2026-99-99T22:00:00Z", "2026-02-30T22:00:00Z", "2099-01-01T00:00:00Z"])
+def test_item12_usage_rows_dated_impossibly_or_in_the_future_are_refused(tmp_path, start):
+    """The probe: rows dated 2026-99-99 or 2099-… were priced silently."""
+    records = hs.usage_records()
+    records[0]["bucket_start"] = start
+    path = hs.write_usage_csv(tmp_path / "usage.csv", records)
+    code, out, err = cli("validate", path)
+    one_line_error(code, out, err, f"row 2: bucket_start")
+    assert start in err or start[:10] in err
+
+
+def test_item12_usage_rows_after_the_newest_price_list_are_flagged(tmp_path):
+    from tinker_nomics.sources.price_list import newest_snapshot, snapshots
+    effective = snapshots()[newest_snapshot()]
+    later = f"{int(effective[:4]) + (effective[5:7] == '12')}-{int(effective[5:7]) % 12 + 1:02d}-01T01:00:00Z"
+    records = hs.usage_records()
+    records[5]["bucket_start"] = later
+    code, out, err = cli("validate", hs.write_usage_csv(tmp_path / "usage.csv", records), "--format", "json")
+    assert code == 0, err
+    assert any(f"1 row(s) dated after the newest price list in data/prices ({newest_snapshot()}" in n
+               for n in strict_json(out)["notes"])
+
+
+def test_item12_a_tiny_calibration_mfu_is_a_bad_calibration_value_naming_the_file(tmp_path):
+    """The probe: a tiny MFU in a calibration file was reported as a bad --mfu, a flag the user never passed."""
+    path = _calibration(tmp_path, mfu=1e-320)
+    code, out, err = cli("estimate", "--workload", "math_rl", "--calibration", path)
+    one_line_error(code, out, err, f"{path}: mfu is 1e-320")
+    assert "--mfu" not in err and "bad calibration value" in err
+
+
+def test_item12_a100_suggests_the_a100_entries_first():
+    code, out, err = cli("estimate", "--workload", "math_rl", "--gpu", "A100")
+    one_line_error(code, out, err, "closest: A100 40GB SXM, A100 80GB SXM, A100 80GB PCIe")
+
+
+def test_item12_a_folder_holding_only_a_verl_console_log_reads_the_log(tmp_path):
+    """The probe: `validate DIR` said the folder has no metrics.jsonl."""
+    (tmp_path / "run").mkdir()
+    hs.write_verl_console(tmp_path / "run" / "train.log")
+    (tmp_path / "run" / "README.txt").write_text("a verl run\n")
+    code, out, err = cli("validate", tmp_path / "run", "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    assert strict_json(out)["measured"]["steps"] == hs.VERL_EXPECTED["steps"]
+    hs.write_verl_console(tmp_path / "run" / "again.log")
+    one_line_error(*cli("validate", tmp_path / "run", "--gpu", "H100 SXM"),
+                   "the folder holds 2 verl console logs (again.log, train.log)")

@@ -52,7 +52,16 @@ class CalibrationFile:
             if self.rollout_efficiency is None else f"rollout efficiency {self.rollout_efficiency:.4g}"
         return (f"{eff} and MFU {self.mfu:.4g} (method {self.method}) from calibration {self.source}: fitted on "
                 f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model')}, "
-                f"{r.get('num_gpus', 0):g} × {r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+                f"{_gpus(r)}{r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+
+
+# A sanity bound, not a measurement: a fitted efficiency below a millionth of the GPUs' peak is a corrupt file or a
+# failed fit, and would turn every estimate made with it into millions of GPU-hours.
+MIN_EFFICIENCY = 1e-6
+
+
+def _gpus(run: dict) -> str:
+    return f"{run['num_gpus']:g} × " if "num_gpus" in run else "GPU count not recorded, "
 
 
 def _share(value, name: str, label: str, required: bool) -> float | None:
@@ -61,6 +70,9 @@ def _share(value, name: str, label: str, required: bool) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0 < value <= 1:
         raise TinkerNomicsError(f"{label}: {name} is {value!r}; it must be a number in (0, 1]")
+    if value < MIN_EFFICIENCY:
+        raise TinkerNomicsError(f"{label}: {name} is {value!r}, implausibly small for a fitted efficiency (below "
+                                f"{MIN_EFFICIENCY:g}): a bad calibration value")
     return float(value)
 
 
@@ -74,11 +86,15 @@ def check_record(record: dict, label: str) -> CalibrationFile:
     method = record.get("method")
     if method not in METHODS:
         raise TinkerNomicsError(f"{label}: method is {method!r}, not one of {', '.join(METHODS)}")
+    efficiency = _share(record.get("rollout_efficiency"), "rollout_efficiency", label, False)
+    mfu = _share(record.get("mfu"), "mfu", label, True)
     run = record.get("run")
     if not isinstance(run, dict):
         raise TinkerNomicsError(f"{label}: no \"run\" object saying where the calibration came from")
-    return CalibrationFile(_share(record.get("rollout_efficiency"), "rollout_efficiency", label, False),
-                           _share(record.get("mfu"), "mfu", label, True), method, run, label)
+    gpus = run.get("num_gpus", 1)
+    if isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or not math.isfinite(gpus) or gpus < 1:
+        raise TinkerNomicsError(f"{label}: run.num_gpus is {json.dumps(gpus)[:40]}, not a GPU count (a number >= 1)")
+    return CalibrationFile(efficiency, mfu, method, run, label)
 
 
 def calibration_record(fitted: dict) -> dict:

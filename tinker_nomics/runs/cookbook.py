@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
-from .files import STEP_KEYS, exists, is_null, jsonl_lines, load_json, parse_line
+from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, parse_line
 from .runlog import COLUMNS, RunLog
 
 TRAIN_AC = "env/all/total_ac_tokens"
@@ -347,7 +347,7 @@ def from_jsonl(path, file_label: str, source: str, kind: str, config: dict | Non
         size = os.stat(path).st_size
     except OSError:
         size = 0
-    if processes > 1 and size >= PARALLEL_MIN_BYTES:
+    if processes > 1 and size >= PARALLEL_MIN_BYTES and not is_compressed(path):
         acc = _read_in_parts(path, file_label, size, processes)
     if acc is None:
         acc = _read_part(path, file_label)[0]

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import TinkerNomicsError
+from .compressed import compression_of, decompressing, is_decompressing
 
 try:
     import msgspec
@@ -78,7 +79,7 @@ def open_regular(path, label: str):
 
     It is checked with stat, then opened non-blocking and checked again with fstat on the open descriptor, so a
     FIFO named like a log cannot block the open, and a file swapped between the check and the open cannot slip
-    through."""
+    through. A gzip, bzip2 or xz file is read decompressed (runs.compressed)."""
     mode = os.stat(path).st_mode   # a socket cannot even be opened: say what it is
     if not stat.S_ISREG(mode):
         raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
@@ -88,10 +89,18 @@ def open_regular(path, label: str):
         if not stat.S_ISREG(mode):
             raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        kind = compression_of(fd)
     except BaseException:
         os.close(fd)
         raise
+    raw = os.fdopen(fd, "rb")
+    return raw if kind is None else decompressing(raw, label, kind)
+
+
+def is_compressed(path) -> bool:
+    """Whether the regular file at `path` is compressed (runs.compressed): read in one pass, its size unknown."""
+    with open_regular(path, str(path)) as fh:
+        return is_decompressing(fh)
 
 
 def exists(path: Path) -> bool:
@@ -146,6 +155,7 @@ MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line
 def too_long(label: str, number: int):
     return TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB (not a text log)")
 _WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
+BOM = b"\xef\xbb\xbf"   # UTF-8's byte-order mark, which some editors and Windows tools write first
 
 
 def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: dict | None = None,
@@ -161,10 +171,12 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
     process adds to a shared counter)."""
     whole = start == 0 and stop is None
     with open_regular(p, label) as fh:
+        compressed = is_decompressing(fh)   # its decompressed size is not known in advance
         total = os.fstat(fh.fileno()).st_size
-        stop = total if stop is None else stop
-        progress = Progress.for_file(label, total) if whole and report is None else None
-        fh.seek(start)
+        stop = (math.inf if compressed else total) if stop is None else stop
+        progress = Progress.for_file(label, total) if whole and report is None and not compressed else None
+        if start:
+            fh.seek(start)
         number = found = 0
         offset = start   # file position of data[0]
         rest = b""
@@ -174,6 +186,8 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                 data = rest + block if rest else block
                 if not data:
                     break
+                if offset == 0 and data.startswith(BOM):
+                    data, offset = data[len(BOM):], len(BOM)   # a byte-order mark before the first line
                 view, find, pos = memoryview(data), data.find, 0
                 limit = stop - offset   # lines starting at or after this index belong to the next part
                 while pos < limit:
@@ -283,7 +297,7 @@ def load_json(p, label: str, lines_ok: bool = False) -> Any:
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8-sig"))   # a byte-order mark is accepted, as in CSV and JSON lines
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
     except RecursionError:

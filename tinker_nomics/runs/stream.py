@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
+from .compressed import log_suffix
 from .files import (DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls,
                     json_table, load_json, open_regular, select_run, too_long)
 
@@ -112,7 +113,7 @@ class Table:
         self.run_name: str | None = None
 
     def __iter__(self) -> Iterator[Record]:
-        suffix = self.path.suffix.lower()
+        suffix = log_suffix(self.path)
         if suffix == ".parquet":
             yield from self._parquet()
         elif suffix == ".csv":

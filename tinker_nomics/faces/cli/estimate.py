@@ -75,6 +75,7 @@ def run(args) -> str:
                      decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
     calibration_note = None
+    from_file: dict[str, str] = {}   # Scenario field -> how an error names it when the calibration file set it
     if args.calibration is not None:
         from ...runs.calibration_file import load_calibration   # the run readers load only when asked for
 
@@ -84,6 +85,7 @@ def run(args) -> str:
         for field, value in calibration.overrides().items():
             if overrides.get(field) is None:
                 overrides[field] = value
+                from_file[field] = f"the {field} of calibration {args.calibration}"
         calibration_note = calibration.note()
         if args.method and args.method.strip().lower() != calibration.method:
             calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
@@ -97,7 +99,7 @@ def run(args) -> str:
     except TinkerNomicsError as exc:  # speak in flags, not Python field names
         message = str(exc)
         for flag, (field, _) in NUMERIC_FLAGS.items():
-            message = re.sub(rf"\b{field}\b", flag, message)
+            message = re.sub(rf"\b{field}\b", from_file.get(field, flag), message)
         raise TinkerNomicsError(message) from None
     data = result.to_dict()
     if args.workload:
