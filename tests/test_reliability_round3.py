@@ -340,3 +340,83 @@ def test_item12_a_folder_holding_only_a_verl_console_log_reads_the_log(tmp_path)
     hs.write_verl_console(tmp_path / "run" / "again.log")
     one_line_error(*cli("validate", tmp_path / "run", "--gpu", "H100 SXM"),
                    "the folder holds 2 verl console logs (again.log, train.log)")
+
+
+# ------------------------------------------------------------------------------------------ 11: --force and inputs
+
+CONFIG_JSON = Path(__file__).resolve().parents[1] / "data" / "models" / "configs" / "Qwen--Qwen2.5-7B.json"
+
+
+def _verl_log(tmp_path) -> Path:
+    (tmp_path / "logs").mkdir()
+    return hs.write_verl_console(tmp_path / "logs" / "verl.log")
+
+
+def _linked(tmp_path, original: Path, how: str) -> Path:
+    """`original` itself, a symbolic link to it or a hard link to it, under another name."""
+    if how == "itself":
+        return original
+    other = tmp_path / f"{how}-{original.name}"
+    (other.symlink_to if how == "symlink" else other.hardlink_to)(original)
+    return other
+
+
+@pytest.mark.parametrize("how", ["itself", "symlink", "hardlink"])
+def test_item11_save_calibration_never_overwrites_the_model_config(tmp_path, how):
+    """The probe: `--model-config X --save-calibration X --force` replaced the model's config with the calibration.
+    The input given as a symbolic link to the destination, or the destination a hard link to the input, is the
+    same file too (a destination that is itself a link is refused anyway)."""
+    config = tmp_path / "config.json"
+    config.write_bytes(CONFIG_JSON.read_bytes())
+    log = _verl_log(tmp_path)
+    given, target = config, config
+    if how == "symlink":
+        given = _linked(tmp_path, config, "symlink")
+    elif how == "hardlink":
+        target = _linked(tmp_path, config, "hardlink")
+    code, out, err = cli("validate", log, "--gpu", "H100 SXM", "--model-config", given, "--save-calibration", target,
+                         "--force")
+    one_line_error(code, out, err, "is the input")
+    assert config.read_bytes() == CONFIG_JSON.read_bytes()
+
+
+@pytest.mark.parametrize("how", ["itself", "symlink", "hardlink"])
+def test_item11_report_force_never_replaces_a_usage_export_in_the_report_folder(tmp_path, how):
+    """The probe: `--report D --force` with `--usage D/validation.json` overwrote the usage export."""
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.v061_records(), shapes.NESTED_CONFIG)
+    report = tmp_path / "report"
+    report.mkdir()
+    usage = hs.write_usage_json(tmp_path / "usage.json")
+    before = usage.read_bytes()
+    if how == "itself":
+        usage = hs.write_usage_json(report / "validation.json")
+        given = usage
+    else:
+        (report / "validation.json").unlink(missing_ok=True)
+        (report / "validation.json").symlink_to(usage) if how == "symlink" else \
+            (report / "validation.json").hardlink_to(usage)
+        given = usage
+    code, out, err = cli("validate", logs, "--usage", given, "--report", report, "--force")
+    one_line_error(code, out, err, "validation.json is the input")
+    assert usage.read_bytes() == before
+
+
+# ------------------------------------------------------------------------------------------ 10: a full disk
+
+@pytest.mark.parametrize("errno_name", ["ENOSPC", "EROFS"])
+def test_item10_save_calibration_on_a_full_or_read_only_disk_is_one_line(tmp_path, monkeypatch, errno_name):
+    """The disk refuses the write (as a full or read-only file system does); the probe got an internal error."""
+    import errno
+    import os as os_module
+    from tinker_nomics.runs import calibration_file
+
+    log = _verl_log(tmp_path)
+
+    def refuse(*args, **kwargs):
+        code = getattr(errno, errno_name)
+        raise OSError(code, os_module.strerror(code))
+    monkeypatch.setattr(calibration_file.os, "replace", refuse)
+    target = tmp_path / "cal.json"
+    code, out, err = cli("validate", log, "--gpu", "H100 SXM", "--model", "Qwen3-8B", "--save-calibration", target)
+    one_line_error(code, out, err, f"calibration file {target}: cannot write it")
+    assert not target.exists() and [p.name for p in tmp_path.iterdir()] == ["logs"]

@@ -109,6 +109,22 @@ def exists(path: Path) -> bool:
     return os.path.lexists(path)
 
 
+def input_at(target, inputs) -> str | None:
+    """The first of the command's input files that `target` is, through symlinks and hard links (one file on
+    disk); None when it is none of them. Nothing a command writes may replace what it reads."""
+    if not os.path.lexists(target):
+        return None
+    for given in inputs:
+        if given is None or not str(given).strip():
+            continue
+        try:
+            if os.path.samefile(target, given):
+                return str(given)
+        except OSError:   # a missing input is the readers' error to report
+            continue
+    return None
+
+
 def read_bytes(path, label: str) -> bytes:
     """A whole (small) file: a JSON document, a config.json."""
     with open_regular(path, label) as fh:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .. import fmt
 from ..errors import TinkerNomicsError
+from .files import input_at
 from ..sources.provenance import produced_by
 from ..sources.shipped import shipped
 
@@ -44,8 +45,9 @@ def _nearest_existing(path: Path) -> Path:
     return Path(path.anchor or ".")
 
 
-def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
-    """The resolved report folder, or a one-line error saying why it cannot be one."""
+def check_report_dir(out_dir, run_path, force: bool = False, inputs=()) -> Path:
+    """The resolved report folder, or a one-line error saying why it cannot be one. A report file it would replace
+    is never one of the command's `inputs` (`--usage DIR/validation.json`), through a link either."""
     if out_dir is None or not str(out_dir).strip():
         raise TinkerNomicsError("--report needs a folder name (got an empty one)")
     given = Path(out_dir)
@@ -71,6 +73,10 @@ def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
             target = out / name
             if target.is_dir() and not target.is_symlink():
                 raise TinkerNomicsError(f"report folder {out_dir}: {name} is a folder; the report would replace it")
+            same = input_at(target, (run_path, *inputs))
+            if same is not None:
+                raise TinkerNomicsError(f"report folder {out_dir}: {name} is the input {same} (the same file on "
+                                        f"disk); the report never replaces what the command reads, --force or not")
         if not os.access(out, os.W_OK | os.X_OK) or not os.access(out.parent, os.W_OK | os.X_OK):
             raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied)")
     return out

@@ -109,13 +109,14 @@ def run(args) -> str:
     if args.model and args.model_config:
         raise TinkerNomicsError("give --model or --model-config, not both")
     arch = load_config(args.model_config) if args.model_config else None
+    inputs = (args.usage, args.model_config)   # besides the log: never overwritten by what the command writes
     if args.report is not None:  # refuse a bad report folder before reading anything
-        check_report_dir(args.report, args.path, args.force)
+        check_report_dir(args.report, args.path, args.force, inputs)
         if detect(args.path).side == USAGE:
             raise TinkerNomicsError("--report renders the chapter for a run's logs; a usage export alone has none "
                                     "(pass it with --usage beside the run's log)")
     if args.save_calibration:
-        check_destination(args.save_calibration, args.path, args.force)
+        check_destination(args.save_calibration, args.path, args.force, inputs)
     result = check_run(args.path, args.ran_on, model=args.model, prices=args.prices, price_as=args.price_as,
                        cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run, gpu=args.gpu,
                        num_gpus=args.num_gpus, gpu_hourly_usd=args.gpu_hourly_usd, fine_tune=args.fine_tune,
@@ -127,13 +128,13 @@ def run(args) -> str:
             raise TinkerNomicsError("--save-calibration needs a self-hosted run (its logged GPU time is what is "
                                     "fitted); this log ran on Tinker")
         saved = save_calibration(calibration_record(result.calibration()), args.save_calibration, args.path,
-                                 args.force)
+                                 args.force, inputs)
     report = None
     if args.report is not None:
         # the chapter shows this very result (runs.report); the options only label the page, with a Tinker run's
         # resolved model and snapshot
         bill = getattr(getattr(result, "validation", None), "bill", None)
-        report = render_report(result, args.report, args.path, force=args.force, parameters={
+        report = render_report(result, args.report, args.path, force=args.force, inputs=inputs, parameters={
             "model": args.model or (bill.model if bill else None), "prices": args.prices or (bill.prices if bill else None),
             "price_as": args.price_as, "group_size": args.group_size, "run_name": args.run, "ran_on": args.ran_on, "gpu": args.gpu, "num_gpus": args.num_gpus,
             "gpu_hourly_usd": args.gpu_hourly_usd, "fine_tune": args.fine_tune,
