@@ -83,11 +83,11 @@ def check_report_dir(out_dir, run_path, force: bool = False, inputs=()) -> Path:
 
 
 def render_report(result, out_dir, run_path, force: bool = False, timeout: int = 600,
-                  parameters: dict | None = None) -> Path:
+                  parameters: dict | None = None, inputs=()) -> Path:
     """Execute the chapter for `result` (what runs.ledger.check_run returned: anything with to_dict() and render())
     into `out_dir`; returns the executed notebook's path. `parameters` are further notebook parameters (the options
     the run was checked with)."""
-    out = check_report_dir(out_dir, run_path, force)
+    out = check_report_dir(out_dir, run_path, force, inputs)
     notebook = shipped(NOTEBOOK)
     if notebook is None:
         raise TinkerNomicsError(f"the chapter notebook {NOTEBOOK} is missing from the package (reinstall tinker-nomics)")
