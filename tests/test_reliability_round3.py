@@ -211,6 +211,34 @@ def test_item9_the_cookbook_reader_caps_a_line_like_the_self_hosted_readers(tmp_
     one_line_error(*cli("validate", folder, "--model", "Qwen3-8B"), "line 101: longer than 16 MiB (not a text log)")
 
 
+def test_item9_json_holds_the_summary_and_per_step_rows_go_to_a_file_on_request(tmp_path):
+    """The probe: the JSON of a 10^6-line log carried a per-step array of 10^6 objects (267 MB). Now the JSON is the
+    summary, and `--per-step FILE` writes the rows as Parquet or JSON lines, the same rows either way."""
+    import pandas as pd
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.sync_records(), shapes.NESTED_CONFIG)
+    code, out, err = cli("validate", logs, "--format", "json")
+    assert code == 0 and "per_step" not in strict_json(out), err
+    for name in ("steps.parquet", "steps.jsonl"):
+        code, out, err = cli("validate", logs, "--format", "json", "--per-step", tmp_path / name)
+        assert code == 0, err
+        assert strict_json(out)["per_step_file"] == str(tmp_path / name)
+    table = pd.read_parquet(tmp_path / "steps.parquet")
+    lines = [strict_json(line) for line in (tmp_path / "steps.jsonl").read_text().splitlines()]
+    assert len(table) == len(lines) == 4 and list(table.columns) == list(lines[0])
+    assert table["sample_tokens"].sum() == sum(r["sample_tokens"] for r in lines) == shapes.EXPECTED["sample"]
+    assert lines[1]["eval_reward"] is None   # NaN in the table is null in the file
+
+
+@pytest.mark.parametrize("name, needle", [("steps.csv", "name it .parquet"),
+                                          ("logs/run/steps.jsonl", "inside the run's log folder"),
+                                          ("taken.jsonl", "exists; pass --force")])
+def test_item9_a_bad_per_step_destination_is_refused_before_reading(tmp_path, name, needle):
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.sync_records(), shapes.NESTED_CONFIG)
+    (tmp_path / "taken.jsonl").write_text("mine\n")
+    one_line_error(*cli("validate", logs, "--per-step", tmp_path / name), needle)
+    assert (tmp_path / "taken.jsonl").read_text() == "mine\n"
+
+
 # ------------------------------------------------------------------------------------------ 10: internal errors
 
 def _calibration(tmp_path, name="cal.json", **changes) -> Path:
@@ -407,15 +435,14 @@ def test_item11_report_force_never_replaces_a_usage_export_in_the_report_folder(
 def test_item10_save_calibration_on_a_full_or_read_only_disk_is_one_line(tmp_path, monkeypatch, errno_name):
     """The disk refuses the write (as a full or read-only file system does); the probe got an internal error."""
     import errno
-    import os as os_module
-    from tinker_nomics.runs import calibration_file
+    import os
 
     log = _verl_log(tmp_path)
 
     def refuse(*args, **kwargs):
         code = getattr(errno, errno_name)
-        raise OSError(code, os_module.strerror(code))
-    monkeypatch.setattr(calibration_file.os, "replace", refuse)
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(os, "replace", refuse)
     target = tmp_path / "cal.json"
     code, out, err = cli("validate", log, "--gpu", "H100 SXM", "--model", "Qwen3-8B", "--save-calibration", target)
     one_line_error(code, out, err, f"calibration file {target}: cannot write it")

@@ -43,8 +43,9 @@ def log_dir(tmp_path):
     return shapes.write_cookbook_dir(tmp_path / "logs" / "run1", shapes.async_records(), shapes.NESTED_CONFIG)
 
 
-def test_json_has_the_contract_keys(log_dir):
-    code, out, err = run("validate", log_dir, "--prices", "2026-01-05", "--format", "json")
+def test_json_has_the_contract_keys(log_dir, tmp_path):
+    rows = tmp_path / "steps.jsonl"
+    code, out, err = run("validate", log_dir, "--prices", "2026-01-05", "--format", "json", "--per-step", rows)
     assert code == 0 and err == ""
     d = json.loads(out)
     assert d["model"] == "Qwen/Qwen3-8B" and d["prices"] == "2026-01-05" and d["steps"] == 4
@@ -53,7 +54,9 @@ def test_json_has_the_contract_keys(log_dir):
     for key in ("sample_usd", "train_usd", "prefill_usd", "total_usd"):
         assert isinstance(d["tinker"][key], float)
     assert d["calibration"]["sign_convention"].startswith("signed error = (predicted - measured) / measured")
-    assert isinstance(d["caveats"], list) and len(d["per_step"]) == 5
+    assert isinstance(d["caveats"], list) and "per_step" not in d and d["per_step_file"] == str(rows)
+    per_step = [json.loads(line) for line in rows.read_text().splitlines()]   # 4 steps and the final eval's row
+    assert len(per_step) == 5 and sum(r["sample_tokens"] for r in per_step) == shapes.EXPECTED_FINAL["sample"]
 
 
 def test_table_output_for_each_omnimath_log():

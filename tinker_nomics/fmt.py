@@ -188,9 +188,11 @@ def json_safe(value):
 
 
 def json_text(value, indent: int | None = 2) -> str:
-    """`json.dumps` that cannot write NaN or Infinity (they become null; the caller's notes say why)."""
-    import json
-    return json.dumps(json_safe(value), indent=indent, allow_nan=False)
+    """Strict JSON text (NaN and infinities become null; the caller's notes say why), written by msgspec's encoder
+    (several times faster than the json module's indenting one on a run's summary)."""
+    import msgspec
+    data = msgspec.json.encode(json_safe(value))
+    return (msgspec.json.format(data, indent=indent) if indent else data).decode()
 
 
 def json_records(frame) -> list[dict]:

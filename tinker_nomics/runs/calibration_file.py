@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from ..model.scenario import METHODS
 from . import stream
-from .files import input_at
+from .outputs import check_output_file, write_output_file
 
 KIND = "tinker-nomics calibration"
 VERSION = 1
@@ -125,52 +123,14 @@ def _plain(value):
 
 
 def check_destination(path, log_path, force: bool = False, inputs=()) -> Path:
-    """Where the file may be written: not inside the log folder, not a symlink, not an existing file unless
-    `force`, never one of the command's `inputs` (through a link either), in a folder that exists and takes
-    files."""
-    out = Path(path)
-    if not str(path).strip():
-        raise TinkerNomicsError("--save-calibration needs a file name")
-    resolved = out.resolve()
-    logs = Path(log_path).resolve()
-    folder = logs if logs.is_dir() else logs.parent
-    if resolved == logs or folder in resolved.parents:
-        raise TinkerNomicsError(f"calibration file {path} is inside the run's log folder {folder}; nothing is written "
-                                f"there, pick a path outside it")
-    if out.is_symlink():
-        raise TinkerNomicsError(f"calibration file {path} is a symlink; nothing is written through one")
-    if out.exists() and not out.is_file():
-        raise TinkerNomicsError(f"calibration file {path} exists and is not a regular file")
-    same = input_at(out, (log_path, *inputs))
-    if same is not None:
-        raise TinkerNomicsError(f"calibration file {path} is the input {same} (the same file on disk); nothing the "
-                                f"command reads is overwritten, --force or not")
-    if out.exists() and not force:
-        raise TinkerNomicsError(f"calibration file {path} exists; pass --force to replace it")
-    if not resolved.parent.is_dir():
-        raise TinkerNomicsError(f"calibration file {path}: the folder {resolved.parent} does not exist")
-    if not os.access(resolved.parent, os.W_OK | os.X_OK):
-        raise TinkerNomicsError(f"calibration file {path}: cannot write in {resolved.parent} (permission denied or a "
-                                f"read-only file system)")
-    return out
+    """Where the file may be written (runs.outputs.check_output_file)."""
+    return check_output_file(path, "calibration file", "--save-calibration", log_path, force, inputs)
 
 
 def save_calibration(record: dict, path, log_path, force: bool = False, inputs=()) -> Path:
     out = check_destination(path, log_path, force, inputs)
     text = json.dumps(record, indent=2, default=_plain) + "\n"
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tinker-nomics-calibration-", dir=out.resolve().parent)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
-    except OSError as exc:   # a full disk, a read-only file system: one line, and nothing left behind
-        raise TinkerNomicsError(f"calibration file {path}: cannot write it ({exc.strerror or exc}); nothing was "
-                                f"written") from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-    return out
+    return write_output_file(out, "calibration file", lambda fh: fh.write(text.encode()))
 
 
 def load_calibration(path) -> CalibrationFile:

@@ -27,6 +27,9 @@ from .meters import MeterTokens, RunBill, bill_meters
 from .reconcile import SIGN_CONVENTION, Reconciliation, reconcile
 
 FINE_TUNES = ("full", "lora")
+PER_STEP_COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "other_seconds",
+                    "validation_seconds", "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens",
+                    "trained_tokens", "decode_tps_per_gpu", "training_mfu", "logged_mfu", "plain"]
 CACHED_MODES = ("auto", "none", "group")
 
 
@@ -124,11 +127,12 @@ class HostedValidation:
             "caveats": list(self.caveats), "notes": list(self.notes),
         }
         if per_step:
-            out["per_step"] = fmt.json_records(self.measured.per_step[
-                ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "other_seconds",
-                 "validation_seconds", "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens",
-                 "trained_tokens", "decode_tps_per_gpu", "training_mfu", "logged_mfu", "plain"]])
+            out["per_step"] = fmt.json_records(self.per_step_table())
         return out
+
+    def per_step_table(self):
+        """One row per logged step: what `--per-step FILE` writes."""
+        return self.measured.per_step[PER_STEP_COLUMNS]
 
     def _tinker_dict(self) -> dict | None:
         b = self.bill
