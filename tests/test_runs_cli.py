@@ -173,10 +173,11 @@ def test_report_renders_for_a_cookbook_folder_and_refuses_to_overwrite(log_dir, 
     out = tmp_path / "reports" / "run1"
     code, stdout, err = run("validate", log_dir, "--report", out)
     assert code == 0, err
-    assert sorted(p.name for p in out.iterdir()) == ["run_validation.ipynb", "summary.txt", "validation.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "run_validation.ipynb", "summary.txt",
+                                                     "validation.json"]
     nb = _executed_cleanly(out / "run_validation.ipynb")
     assert nb.metadata["papermill"]["parameters"]["run_path"] == str(log_dir.resolve())
-    assert nb.metadata["papermill"]["parameters"]["result_file"]   # the check validate printed (runs.report)
+    assert nb.metadata["papermill"]["parameters"]["report_file"]   # the check validate printed (faces.report)
     assert json.loads((out / "validation.json").read_text())["steps"] == 4
     assert f"Report: {out.resolve() / 'run_validation.ipynb'}" in stdout
     code, _, err = run("validate", log_dir, "--report", out)

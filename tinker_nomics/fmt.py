@@ -198,3 +198,26 @@ def json_text(value, indent: int | None = 2) -> str:
 def json_records(frame) -> list[dict]:
     """A DataFrame as a list of JSON-ready row dicts."""
     return [{k: json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+# ------------------------------------------------------------------------------------------ text from a log
+
+_MARKDOWN_PUNCTUATION = "\\`*_{}[]()#+-.!|$~:"
+
+
+def markdown_literal(text) -> str:
+    """Text that came from a log (a folder or run name, a model path from a config dump, a metric key) for a Markdown
+    paragraph, shown as itself: HTML's special characters as entities (no tag, no attribute, no script), Markdown's
+    punctuation escaped with a backslash (no link, emphasis or math), control characters as spaces (no new line,
+    so no heading or list)."""
+    out = []
+    for ch in str(text):
+        if ch in "&<>\"'":
+            out.append({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[ch])
+        elif ch in _MARKDOWN_PUNCTUATION:
+            out.append("\\" + ch)
+        elif ord(ch) < 32 or 0x7f <= ord(ch) < 0xa0:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)

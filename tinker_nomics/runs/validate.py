@@ -190,8 +190,6 @@ def validate_run(path_or_run, model: str | None = None, prices: str | None = Non
     per_step["reward"] = log.steps["reward"].to_numpy()
     per_step["eval_reward"] = log.steps["eval_reward"].to_numpy()
     per_step["step_seconds"] = log.steps["step_seconds"].to_numpy()
-    per_step["step_minutes"] = per_step["step_seconds"] / 60.0
-    per_step["episodes"] = log.steps["episodes"].to_numpy()
 
     caveats = list(log.notes) + _caveats(log, meters, bill)
     notes = notes + list(bill.notes) + [f"cached prefill: {basis}"]

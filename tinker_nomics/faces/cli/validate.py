@@ -95,7 +95,8 @@ def run(args) -> str:
     from ...runs.calibration_file import calibration_record, check_destination, save_calibration
     from ...runs.detect import USAGE, detect
     from ...runs.ledger import check_run
-    from ...runs.report import check_report_dir, render_report
+    from ...runs.report import check_report_dir
+    from ..report import render_report
     from ...runs.meters import checked_group_size
     from ...runs.outputs import check_table_file, write_table_file
     from ...runs.validate_hosted import HostedValidation
