@@ -239,6 +239,91 @@ def test_item9_a_bad_per_step_destination_is_refused_before_reading(tmp_path, na
     assert (tmp_path / "taken.jsonl").read_text() == "mine\n"
 
 
+def test_item9_the_report_page_is_compact_whatever_the_log_length(tmp_path):
+    """The probe's report handed the kernel a 300 MB pickle of 10^6 rows. The page data is the first rows and series
+    of at most MAX_POINTS points, each the mean of its steps; sums come from the whole run."""
+    from tinker_nomics.analysis import run_report
+    from tinker_nomics.runs.ledger import check_run
+    steps = 2 * run_report.MAX_POINTS + 1
+    records = [{**r, "step": s, "progress/batch": s} for s in range(steps)
+               for r in [shapes.sync_records()[s % 4]]]
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", records, shapes.NESTED_CONFIG)
+    result = check_run(logs)
+    page = run_report.report_page(result)
+    per_point = page["series_steps_per_point"]
+    assert per_point == 3 and len(page["series"]["step"]) == -(-steps // per_point) <= run_report.MAX_POINTS
+    assert len(page["steps_head"]["rows"]) == run_report.HEAD_ROWS
+    costs = result.validation.per_step["cost_usd"].to_numpy()
+    assert page["series"]["cost_usd"][0] == pytest.approx(costs[:3].mean())   # a point is the mean of its steps
+    assert page["series"]["step"][0] == 2 and page["series"]["cumulative_usd"][-1] == pytest.approx(costs.sum())
+    assert page["summary"]["total_usd"] == result.validation.total_usd
+    assert len(run_report.page_json(page)) < 500_000
+
+
+def _running_report(tmp_path, log):
+    """`validate LOG --report R` as a command in a session of its own, with its temporary files under tmp_path; returns
+    (process, report folder, temp folder) once the chapter's process is running."""
+    import os
+    import subprocess
+    import sys
+    import time
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "reports" / "r"
+    out.parent.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "tinker_nomics", "validate", str(log), "--report", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(temp)})
+    deadline = time.monotonic() + 120
+    while not any(out.parent.glob(".r.tmp-*")):   # the report is being made
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.1)
+    time.sleep(3)   # the chapter (papermill, its kernel) starting
+    return proc, out, temp
+
+
+def _nothing_left(out: Path, temp: Path) -> None:
+    import os
+    assert not out.exists() and list(out.parent.iterdir()) == []   # no .r.tmp-* folder beside the report
+    assert list(temp.iterdir()) == []   # the private hand-over folder, and the kernel's connection file, gone
+    chapter = [pid for pid in os.listdir("/proc") if pid.isdigit() and str(temp).encode() in
+               _cmdline(pid)]
+    assert chapter == []   # the chapter's process is gone
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.slow
+def test_item9_sigterm_during_a_report_removes_its_temporary_files(tmp_path):
+    """The probe: a SIGTERM left a 267 MB .DIR.tmp-* folder and a 300 MB result.pickle in the temp directory."""
+    import signal
+    proc, out, temp = _running_report(tmp_path, shapes.write_cookbook_dir(tmp_path / "logs" / "run",
+                                                                          shapes.sync_records(), shapes.NESTED_CONFIG))
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and stdout == "" and stderr == "tinker-nomics: terminated (SIGTERM)\n", stderr
+    _nothing_left(out, temp)
+
+
+@pytest.mark.slow
+def test_item12_ctrl_c_during_a_report_exits_130_with_one_line(tmp_path):
+    """The probe: Ctrl-C during a report printed an ipykernel traceback. The terminal sends SIGINT to the command's
+    process group; the chapter runs in a session of its own."""
+    import os
+    import signal
+    proc, out, temp = _running_report(tmp_path, shapes.write_cookbook_dir(tmp_path / "logs" / "run",
+                                                                          shapes.sync_records(), shapes.NESTED_CONFIG))
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and stdout == "" and stderr == "tinker-nomics: interrupted (Ctrl-C)\n", stderr
+    _nothing_left(out, temp)
+
+
 # ------------------------------------------------------------------------------------------ 10: internal errors
 
 def _calibration(tmp_path, name="cal.json", **changes) -> Path:

@@ -136,7 +136,8 @@ def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Pat
     job.write_text(json.dumps({"notebook": str(notebook), "output": str(output), "parameters": parameters,
                                "cwd": str(notebook.parent), "timeout": timeout}))
     package_root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+           "TMPDIR": str(workdir)}   # the kernel's connection file and anything else temporary: removed with it
     code = "from tinker_nomics.runs.report import _chapter_main; _chapter_main()"
     with open(workdir / "chapter.log", "wb") as log:
         proc = subprocess.Popen([sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
