@@ -532,3 +532,59 @@ def test_item10_save_calibration_on_a_full_or_read_only_disk_is_one_line(tmp_pat
     code, out, err = cli("validate", log, "--gpu", "H100 SXM", "--model", "Qwen3-8B", "--save-calibration", target)
     one_line_error(code, out, err, f"calibration file {target}: cannot write it")
     assert not target.exists() and [p.name for p in tmp_path.iterdir()] == ["logs"]
+
+
+# ------------------------------------------------------------------------------------------ issue 19, item 6
+
+UNPRICED_GPU = "H20"   # data/hardware/gpus.csv lists it; no listing in data/hardware/gpu_prices*.csv prices it
+
+
+def test_issue19_item6_the_unpriced_gpu_is_unpriced_in_the_registry():
+    from tinker_nomics import sources
+    assert sources.gpu_price_listing(UNPRICED_GPU) is None and sources.get_gpu(UNPRICED_GPU).gpu == UNPRICED_GPU
+
+
+def test_issue19_item6_estimate_on_a_gpu_without_a_price_gives_times_and_unknown_dollars():
+    """The probe: `estimate --gpu H20` exited 2 naming the Python field gpu_hourly_usd."""
+    code, out, err = cli("estimate", "--workload", "math_rl", "--gpu", UNPRICED_GPU, "--format", "json")
+    assert code == 0, err
+    d = strict_json(out)
+    sh = d["self_hosted"]
+    assert sh["compute_usd"] is None and sh["total_usd"] is None and sh["gpu_hourly_usd"] is None
+    assert sh["gpu_hours"] > 0 and sh["wallclock_hours"] > 0 and d["tinker"]["total_usd"] > 0
+    assert d["cheaper"] == "unknown"
+    (note,) = [n for n in d["notes"] if "$/GPU-hour" in n]
+    assert "--gpu-hourly-usd" in note
+    priced = strict_json(cli("estimate", "--workload", "math_rl", "--gpu", UNPRICED_GPU, "--gpu-hourly-usd", "2",
+                             "--format", "json")[1])
+    assert priced["self_hosted"]["gpu_hours"] == sh["gpu_hours"]   # the same hours, now priced
+    assert priced["self_hosted"]["compute_usd"] == pytest.approx(2 * sh["gpu_hours"])
+    code, out, err = cli("estimate", "--workload", "math_rl", "--gpu", UNPRICED_GPU)
+    assert code == 0 and err == ""
+    assert "Self-hosted   dollars unknown" in out and "Cheaper       unknown" in out
+    assert out.count("--gpu-hourly-usd") == 1 and "gpu_hourly_usd)" in out   # one note names the flag
+
+
+def test_issue19_item6_validate_a_self_hosted_run_on_a_gpu_without_a_price(tmp_path):
+    """The probe: `validate` of an H20 run exited 2 before showing anything."""
+    log = _verl_log(tmp_path)
+    code, out, err = cli("validate", log, "--gpu", UNPRICED_GPU, "--model", "Qwen3-8B", "--format", "json")
+    assert code == 0, err
+    d = strict_json(out)
+    assert d["measured"]["gpu_hours"] == pytest.approx(hs.VERL_2025["gpu_hours"])
+    assert d["measured"]["compute_usd"] is None and d["measured"]["gpu_hourly_usd"] is None
+    assert d["predicted"]["step_seconds_mean"] > 0 and d["predicted"]["compute_usd"] is None
+    assert d["tinker"]["total_usd"] > 0
+    assert any("--gpu-hourly-usd" in n for n in d["notes"])
+    code, out, err = cli("validate", log, "--gpu", UNPRICED_GPU, "--model", "Qwen3-8B")
+    assert code == 0 and "GPU dollars unknown" in out
+
+
+def test_issue19_item6_validate_a_tinker_run_priced_on_a_gpu_without_a_price(tmp_path):
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.sync_records(), shapes.NESTED_CONFIG)
+    code, out, err = cli("validate", logs, "--gpu", UNPRICED_GPU, "--format", "json")
+    assert code == 0, err
+    gpus = strict_json(out)["self_hosted"]
+    assert gpus["gpu_hours"] > 0 and gpus["compute_usd"] is None
+    assert any("--gpu-hourly-usd" in n for n in gpus["notes"])
+    assert "On GPUs       dollars unknown" in cli("validate", logs, "--gpu", UNPRICED_GPU)[1]

@@ -165,11 +165,20 @@ class Scenario:
             # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
             values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
+        if unpriced_rate(values["gpu_hourly_usd"], values["gpu_hourly_usd_source"]):
+            values["gpu_hourly_usd"] = None   # resolved before, and still no sourced rate: looked up again
+        unpriced = False
         if values["gpu_hourly_usd"] is None:
-            listing = sources.default_gpu_price(values["gpu"])
-            values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
-            values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
-                                               f"{listing.date or 'undated'} ({listing.source_url})")
+            listing = sources.gpu_price_listing(values["gpu"])
+            if listing is None:   # a GPU without a sourced rate (the H20): times are computed, dollars unknown
+                unpriced = True
+                values["gpu_hourly_usd_source"] = (f"{UNPRICED}: no sourced $/GPU-hour for {values['gpu']} in "
+                                                   f"data/hardware/gpu_prices*.csv; give it with --gpu-hourly-usd "
+                                                   f"(gpu_hourly_usd)")
+            else:
+                values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
+                values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
+                                                   f"{listing.date or 'undated'} ({listing.source_url})")
         elif values["gpu_hourly_usd_source"] is None:
             values["gpu_hourly_usd_source"] = "given"
         if values["method"] == "calibrated":
@@ -189,6 +198,8 @@ class Scenario:
         for name in BOUNDS:
             if values[name] is not None:
                 values[name] = _checked(name, values[name])
+        if unpriced:
+            values["gpu_hourly_usd"] = math.nan   # NaN dollars downstream: null in JSON, with the source's note
         try:
             np.broadcast_shapes(*(np.shape(values[n]) for n in BOUNDS if values[n] is not None))
         except ValueError:
@@ -322,6 +333,14 @@ def _checked(name: str, value) -> Any:
         where = f" ({int(bad.sum())} of {array.size} values)" if array.ndim else ""
         raise TinkerNomicsError(f"{name} must be a finite number {rule}, got {_fmt(first)}{where}")
     return float(array) if array.ndim == 0 else array
+
+
+UNPRICED = "unknown"   # how gpu_hourly_usd_source starts when no rate is sourced for the GPU
+
+
+def unpriced_rate(rate, source) -> bool:
+    """A $/GPU-hour left unknown by `Scenario.resolved` (NaN, its source saying why)."""
+    return isinstance(rate, float) and math.isnan(rate) and str(source or "").startswith(UNPRICED)
 
 
 def _fmt(x: float) -> str:

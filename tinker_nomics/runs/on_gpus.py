@@ -61,7 +61,9 @@ class OnGpus:
 
     def render(self) -> str:
         d = self.to_dict()
-        return (f"On GPUs       {fmt.usd(d['compute_usd'])} = {d['gpu_hours']:,.1f} GPU-h × {fmt.usd(self.gpu_hourly_usd)} "
+        cost = (f"{fmt.usd(d['compute_usd'])} = {d['gpu_hours']:,.1f} GPU-h × {fmt.usd(self.gpu_hourly_usd)}"
+                if math.isfinite(self.gpu_hourly_usd) else f"dollars unknown: {d['gpu_hours']:,.1f} GPU-h")
+        return (f"On GPUs       {cost} "
                 f"on {self.num_gpus:g} × {self.gpu} (method {self.method}, {self.fine_tune}, k={self.off_policy:g})\n"
                 f"              rollout {fmt.hours(d['rollout_hours'])}, train {fmt.hours(d['train_hours'])}, "
                 f"wall-clock {fmt.hours(d['wallclock_hours'])}, {d['step_seconds_mean']:,.1f} s per step")
@@ -88,14 +90,19 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
         rate = float(gpu_hourly_usd)
         where["gpu_hourly_usd"] = "--gpu-hourly-usd"
     else:
-        rate = sources.default_gpu_price(record.gpu).usd_per_gpu_hour
-        where["gpu_hourly_usd"] = f"the registry's default listing for {record.gpu}"
+        listing = sources.gpu_price_listing(record.gpu)
+        rate = listing.usd_per_gpu_hour if listing is not None else math.nan   # NaN dollars: null, with a note
+        where["gpu_hourly_usd"] = f"the registry's default listing for {record.gpu}" if listing is not None else \
+            f"unknown: no sourced $/GPU-hour for {record.gpu}"
     k = float(off_policy) if off_policy is not None else sources.number("off_policy")
     where["off_policy"] = "--off-policy" if off_policy is not None else "the package default (data/assumptions)"
     mode = (fine_tune or "lora").lower()
     where["fine_tune"] = "--fine-tune" if fine_tune else "Tinker trains LoRA adapters"
     chosen = method or DEFAULT_METHOD
     notes = []
+    if math.isnan(rate):
+        notes.append(f"no sourced $/GPU-hour for {record.gpu} in data/hardware/gpu_prices*.csv: the GPU dollars are "
+                     f"unknown (null); give the rate with --gpu-hourly-usd")
     train = run.train
     episodes = train["episodes"]
     if episodes.isna().any() or not (episodes > 0).all():

@@ -132,10 +132,13 @@ def render_estimate(d: dict) -> str:
         lines.append("Self-hosted   not computed (no published architecture)")
     else:
         overlap = "overlapped" if sc["off_policy"] > 0 else "sequential"
+        priced = sh["total_usd"] is not None   # None: no sourced $/GPU-hour for the GPU (a note says so)
         lines += [
-            f"Self-hosted   {fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
-            f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
-            f"{fmt.usd(sh['sandbox_usd'])}",
+            (f"Self-hosted   {fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
+             f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
+             f"{fmt.usd(sh['sandbox_usd'])}") if priced else
+            (f"Self-hosted   dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {sh['num_gpus']:g} × {sc['gpu']} + "
+             f"sandbox {fmt.usd(sh['sandbox_usd'])}"),
             f"              rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}, "
             f"wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, {overlap})",
             f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
@@ -143,8 +146,9 @@ def render_estimate(d: dict) -> str:
             f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step"
             + ("" if sh["feasible"] else f"; infeasible on {sc['num_gpus']:g} GPUs, costed on "
                f"{sh['fitting_gpus']:g}"),
-            f"              $/GPU-hour: {sh['gpu_hourly_usd_source']}"]
-        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
+            f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
+        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}" if priced else
+                     "Cheaper       unknown (the self-hosted dollars are not known)")
     for note in d["notes"]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)
