@@ -67,7 +67,9 @@ def write_output_file(path, what: str, write: Callable) -> Path:
 
 
 TABLE_FORMATS = {".parquet": "Parquet", ".jsonl": "JSON lines", ".ndjson": "JSON lines"}
-JSON_LINES_CHUNK = 100_000   # rows encoded at a time: memory holds one chunk's text, not the whole file's
+# Rows converted at a time (a Parquet row group; JSON lines encoded from one dict per row): memory holds one chunk,
+# not a copy of a 10^6-row table.
+CHUNK_ROWS = 20_000
 
 
 def check_table_file(path, flag: str, log_path, force: bool = False, inputs=()) -> Path:
@@ -87,13 +89,17 @@ def write_table_file(frame, path) -> Path:
         def write(fh):
             import pyarrow as pa
             import pyarrow.parquet as pq
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), fh)
+            schema = pa.Schema.from_pandas(frame.iloc[:0], preserve_index=False)
+            with pq.ParquetWriter(fh, schema) as writer:   # a row group per chunk: one chunk in memory at a time
+                for start in range(0, max(len(frame), 1), CHUNK_ROWS):
+                    writer.write_table(pa.Table.from_pandas(frame.iloc[start:start + CHUNK_ROWS], schema=schema,
+                                                            preserve_index=False))
     else:
         def write(fh):
             import msgspec
             encoder, names = msgspec.json.Encoder(), [str(c) for c in frame.columns]
-            for start in range(0, len(frame), JSON_LINES_CHUNK):
-                part = frame.iloc[start:start + JSON_LINES_CHUNK]
+            for start in range(0, len(frame), CHUNK_ROWS):
+                part = frame.iloc[start:start + CHUNK_ROWS]
                 columns = [_plain_list(part[c]) for c in part.columns]
                 fh.write(encoder.encode_lines([dict(zip(names, row)) for row in zip(*columns)]))
     return write_output_file(out, "per-step file", write)
