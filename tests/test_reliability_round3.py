@@ -2,9 +2,7 @@
 defect of this round, each built the way the probe was and failing before the fix. The fuzz tests
 (test_runs_fuzz.py, test_hosted_fuzz.py, test_fuzz_cli.py) cover the same classes with generated input.
 """
-import contextlib
 import copy
-import io
 import json
 import pprint
 from pathlib import Path
@@ -14,27 +12,9 @@ import pytest
 import hosted_shapes as hs
 import run_shapes as shapes
 from tinker_nomics import TinkerNomicsError
-from tinker_nomics.faces.cli import main
 from tinker_nomics.runs.ledger import check_run
 from tinker_nomics.runs.verl import read_console
-
-
-def cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
-
-
-def one_line_error(code, out, err, needle):
-    assert code == 2 and out == "", (code, out, err)
-    assert err.count("\n") == 1 and "Traceback" not in err and needle in err, err
-
-
-def strict_json(text: str):
-    def refuse(constant):
-        raise AssertionError(f"JSON output contains {constant}")
-    return json.loads(text, parse_constant=refuse)
+from test_reliability import cli, one_line_error, strict_json   # the helpers of round two
 
 
 # ------------------------------------------------------------------------------------------ 1: verl config dump
@@ -588,3 +568,21 @@ def test_issue19_item6_validate_a_tinker_run_priced_on_a_gpu_without_a_price(tmp
     assert gpus["gpu_hours"] > 0 and gpus["compute_usd"] is None
     assert any("--gpu-hourly-usd" in n for n in gpus["notes"])
     assert "On GPUs       dollars unknown" in cli("validate", logs, "--gpu", UNPRICED_GPU)[1]
+
+
+@pytest.mark.parametrize("errno_name", ["ENOSPC", "EROFS"])
+def test_item10_report_on_a_full_or_read_only_disk_is_one_line(tmp_path, monkeypatch, errno_name):
+    """The report's files refused by the disk (as a full or read-only file system does: checked by hand with a
+    16 KB tmpfs and a read-only one); the probe got an internal error. Nothing is left beside the report folder."""
+    import errno
+    import os
+    import pathlib
+    logs = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.sync_records(), shapes.NESTED_CONFIG)
+
+    def refuse(self, data):
+        code = getattr(errno, errno_name)
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(pathlib.Path, "write_bytes", refuse)
+    out = tmp_path / "reports" / "r"
+    one_line_error(*cli("validate", logs, "--report", out), f"report folder {out}: cannot write it")
+    assert list(out.parent.iterdir()) == []

@@ -7,9 +7,7 @@ names set a global and change the page's title if they ever run. The slow tests 
 and open both report.html and the chapter's nbconvert HTML in headless Chromium (tests/conftest.py's `browser`)."""
 from __future__ import annotations
 
-import contextlib
 import html.parser
-import io
 import json
 from pathlib import Path
 
@@ -17,20 +15,13 @@ import pytest
 
 import hosted_shapes as hs
 import run_shapes as shapes
+from test_reliability import cli
 from test_reliability_round3 import _config, write_console
 from tinker_nomics import fmt
-from tinker_nomics.faces.cli import main
 
 RUNS = "window.pwned = 1; document.title = 'pwned'"
 HOSTILE_FOLDER = f"run<img src=x onerror=\"{RUNS}\">"
 HOSTILE_MODEL = f"<img src=x onerror=\"{RUNS}\">/a-private-model"   # not in the registries: shown as given
-
-
-def cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
-    return code, out.getvalue(), err.getvalue()
 
 
 def hostile_verl_run(tmp_path) -> Path:

@@ -21,6 +21,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from .. import fmt
 from ..runs.ledger import TinkerCheck
 from ..runs.meters import price_for, run_group_size
 from ..runs.validate_hosted import HostedValidation
@@ -38,21 +39,7 @@ HOSTED_HEAD = ["step", "steps_covered", "step_seconds", "generation_seconds", "t
 
 def plain(value):
     """A value as plain JSON types, NaN kept as float NaN (pandas' NA and None for a missing number stay None)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return plain(value.tolist())
-    if value is None or type(value).__name__ == "NAType":
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return value
+    return fmt.json_safe(value, keep_nan=True)
 
 
 def records(frame: pd.DataFrame) -> list[dict]:

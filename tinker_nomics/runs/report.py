@@ -70,7 +70,8 @@ def check_report_dir(out_dir, run_path, force: bool = False, inputs=()) -> Path:
     if base != out and not base.is_dir():
         raise TinkerNomicsError(f"report folder {out_dir}: {base} is a file, not a folder")
     if base != out and not os.access(base, os.W_OK | os.X_OK):
-        raise TinkerNomicsError(f"report folder {out_dir}: cannot create it in {base} (permission denied)")
+        raise TinkerNomicsError(f"report folder {out_dir}: cannot create it in {base} (permission denied or a "
+                                f"read-only file system)")
     if base == out:
         if not out.is_dir():
             raise TinkerNomicsError(f"report folder {out_dir} exists and is not a folder")
@@ -85,7 +86,8 @@ def check_report_dir(out_dir, run_path, force: bool = False, inputs=()) -> Path:
                 raise TinkerNomicsError(f"report folder {out_dir}: {name} is the input {same} (the same file on "
                                         f"disk); the report never replaces what the command reads, --force or not")
         if not os.access(out, os.W_OK | os.X_OK) or not os.access(out.parent, os.W_OK | os.X_OK):
-            raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied)")
+            raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied or a read-only "
+                                    f"file system)")
     return out
 
 
