@@ -361,6 +361,11 @@ def test_item12_a_gzip_compressed_log_is_read_as_it_is(tmp_path):
     code, out, err = cli("validate", packed, "--model", "Qwen3-8B", "--format", "json")
     assert code == 0, err
     assert strict_json(out)["tokens"]["sample"] == shapes.EXPECTED["sample"]
+    folder = shapes.write_cookbook_dir(tmp_path / "logs" / "run", shapes.sync_records(), shapes.NESTED_CONFIG)
+    (folder / "metrics.jsonl.gz").write_bytes(gzip.compress((folder / "metrics.jsonl").read_bytes()))
+    (folder / "metrics.jsonl").unlink()   # a log folder whose metrics.jsonl was compressed in place
+    code, out, err = cli("validate", folder, "--format", "json")
+    assert code == 0 and strict_json(out)["tokens"]["sample"] == shapes.EXPECTED["sample"], err
     console = hs.write_verl_console(tmp_path / "verl.log")
     (tmp_path / "verl.log.gz").write_bytes(gzip.compress(console.read_bytes()))
     code, out, err = cli("validate", tmp_path / "verl.log.gz", "--gpu", "H100 SXM", "--format", "json")

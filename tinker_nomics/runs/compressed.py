@@ -66,6 +66,14 @@ def is_decompressing(fh) -> bool:
     return isinstance(getattr(fh, "raw", None), _Decompressed)
 
 
+def not_compressed_parquet(fh, label: str) -> None:
+    """Parquet is read by seeking through the file, which a compressed stream cannot do (and Parquet compresses its
+    own columns): one line saying so."""
+    if is_decompressing(fh):
+        raise TinkerNomicsError(f"{label}: a compressed Parquet file; decompress it first (Parquet already "
+                                f"compresses its columns)")
+
+
 def decompressing(raw, label: str, kind: str):
     """`raw` (an open binary file of `kind` compression) read decompressed, as a buffered binary file."""
     if kind == "zstd":

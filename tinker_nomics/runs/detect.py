@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream, trl, verl
-from .compressed import log_suffix
+from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
 
@@ -63,6 +63,7 @@ def _table_keys(path: Path, label: str) -> set[str]:
     if suffix == ".parquet":
         import pyarrow.parquet as pq
         with stream.open_read(path, label) as fh:
+            not_compressed_parquet(fh, label)
             try:
                 return set(pq.ParquetFile(fh).schema_arrow.names)
             except Exception as exc:  # pyarrow raises several types for a corrupt file

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import TinkerNomicsError
-from .compressed import compression_of, decompressing, is_decompressing
+from .compressed import compression_of, decompressing, is_decompressing, not_compressed_parquet
 
 try:
     import msgspec
@@ -425,6 +425,7 @@ def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
     number = 0
     for path in paths:
         with open_regular(path, str(path)) as fh:
+            not_compressed_parquet(fh, str(path))
             if os.fstat(fh.fileno()).st_size == 0:
                 raise TinkerNomicsError(f"{path}: empty file")
             try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
-from .compressed import log_suffix
+from .compressed import log_suffix, not_compressed_parquet
 from .files import (DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls,
                     json_table, load_json, open_regular, select_run, too_long)
 
@@ -190,6 +190,7 @@ class Table:
         self.kind = "W&B history (Parquet)"
         fh = open_read(self.path, self.label)
         with fh:
+            not_compressed_parquet(fh, self.label)
             try:
                 parquet = pq.ParquetFile(fh)
             except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
