@@ -69,8 +69,6 @@ def test_python_module_entry_point():
     (["--sandbox", "docker"], "unknown sandbox 'docker'"),
     (["--method", "magic"], "method must be one of seed, exact, calibrated"),
     (["--model", "Llama-3.1-8B", "--prices", "2026-10-07"], "no Tinker price for meta-llama/Llama-3.1-8B"),
-    (["--gpu", "H20"], "no sourced $/GPU-hour for 'H20' in data/hardware/gpu_prices*.csv; "
-                       "give the rate with --gpu-hourly-usd"),
     (["--model-config", "/nonexistent/config.json"], "cannot read model config /nonexistent/config.json"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needle):

@@ -4,6 +4,7 @@ in the table: issue 11 defects 2 and 3), and `validate` never changes the log fo
 (defects 1, 4, 6)."""
 import contextlib
 import hashlib
+import html
 import io
 import json
 import re
@@ -109,9 +110,9 @@ def _digest(folder: Path) -> str:
 @settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "80")), deadline=None)
 @given(validate_arguments())
 def test_validate_options_give_a_result_or_one_line_and_never_touch_the_logs(args):
-    import papermill
-    real = papermill.execute_notebook
-    papermill.execute_notebook = lambda source, output, **kw: Path(output).write_text(Path(source).read_text())
+    from tinker_nomics.runs import report
+    real = report.execute_chapter   # the chapter's execution (papermill in a child process) stood in for: a copy
+    report.execute_chapter = lambda source, output, *rest: Path(output).write_text(Path(source).read_text())
     try:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -137,4 +138,45 @@ def test_validate_options_give_a_result_or_one_line_and_never_touch_the_logs(arg
             assert _digest(logs) == before, args
             assert not [p for p in root.iterdir() if ".tmp-" in p.name], args   # no temporary folder left
     finally:
-        papermill.execute_notebook = real
+        report.execute_chapter = real
+
+
+# ------------------------------------------------------------------------------------ issue 22: hostile names
+
+HOSTILE = st.one_of(
+    st.sampled_from(["run<img src=x onerror=alert(1)>", "<svg onload=window.pwned=1>", "a\"b'c", "[x](javascript:y)",
+                     "$x$ *y* `z`", "&lt;not a tag&gt;", "run\u2028two", "name\twith\ttabs", "\\server\\share"]),
+    st.text(alphabet=st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)), min_size=1,
+            max_size=24).filter(lambda t: t not in (".", "..")))
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "40")), deadline=None)
+@given(HOSTILE)
+def test_a_hostile_folder_name_reaches_the_report_only_as_text(name):
+    """Issue 22 item 2: whatever a log folder is called, `validate --report` ends with a report whose HTML holds the
+    name as text (no tag, no event handler, no script) or with one line."""
+    from test_report_html import assert_inert, tags
+    from tinker_nomics.runs import report
+    real = report.execute_chapter
+    report.execute_chapter = lambda source, output, *rest: Path(output).write_text(Path(source).read_text())
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            logs = Path(tmp) / "logs" / name
+            try:
+                logs.mkdir(parents=True)
+            except OSError:   # a name the file system refuses (too long in bytes): nothing to test
+                return
+            (logs / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in LOG))
+            (logs / "config.json").write_text(json.dumps({"model_name": "Qwen/Qwen3-8B", "group_size": 4}))
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["validate", str(logs), "--report", str(Path(tmp) / "report")])
+            assert code == 0, err.getvalue()
+            page = (Path(tmp) / "report" / "report.html").read_bytes().decode()   # as written (\r kept)
+            assert_inert(page)
+            assert f"<title>Run validation: {html.escape(name, quote=True)}</title>" in page   # shown, as text
+            assert {t for t, _ in tags(page)} <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p",
+                                                  "pre", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+                                                  "svg", "text", "line", "polyline", "circle", "rect"}
+    finally:
+        report.execute_chapter = real

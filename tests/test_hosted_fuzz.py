@@ -92,3 +92,79 @@ VALUE_TEXT = st.one_of(st.integers(-5, 10**7).map(str), st.floats(allow_nan=True
 def test_random_verl_step_lines_give_a_result_or_one_error_line(lines):
     text = "\n".join(" - ".join([f"step:{step}"] + [f"{k}:{v}" for k, v in items]) for step, items in lines)
     _outcome((text + "\n").encode(), "random.log", gpu="H100 SXM", num_gpus=8, model="Qwen3-8B")
+
+
+# ------------------------------------------------------------------------------------ issue 22
+
+NAMES = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), min_size=1,
+                max_size=16).filter(lambda t: t.strip() == t)
+HOSTILE = st.one_of(NAMES, st.sampled_from(["<img src=x onerror=alert(1)>", "{/data/train.parquet", "it's \"q\"",
+                                            "a\\b", "}{][)(", "'''", "np.float64(1)"]))
+
+
+@settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOSTILE, HOSTILE, st.integers(1, 4), st.integers(1, 4))
+def test_appended_verl_console_logs_are_one_run_only_when_their_configs_agree(model_a, model_b, nodes_a, nodes_b):
+    """Issue 22 items 1 and 8: any text in the config's strings (braces, quotes, escapes) reads the dump and every
+    step; two dumps that differ in model or GPU count are two runs, refused naming the line the second starts; the
+    same config printed again is one run restarted."""
+    from test_reliability_round3 import _config, write_console
+    first = _config(**{"actor_rollout_ref.model.path": model_a, "trainer.nnodes": nodes_a,
+                       "data.train_files": model_b})
+    second = _config(**{"actor_rollout_ref.model.path": model_b, "trainer.nnodes": nodes_b})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_console(Path(tmp) / "verl.log", 6, (1, first), (4, second))
+        try:
+            result = check_run(path, gpu="H100 SXM")
+        except TinkerNomicsError as exc:
+            assert "\n" not in str(exc)
+            assert (model_a, nodes_a) != (model_b, nodes_b) and "a second run starts" in str(exc), str(exc)
+            return
+        assert (model_a, nodes_a) == (model_b, nodes_b)
+        assert result.measured.totals["steps"] == 6 and result.run.config["num_gpus"] == 4 * nodes_a
+        assert any("printed again" in c for c in result.caveats)
+        json.dumps(result.to_dict(), allow_nan=False)
+
+
+@settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["csv", "records", "parquet", "jsonl"]), st.lists(NAMES, min_size=2, max_size=3, unique=True),
+       st.sampled_from(["verl", "TRL"]))
+def test_a_self_hosted_table_of_several_runs_is_refused_or_picked(layout, names, framework):
+    """Issue 22 item 8 in every self-hosted table reader: rows of several runs (a run-name column) are refused as
+    mixed, --run picks one, an unknown --run names the runs present."""
+    rows = hs.verl_wandb_rows() if framework == "verl" else hs.trl_wandb_rows()
+    mixed = [{**r, "name": n} for n in names for r in rows]
+    options = {"gpu": "H100 SXM"} if framework == "verl" else {"gpu": "H100 SXM", "prompts_per_step": 4,
+                                                                  "group_size": 8}
+    with tempfile.TemporaryDirectory() as tmp:
+        if layout == "jsonl":
+            path = Path(tmp) / "h.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in mixed))
+        else:
+            path = hs.write_table(Path(tmp) / {"csv": "h.csv", "records": "h.json", "parquet": "h.parquet"}[layout],
+                                  mixed, layout)
+        for run, outcome in ((None, "mixed runs"), (names[0] + "\u00a7", "no run named"), (names[-1], None)):
+            try:
+                result = check_run(path, run=run, **options)
+            except TinkerNomicsError as exc:
+                assert outcome is not None and outcome in str(exc) and "\n" not in str(exc), (run, str(exc))
+                continue
+            assert outcome is None, (run, "read as one run")
+            assert result.measured.totals["steps"] == (4 if framework == "verl" else hs.TRL_EXPECTED["steps"])
+
+
+@settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(HOSTILE, HOSTILE)
+def test_hostile_names_from_a_verl_log_reach_the_report_page_only_as_text(model, experiment):
+    """Issue 22 item 2: a model path and an experiment name from verl's config dump, in report.html (the chapter's
+    own escaping is tested on the executed notebook in tests/test_report_html.py)."""
+    from test_reliability_round3 import _config, write_console
+    from test_report_html import assert_inert
+    from tinker_nomics.analysis.run_report import report_page
+    from tinker_nomics.faces.report_html import report_html
+    config = _config(**{"actor_rollout_ref.model.path": model, "trainer.experiment_name": experiment})
+    with tempfile.TemporaryDirectory() as tmp:
+        result = check_run(write_console(Path(tmp) / "verl.log", 4, (1, config)), gpu="H100 SXM")
+        page = report_html(report_page(result), result.render(), {})
+        assert_inert(page)
+        assert "<script" not in page and "<img" not in page

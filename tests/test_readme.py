@@ -138,7 +138,8 @@ def test_make_validate_renders_the_report(tmp_path):
     try:
         done = run(line)
         assert f"Report: {out.resolve() / 'run_validation.ipynb'}" in done.stdout
-        assert sorted(p.name for p in out.iterdir()) == ["run_validation.ipynb", "summary.txt", "validation.json"]
+        assert sorted(p.name for p in out.iterdir()) == ["report.html", "run_validation.ipynb", "summary.txt",
+                                                         "validation.json"]
         executed = json.loads((out / "run_validation.ipynb").read_text())
         assert [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"] == []
     finally:

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import run_shapes as shapes
-from tinker_nomics import Scenario, TinkerNomicsError, estimate
+from tinker_nomics import Scenario, TinkerNomicsError, estimate, fmt
 from tinker_nomics.faces.cli import main
 from tinker_nomics.runs.read import read_run
 from tinker_nomics.runs.validate import Validation, validate_run
@@ -59,17 +59,18 @@ def log_dir(tmp_path):
 
 @pytest.fixture
 def fake_papermill(monkeypatch):
-    """papermill.execute_notebook replaced: copies the chapter to the output path, records the parameters."""
-    import papermill
+    """The chapter's execution (runs.report.execute_chapter, papermill in a child process) replaced: copies the
+    chapter to the output path and records its parameters and the page data handed over."""
+    from tinker_nomics.analysis.run_report import load_page
+    from tinker_nomics.runs import report
     calls = []
 
-    def execute(source, output, parameters=None, **kwargs):
-        calls.append(dict(parameters or {}))
-        if "result_file" in (parameters or {}):   # what the notebook would load (deleted after the report)
-            from tinker_nomics.runs.report import load_report_result
-            calls[-1]["result"] = load_report_result(parameters["result_file"])
+    def execute(source, output, parameters, workdir, timeout):
+        calls.append(dict(parameters))
+        if "report_file" in parameters:   # what the notebook would load (deleted after the report)
+            calls[-1]["page"] = load_page(parameters["report_file"])
         Path(output).write_text(Path(source).read_text())
-    monkeypatch.setattr(papermill, "execute_notebook", execute)
+    monkeypatch.setattr(report, "execute_chapter", execute)
     return calls
 
 
@@ -107,14 +108,17 @@ def test_defect1_report_folder_that_resolves_into_the_logs_is_refused(log_dir, t
 
 
 def test_defect1_a_failed_report_leaves_nothing_behind(log_dir, tmp_path, monkeypatch):
-    import papermill
-
-    def fail(source, output, parameters=None, **kwargs):
-        Path(output).write_text("half")
-        raise RuntimeError("kernel died")
-    monkeypatch.setattr(papermill, "execute_notebook", fail)
+    """A chapter whose cell fails (here a stand-in chapter, run for real by papermill in the child process)."""
+    import nbformat
+    from tinker_nomics.runs import report
+    chapter = tmp_path / "chapter.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("report_file = None", metadata={"tags": [
+        "parameters"]}), nbformat.v4.new_code_cell("raise RuntimeError('kernel died')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, chapter)
+    monkeypatch.setattr(report, "shipped", lambda name: chapter)
     out = tmp_path / "reports" / "r1"
-    one_line_error(*cli("validate", log_dir, "--report", out), "the report notebook failed: kernel died")
+    one_line_error(*cli("validate", log_dir, "--report", out), "the report notebook failed: RuntimeError: kernel died")
     assert not out.exists() and list(out.parent.iterdir()) == []   # no temporary folder left beside it
 
 
@@ -203,19 +207,20 @@ def test_defect4_unknown_names_are_refused_before_the_log_is_read(monkeypatch, l
 # ------------------------------------------------------------------------------------ defect 5: report vs summary
 
 def test_defect5_the_report_notebook_reads_the_validation_the_summary_prints(log_dir, tmp_path, fake_papermill):
-    """The notebook gets the very check that validate printed (result_file, runs.report), not a subset of the
-    options to validate again: it prints exactly summary.txt, and validation.json is its JSON."""
+    """The notebook gets the page data of the very check that validate printed (report_file, faces.report), not a
+    subset of the options to validate again: its headline is summary.txt's, and validation.json is its JSON."""
     out = tmp_path / "r"
     code, _, err = cli("validate", V3B.path, "--model", V3B.model, "--prices", "2026-10-07", "--cached-prefill",
                        "group", "--report", out)
     assert code == 0, err
     (parameters,) = fake_papermill
-    shown = parameters["result"]
-    assert shown.render() + "\n" == (out / "summary.txt").read_text()
-    assert shown.validation.bill.cached_mode == "group" and shown.validation.options["cached_prefill"] == "group"
+    page = parameters["page"]
+    summary = (out / "summary.txt").read_text()
+    assert f"Tinker        {fmt.usd(page['summary']['total_usd'])} =" in summary
     saved = json.loads((out / "validation.json").read_text())
-    assert saved["tinker"]["total_usd"] == shown.to_dict()["tinker"]["total_usd"]
-    assert not Path(parameters["result_file"]).exists()   # the hand-over file is gone, never in the report
+    assert saved["tinker"]["total_usd"] == page["summary"]["total_usd"]
+    assert saved["tinker"]["cached_prefill"]["mode"] == "group"
+    assert not Path(parameters["report_file"]).exists()   # the hand-over file is gone, never in the report
 
 
 def test_defect5_validation_round_trips_through_its_json():

@@ -43,8 +43,9 @@ def log_dir(tmp_path):
     return shapes.write_cookbook_dir(tmp_path / "logs" / "run1", shapes.async_records(), shapes.NESTED_CONFIG)
 
 
-def test_json_has_the_contract_keys(log_dir):
-    code, out, err = run("validate", log_dir, "--prices", "2026-01-05", "--format", "json")
+def test_json_has_the_contract_keys(log_dir, tmp_path):
+    rows = tmp_path / "steps.jsonl"
+    code, out, err = run("validate", log_dir, "--prices", "2026-01-05", "--format", "json", "--per-step", rows)
     assert code == 0 and err == ""
     d = json.loads(out)
     assert d["model"] == "Qwen/Qwen3-8B" and d["prices"] == "2026-01-05" and d["steps"] == 4
@@ -53,7 +54,9 @@ def test_json_has_the_contract_keys(log_dir):
     for key in ("sample_usd", "train_usd", "prefill_usd", "total_usd"):
         assert isinstance(d["tinker"][key], float)
     assert d["calibration"]["sign_convention"].startswith("signed error = (predicted - measured) / measured")
-    assert isinstance(d["caveats"], list) and len(d["per_step"]) == 5
+    assert isinstance(d["caveats"], list) and "per_step" not in d and d["per_step_file"] == str(rows)
+    per_step = [json.loads(line) for line in rows.read_text().splitlines()]   # 4 steps and the final eval's row
+    assert len(per_step) == 5 and sum(r["sample_tokens"] for r in per_step) == shapes.EXPECTED_FINAL["sample"]
 
 
 def test_table_output_for_each_omnimath_log():
@@ -170,10 +173,11 @@ def test_report_renders_for_a_cookbook_folder_and_refuses_to_overwrite(log_dir, 
     out = tmp_path / "reports" / "run1"
     code, stdout, err = run("validate", log_dir, "--report", out)
     assert code == 0, err
-    assert sorted(p.name for p in out.iterdir()) == ["run_validation.ipynb", "summary.txt", "validation.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "run_validation.ipynb", "summary.txt",
+                                                     "validation.json"]
     nb = _executed_cleanly(out / "run_validation.ipynb")
     assert nb.metadata["papermill"]["parameters"]["run_path"] == str(log_dir.resolve())
-    assert nb.metadata["papermill"]["parameters"]["result_file"]   # the check validate printed (runs.report)
+    assert nb.metadata["papermill"]["parameters"]["report_file"]   # the check validate printed (faces.report)
     assert json.loads((out / "validation.json").read_text())["steps"] == 4
     assert f"Report: {out.resolve() / 'run_validation.ipynb'}" in stdout
     code, _, err = run("validate", log_dir, "--report", out)

@@ -190,3 +190,63 @@ def test_typed_fast_path_and_dict_path_give_the_same_table(records):
             pd.testing.assert_frame_equal(fast.steps, careful.steps)
             assert fast.keys == careful.keys and fast.notes == careful.notes and fast.mode == careful.mode
             assert fast.logged_totals == careful.logged_totals
+
+
+# ------------------------------------------------------------------------------------ issue 22: appended or mixed logs
+
+RUN_NAMES = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), min_size=1,
+                    max_size=12).filter(lambda t: t.strip() == t and t)
+TABLES = {".csv": shapes.write_wandb_csv, ".json": shapes.write_wandb_json, ".parquet": shapes.write_parquet}
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([shapes.sync_records, shapes.async_records, shapes.v061_records]),
+       st.sampled_from([".jsonl", *TABLES]), st.lists(RUN_NAMES, min_size=2, max_size=2, unique=True),
+       st.booleans())
+def test_appended_or_mixed_runs_are_never_summed_silently(records, suffix, names, named):
+    """Issue 22 item 8 in every Tinker-side reader: two runs in one file (appended, or rows of two runs in a W&B
+    table, with or without a run-name column) are refused in one line, picked with --run, or, for a metrics.jsonl
+    (which names no run: a resumed run repeats its steps too), billed with a note that steps repeat."""
+    first, second = records(), records()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"log{suffix}"
+        if suffix == ".jsonl":
+            shapes.write_jsonl(path, first + second)
+        else:
+            rows = [shapes.wandb_rows(first), shapes.wandb_rows(second)]
+            if named:
+                rows = [[{**r, "name": n} for r in part] for part, n in zip(rows, names)]
+            TABLES[suffix](path, rows[0] + rows[1])
+        try:
+            run = read_run(path)
+        except TinkerNomicsError as exc:
+            assert "\n" not in str(exc) and ("mixed runs" in str(exc) or "appears" in str(exc)), str(exc)
+            if named:
+                picked = read_run(path, run=names[1])
+                assert picked.n_steps == read_run(shapes.write_jsonl(Path(tmp) / "one.jsonl", second)).n_steps
+                try:
+                    read_run(path, run=names[0] + names[1])
+                except TinkerNomicsError as exc:
+                    assert "no run named" in str(exc) and "\n" not in str(exc)
+            return
+        assert suffix == ".jsonl", "a W&B table of two runs was read as one"
+        assert any("more than once" in n for n in run.notes), run.notes
+
+
+@settings(max_examples=int(__import__("os").environ.get("FUZZ_EXAMPLES", "60")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=3), st.sampled_from([1.0, "x", None]))
+def test_any_metric_key_gives_a_result_or_one_error_line(keys, value):
+    """Issue 22 item 7: keys with a quote, a backslash or a control character on every line (the typed fast path
+    names struct fields after keys); the bill is the one the same log without them gives."""
+    records = shapes.sync_records()
+    odd = [{**r, **{k: value for k in keys if k not in r}} for r in records]
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = read_run(shapes.write_jsonl(Path(tmp) / "plain.jsonl", records))
+        try:
+            run = read_run(shapes.write_jsonl(Path(tmp) / "odd.jsonl", odd))
+        except TinkerNomicsError as exc:
+            assert "\n" not in str(exc)
+            return
+        assert run.train["train_completion_tokens"].sum() == plain.train["train_completion_tokens"].sum()

@@ -115,8 +115,8 @@ def test_validate_a_bundled_run_and_render_its_report(installed, tmp_path):
     expected = json.loads(checkout_cli("validate", str(REPO / "data" / V3B), *args))
     assert shown["report"] == str(tmp_path / "report" / "run_validation.ipynb")
     assert shown["tinker"] == expected["tinker"] and shown["tokens"] == expected["tokens"]
-    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["run_validation.ipynb", "summary.txt",
-                                                                     "validation.json"]
+    assert sorted(p.name for p in (tmp_path / "report").iterdir()) == ["report.html", "run_validation.ipynb",
+                                                                     "summary.txt", "validation.json"]
     executed = json.loads((tmp_path / "report" / "run_validation.ipynb").read_text())
     errors = [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert errors == []

@@ -37,19 +37,24 @@ def _squash(text: str) -> str:
 
 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The known names nearest to `name`, comparing case- and punctuation-blind, best first."""
+    """The known names nearest to `name`, comparing case- and punctuation-blind, best first: names that start with
+    it ("A100" → the A100 entries), then names that hold it ("kimi"), then the nearest by edit distance."""
     known = list(known)
+    squashed = _squash(name)
+    forms = {k: (_squash(k), _squash(k.split("/")[-1])) for k in known}
+    picked: list[str] = []
+
+    def take(names):
+        for k in names:
+            if k not in picked:
+                picked.append(k)
+
+    if squashed:
+        take(k for k in known if any(f.startswith(squashed) for f in forms[k]))
+        take(k for k in known if any(squashed in f for f in forms[k]))
     by_key: dict[str, str] = {}
     for k in known:
-        by_key.setdefault(_squash(k), k)
-        by_key.setdefault(_squash(k.split("/")[-1]), k)
-    keys = difflib.get_close_matches(_squash(name), list(by_key), n=n * 2, cutoff=0.5)
-    picked: list[str] = []
-    for key in keys:
-        if by_key[key] not in picked:
-            picked.append(by_key[key])
-    squashed = _squash(name)
-    for k in known:  # substring matches help with short inputs like "kimi"
-        if squashed and squashed in _squash(k) and k not in picked:
-            picked.append(k)
+        for form in forms[k]:
+            by_key.setdefault(form, k)
+    take(by_key[key] for key in difflib.get_close_matches(squashed, list(by_key), n=n * 2, cutoff=0.5))
     return picked[:n]

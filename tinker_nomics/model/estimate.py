@@ -18,7 +18,7 @@ from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, model_for
 from . import billing, lora, tabular, tokens
 from .finite import finite_only
-from .scenario import Scenario
+from .scenario import Scenario, unpriced_rate
 from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
 
 
@@ -39,7 +39,8 @@ class Estimate:
     def cheaper(self):
         if self.self_hosted is None:
             return np.asarray("tinker")
-        return np.where(self.tinker.total_usd <= self.self_hosted.total_usd, "tinker", "self_hosted")
+        side = np.where(self.tinker.total_usd <= self.self_hosted.total_usd, "tinker", "self_hosted")
+        return np.where(np.isnan(self.self_hosted.total_usd), "unknown", side)   # no $/GPU-hour: no side claimed
 
     def to_dict(self) -> dict:
         """The nested keys of `tinker-nomics estimate --format json`; arrays become lists, and a number that is
@@ -194,6 +195,8 @@ def estimate(scenario: Scenario) -> Estimate:
             notes.append("the rollout batch's KV cache exceeds free GPU memory"
                          + (" (the seed method does not slow down for this)" if seed else
                             "; fewer sequences are decoded at once"))
+    if hosted is not None and unpriced_rate(s.gpu_hourly_usd, s.gpu_hourly_usd_source):
+        notes.append(f"the self-hosted dollars are unknown: {s.gpu_hourly_usd_source.split(': ', 1)[1]}")
     return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes),
                     successor)
 

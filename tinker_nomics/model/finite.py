@@ -49,9 +49,18 @@ def numbers(est) -> dict[str, np.ndarray]:
     return out
 
 
+# The self-hosted dollars of a GPU without a sourced $/GPU-hour (scenario.unpriced_rate): not computed, so NaN,
+# which the JSON shows as null beside the note saying why; every other number must still be finite.
+UNPRICED_DOLLARS = ("self_hosted.gpu_hourly_usd", "self_hosted.compute_usd", "self_hosted.total_usd")
+
+
 def check_finite(est) -> None:
+    from .scenario import unpriced_rate
+    unpriced = unpriced_rate(est.scenario.gpu_hourly_usd, est.scenario.gpu_hourly_usd_source)
     bad = None
     for name, value in numbers(est).items():
+        if unpriced and name in UNPRICED_DOLLARS:
+            continue
         array = np.asarray(value)
         if array.dtype.kind not in "fc":
             continue

@@ -165,17 +165,29 @@ class Scenario:
             # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
             values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
+        if unpriced_rate(values["gpu_hourly_usd"], values["gpu_hourly_usd_source"]):
+            values["gpu_hourly_usd"] = None   # resolved before, and still no sourced rate: looked up again
+        unpriced = False
         if values["gpu_hourly_usd"] is None and isinstance(values["gpu"], str):
-            listing = sources.default_gpu_price(values["gpu"])
-            values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
-            values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
-                                               f"{listing.date or 'undated'} ({listing.source_url})")
-        elif values["gpu_hourly_usd"] is None:   # one registry default per GPU of the array
+            listing = sources.gpu_price_listing(values["gpu"])
+            if listing is None:   # a GPU without a sourced rate (the H20): times are computed, dollars unknown
+                unpriced = True
+                values["gpu_hourly_usd_source"] = (f"{UNPRICED}: no sourced $/GPU-hour for {values['gpu']} in "
+                                                   f"data/hardware/gpu_prices*.csv; give it with --gpu-hourly-usd "
+                                                   f"(gpu_hourly_usd)")
+            else:
+                values["gpu_hourly_usd"] = listing.usd_per_gpu_hour
+                values["gpu_hourly_usd_source"] = (f"registry default for {values['gpu']}: {listing.provider}, "
+                                                   f"{listing.date or 'undated'} ({listing.source_url})")
+        elif values["gpu_hourly_usd"] is None:   # one registry default per GPU of the array (unknown where none)
             names = np.asarray(values["gpu"], dtype=object)
             unique, inverse = np.unique(names.astype(str), return_inverse=True)
-            rates = np.array([sources.default_gpu_price(str(n)).usd_per_gpu_hour for n in unique])
+            listings = [sources.gpu_price_listing(str(n)) for n in unique]
+            rates = np.array([0.0 if x is None else x.usd_per_gpu_hour for x in listings])
+            missing = np.array([x is None for x in listings])[inverse.reshape(-1)].reshape(names.shape)
             values["gpu_hourly_usd"] = rates[inverse.reshape(-1)].reshape(names.shape)
             values["gpu_hourly_usd_source"] = "registry default for each GPU (data/hardware/gpu_prices*.csv)"
+            unpriced = missing if missing.any() else False
         elif values["gpu_hourly_usd_source"] is None:
             values["gpu_hourly_usd_source"] = "given"
         if not isinstance(values["gpu"], str) and values["method"] != "calibrated":
@@ -196,6 +208,10 @@ class Scenario:
         for name in BOUNDS:
             if values[name] is not None:
                 values[name] = _checked(name, values[name])
+        if unpriced is True:
+            values["gpu_hourly_usd"] = math.nan   # NaN dollars downstream: null in JSON, with the source's note
+        elif unpriced is not False:               # an array of GPUs, some without a sourced rate
+            values["gpu_hourly_usd"] = np.where(unpriced, math.nan, values["gpu_hourly_usd"])
         shaped = [n for n in (*BOUNDS, "gpu") if values[n] is not None]
         try:
             np.broadcast_shapes(*(np.shape(values[n]) for n in shaped))
@@ -329,6 +345,14 @@ def _checked(name: str, value) -> Any:
         where = f" ({int(bad.sum())} of {array.size} values)" if array.ndim else ""
         raise TinkerNomicsError(f"{name} must be a finite number {rule}, got {_fmt(first)}{where}")
     return float(array) if array.ndim == 0 else array
+
+
+UNPRICED = "unknown"   # how gpu_hourly_usd_source starts when no rate is sourced for the GPU
+
+
+def unpriced_rate(rate, source) -> bool:
+    """A $/GPU-hour left unknown by `Scenario.resolved` (NaN, its source saying why)."""
+    return isinstance(rate, float) and math.isnan(rate) and str(source or "").startswith(UNPRICED)
 
 
 def _fmt(x: float) -> str:

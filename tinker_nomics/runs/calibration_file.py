@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from ..model.scenario import METHODS
 from . import stream
+from .outputs import check_output_file, write_output_file
 
 KIND = "tinker-nomics calibration"
 VERSION = 1
@@ -52,7 +51,16 @@ class CalibrationFile:
             if self.rollout_efficiency is None else f"rollout efficiency {self.rollout_efficiency:.4g}"
         return (f"{eff} and MFU {self.mfu:.4g} (method {self.method}) from calibration {self.source}: fitted on "
                 f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model')}, "
-                f"{r.get('num_gpus', 0):g} × {r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+                f"{_gpus(r)}{r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+
+
+# A sanity bound, not a measurement: a fitted efficiency below a millionth of the GPUs' peak is a corrupt file or a
+# failed fit, and would turn every estimate made with it into millions of GPU-hours.
+MIN_EFFICIENCY = 1e-6
+
+
+def _gpus(run: dict) -> str:
+    return f"{run['num_gpus']:g} × " if "num_gpus" in run else "GPU count not recorded, "
 
 
 def _share(value, name: str, label: str, required: bool) -> float | None:
@@ -61,6 +69,9 @@ def _share(value, name: str, label: str, required: bool) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0 < value <= 1:
         raise TinkerNomicsError(f"{label}: {name} is {value!r}; it must be a number in (0, 1]")
+    if value < MIN_EFFICIENCY:
+        raise TinkerNomicsError(f"{label}: {name} is {value!r}, implausibly small for a fitted efficiency (below "
+                                f"{MIN_EFFICIENCY:g}): a bad calibration value")
     return float(value)
 
 
@@ -74,11 +85,15 @@ def check_record(record: dict, label: str) -> CalibrationFile:
     method = record.get("method")
     if method not in METHODS:
         raise TinkerNomicsError(f"{label}: method is {method!r}, not one of {', '.join(METHODS)}")
+    efficiency = _share(record.get("rollout_efficiency"), "rollout_efficiency", label, False)
+    mfu = _share(record.get("mfu"), "mfu", label, True)
     run = record.get("run")
     if not isinstance(run, dict):
         raise TinkerNomicsError(f"{label}: no \"run\" object saying where the calibration came from")
-    return CalibrationFile(_share(record.get("rollout_efficiency"), "rollout_efficiency", label, False),
-                           _share(record.get("mfu"), "mfu", label, True), method, run, label)
+    gpus = run.get("num_gpus", 1)
+    if isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or not math.isfinite(gpus) or gpus < 1:
+        raise TinkerNomicsError(f"{label}: run.num_gpus is {json.dumps(gpus)[:40]}, not a GPU count (a number >= 1)")
+    return CalibrationFile(efficiency, mfu, method, run, label)
 
 
 def calibration_record(fitted: dict) -> dict:
@@ -107,42 +122,15 @@ def _plain(value):
     raise TypeError(type(value).__name__)
 
 
-def check_destination(path, log_path, force: bool = False) -> Path:
-    """Where the file may be written: not inside the log folder, not a symlink, not an existing file unless
-    `force`, in a folder that exists."""
-    out = Path(path)
-    if not str(path).strip():
-        raise TinkerNomicsError("--save-calibration needs a file name")
-    resolved = out.resolve()
-    logs = Path(log_path).resolve()
-    folder = logs if logs.is_dir() else logs.parent
-    if resolved == logs or folder in resolved.parents:
-        raise TinkerNomicsError(f"calibration file {path} is inside the run's log folder {folder}; nothing is written "
-                                f"there, pick a path outside it")
-    if out.is_symlink():
-        raise TinkerNomicsError(f"calibration file {path} is a symlink; nothing is written through one")
-    if out.exists() and not out.is_file():
-        raise TinkerNomicsError(f"calibration file {path} exists and is not a regular file")
-    if out.exists() and not force:
-        raise TinkerNomicsError(f"calibration file {path} exists; pass --force to replace it")
-    if not resolved.parent.is_dir():
-        raise TinkerNomicsError(f"calibration file {path}: the folder {resolved.parent} does not exist")
-    return out
+def check_destination(path, log_path, force: bool = False, inputs=()) -> Path:
+    """Where the file may be written (runs.outputs.check_output_file)."""
+    return check_output_file(path, "calibration file", "--save-calibration", log_path, force, inputs)
 
 
-def save_calibration(record: dict, path, log_path, force: bool = False) -> Path:
-    out = check_destination(path, log_path, force)
+def save_calibration(record: dict, path, log_path, force: bool = False, inputs=()) -> Path:
+    out = check_destination(path, log_path, force, inputs)
     text = json.dumps(record, indent=2, default=_plain) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".tinker-nomics-calibration-", dir=out.resolve().parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return out
+    return write_output_file(out, "calibration file", lambda fh: fh.write(text.encode()))
 
 
 def load_calibration(path) -> CalibrationFile:

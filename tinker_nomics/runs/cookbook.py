@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
-from .files import STEP_KEYS, exists, is_null, jsonl_lines, load_json, parse_line
+from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, parse_line
 from .runlog import COLUMNS, RunLog
 
 TRAIN_AC = "env/all/total_ac_tokens"
@@ -309,7 +309,9 @@ class Accumulator:
                 hint = "; this looks like a supervised run, which has no rollouts to bill"
             raise TinkerNomicsError(f"{file_label}: no training steps: no record has {TRAIN_AC} (missing token "
                                     f"columns; a tinker-cookbook RL log or its W&B history is expected){hint}")
-        table, notes = _tidy_table(self.steps, self.lines, self.values, self.evals, file_label, self.null_is_absent)
+        buffers = [self.steps, self.lines, self.values]   # handed over: freed as soon as the columns are built
+        self.steps, self.lines, self.values = array("q"), array("q"), array("d")
+        table, notes = _tidy_table(buffers, self.evals, file_label, self.null_is_absent)
         return RunLog(table, source, kind, config.get("model_name"), config, _mode(self.seen_keys),
                       run_name or config.get("wandb_name"), tuple(extra_notes) + tuple(notes), self.logged_totals,
                       frozenset(self.seen_keys))
@@ -347,7 +349,7 @@ def from_jsonl(path, file_label: str, source: str, kind: str, config: dict | Non
         size = os.stat(path).st_size
     except OSError:
         size = 0
-    if processes > 1 and size >= PARALLEL_MIN_BYTES:
+    if processes > 1 and size >= PARALLEL_MIN_BYTES and not is_compressed(path):
         acc = _read_in_parts(path, file_label, size, processes)
     if acc is None:
         acc = _read_part(path, file_label)[0]
@@ -441,10 +443,10 @@ def _read_in_parts(path, file_label: str, size: int, processes: int):
                     progress.update(done)
             if any(proc.wait() != 0 for proc, _ in running):
                 return None
-            parts = []
-            for _, result in running:
+            acc, offset = Accumulator(file_label), 0
+            for _, result in running:   # one part in memory at a time, joined in file order
                 with open(result, "rb") as fh:
-                    parts.append(pickle.load(fh))
+                    offset += _join_part(acc, pickle.load(fh), offset)
         except (OSError, ValueError, EOFError, pickle.UnpicklingError):
             return None   # no processes here (a sandbox): one pass does the same work
         finally:
@@ -455,36 +457,47 @@ def _read_in_parts(path, file_label: str, size: int, processes: int):
                 proc.stdout.close()
             if progress is not None:
                 progress.close()
-    acc = Accumulator(file_label)
-    offset = 0
-    for steps, lines, values, evals, totals, keys, any_record, count in parts:
-        acc.steps.frombytes(steps)
-        acc.lines.frombytes((np.frombuffer(lines, dtype=np.int64) + offset).tobytes())
-        acc.values.frombytes(values)
-        for step, slot in evals.items():
-            slot[6] += offset
-            mine = acc.evals.get(step)
-            if mine is None:
-                acc.evals[step] = slot
-                continue
-            mine[0] += slot[0]
-            mine[1] += slot[1]
-            if not math.isnan(slot[2]):
-                mine[2] = slot[2] + (0.0 if math.isnan(mine[2]) else mine[2])
-            mine[3] += slot[3]
-            mine[4] += slot[4]
-            mine[5] += slot[5]
-        acc.logged_totals.update(totals)   # a later part's value is the later one in the file
-        acc.seen_keys |= keys
-        acc.any_record = acc.any_record or any_record
-        offset += count
     return acc
+
+
+def _join_part(acc: Accumulator, part: tuple, offset: int) -> int:
+    """A part read by `_read_part_main` appended to `acc`, its line numbers moved on by `offset`; its line count."""
+    steps, lines, values, evals, totals, keys, any_record, count = part
+    acc.steps.frombytes(steps)
+    acc.lines.frombytes((np.frombuffer(lines, dtype=np.int64) + offset).tobytes())
+    acc.values.frombytes(values)
+    for step, slot in evals.items():
+        slot[6] += offset
+        mine = acc.evals.get(step)
+        if mine is None:
+            acc.evals[step] = slot
+            continue
+        mine[0] += slot[0]
+        mine[1] += slot[1]
+        if not math.isnan(slot[2]):
+            mine[2] = slot[2] + (0.0 if math.isnan(mine[2]) else mine[2])
+        mine[3] += slot[3]
+        mine[4] += slot[4]
+        mine[5] += slot[5]
+    acc.logged_totals.update(totals)   # a later part's value is the later one in the file
+    acc.seen_keys |= keys
+    acc.any_record = acc.any_record or any_record
+    return count
 
 
 try:
     from msgspec import UNSET as UNSET_
 except ImportError:
     UNSET_ = object()
+
+
+_NOT_A_FIELD_NAME = re.compile(r'[\\"\x00-\x1f]')
+
+
+def _field_name_ok(key: str) -> bool:
+    """Whether msgspec can name a struct field after this key (it refuses a backslash, a double quote and control
+    characters); a line with any other key is read the dict way, with every check."""
+    return _NOT_A_FIELD_NAME.search(key) is None
 
 
 class TypedLines:
@@ -512,7 +525,8 @@ class TypedLines:
         new = [k for k in rec if k not in self.fields]
         if not new or self.rebuilds >= self.MAX_REBUILDS:
             return
-        if any(k.startswith("test/") or k.startswith(CUMULATIVE_PREFIXES) or alias_name(k) != k for k in new):
+        if any(k.startswith("test/") or k.startswith(CUMULATIVE_PREFIXES) or alias_name(k) != k
+               or not _field_name_ok(k) for k in new):
             return   # such a line needs the dict way every time
         self.fields.update(new)
         self.rebuilds += 1
@@ -540,11 +554,13 @@ class TypedLines:
         return ms.defstruct("CookbookLine", spec, forbid_unknown_fields=True)
 
 
-def _tidy_table(steps, lines, values, evals, file_label, null_is_absent) -> tuple[pd.DataFrame, list[str]]:
-    """The per-step arrays sorted by (step, line), checked for repeated and missing steps, with each eval joined
-    to the first training row of its step (or a row of its own), as runs.runlog describes."""
-    step = np.frombuffer(steps, dtype=np.int64)
-    line = np.frombuffer(lines, dtype=np.int64)
+def _tidy_table(buffers: list, evals, file_label, null_is_absent) -> tuple[pd.DataFrame, list[str]]:
+    """The per-step arrays (`buffers`: steps, lines and values, emptied here so that the values are freed once they
+    are columns) sorted by (step, line), checked for repeated and missing steps, with each eval joined to the first
+    training row of its step (or a row of its own), as runs.runlog describes."""
+    values = buffers.pop()
+    step = np.frombuffer(buffers.pop(0), dtype=np.int64)
+    line = np.frombuffer(buffers.pop(0), dtype=np.int64)
     order = np.lexsort((line, step))
     if np.all(order[1:] > order[:-1]):
         order = None   # already in order, as a log written step by step is
@@ -552,7 +568,7 @@ def _tidy_table(steps, lines, values, evals, file_label, null_is_absent) -> tupl
     step, line = take(step), take(line)
     rows = np.frombuffer(values, dtype=np.float64).reshape(-1, len(TRAIN_COLUMNS))
     columns = {name: np.ascontiguousarray(take(rows[:, i])) for i, name in enumerate(TRAIN_COLUMNS)}
-    del rows
+    del rows, values
     notes = []
     repeat = step[1:] == step[:-1]
     if repeat.any():

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream, trl, verl
-from .files import JsonLines, exists
+from .compressed import log_suffix, not_compressed_parquet
+from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
 
 TINKER, SELF_HOSTED, USAGE = "tinker", "self-hosted", "usage export"
@@ -33,6 +34,7 @@ class Detected:
     side: str             # tinker, self-hosted, or usage export
     shape: str            # console, jsonl, file-logger, table, trainer-state, folder
     reason: str           # what gave it away
+    file: Path | None = None   # the log inside a folder to read (a verl console log found in it)
 
 
 def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
@@ -57,10 +59,11 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
 
 def _table_keys(path: Path, label: str) -> set[str]:
     """Column names of a W&B table export (a chart panel's metric names), without reading its rows."""
-    suffix = path.suffix.lower()
+    suffix = log_suffix(path)
     if suffix == ".parquet":
         import pyarrow.parquet as pq
         with stream.open_read(path, label) as fh:
+            not_compressed_parquet(fh, label)
             try:
                 return set(pq.ParquetFile(fh).schema_arrow.names)
             except Exception as exc:  # pyarrow raises several types for a corrupt file
@@ -102,28 +105,58 @@ def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
     return _by_keys(set().union(*records), "jsonl", label, side)
 
 
+COOKBOOK_FILES = ("metrics.jsonl", "metrics.jsonl.gz")
+MAX_FOLDER_FILES = 200   # files of a folder looked at for a console log; a folder of more is not a run's
+
+
+def console_logs(folder: Path) -> list[Path]:
+    """The regular files directly in `folder` whose first bytes are a verl console log's (verl.looks_like_console)."""
+    found = []
+    for i, entry in enumerate(sorted(folder.iterdir())):
+        if i >= MAX_FOLDER_FILES:
+            break
+        if entry.name.startswith(".") or not entry.is_file():
+            continue
+        try:
+            text = stream.head(entry, str(entry)).decode("utf-8", errors="replace")
+        except TinkerNomicsError:
+            continue   # unreadable or not regular: not the log
+        if verl.looks_like_console(text):
+            found.append(entry)
+    return found
+
+
 def detect(path, side: str | None = None) -> Detected:
     """What wrote the log at `path`; `side` (tinker or self-hosted) settles a log whose keys fit both."""
     p = Path(path)
     label = str(path)
     if p.is_dir():
-        if exists(p / "metrics.jsonl"):   # a FIFO named so is found and then refused by the reader
+        if any(exists(p / name) for name in COOKBOOK_FILES):   # a FIFO named so is found, then refused
             return Detected(COOKBOOK, TINKER, "folder", "the folder has metrics.jsonl")
         if trl.state_file(p) is not None:
             return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "the folder has trainer_state.json")
         parquet = sorted(p.glob("*.parquet"))
         if parquet:
             return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]), side)
+        consoles = console_logs(p)
+        if len(consoles) == 1:
+            return Detected(verl.FRAMEWORK, SELF_HOSTED, "console",
+                            f"{consoles[0].name} in the folder has verl step lines", consoles[0])
+        if consoles:
+            raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} verl console logs "
+                                    f"({', '.join(c.name for c in consoles[:6])}); pass the one to read")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
-                                f"(TRL) or .parquet files (a W&B run-history artifact)")
+                                f"(TRL), .parquet files (a W&B run-history artifact) or verl console log")
     stream.check_regular(p, label)
-    suffix = p.suffix.lower()
+    suffix = log_suffix(p)
     if suffix in (".parquet", ".csv"):
         return _by_keys(_table_keys(p, label), "table", label, side)
-    head = stream.head(p, label)
+    head = stream.head(p, label).removeprefix(BOM)
     if not head.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     start = head.lstrip()[:1]
+    if head.lstrip().startswith(b"{'") and suffix not in (".json", ".jsonl", ".ndjson"):
+        start = b""   # a Python dict, not JSON: verl's config dump at the top of a console log without Ray prefixes
     if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
         return _lines_kind(p, label, side)
     if suffix == ".json" or start in (b"{", b"["):
@@ -165,6 +198,8 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
     found = detected or detect(p)
     if found.side != SELF_HOSTED:
         raise TinkerNomicsError(f"{label}: a {found.framework} log, not a self-hosted run's")
+    if found.file is not None:
+        p = found.file
     if found.framework == verl.FRAMEWORK:
         if found.shape == "console":
             _no_run(run, label, "a console log")

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import TinkerNomicsError
+from .compressed import compression_of, decompressing, is_decompressing, not_compressed_parquet
 
 try:
     import msgspec
@@ -78,7 +79,7 @@ def open_regular(path, label: str):
 
     It is checked with stat, then opened non-blocking and checked again with fstat on the open descriptor, so a
     FIFO named like a log cannot block the open, and a file swapped between the check and the open cannot slip
-    through."""
+    through. A gzip, bzip2 or xz file is read decompressed (runs.compressed)."""
     mode = os.stat(path).st_mode   # a socket cannot even be opened: say what it is
     if not stat.S_ISREG(mode):
         raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
@@ -88,16 +89,40 @@ def open_regular(path, label: str):
         if not stat.S_ISREG(mode):
             raise TinkerNomicsError(f"{label}: is {_kind(mode)}; only regular files are read")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        kind = compression_of(fd)
     except BaseException:
         os.close(fd)
         raise
+    raw = os.fdopen(fd, "rb")
+    return raw if kind is None else decompressing(raw, label, kind)
+
+
+def is_compressed(path) -> bool:
+    """Whether the regular file at `path` is compressed (runs.compressed): read in one pass, its size unknown."""
+    with open_regular(path, str(path)) as fh:
+        return is_decompressing(fh)
 
 
 def exists(path: Path) -> bool:
     """True for anything at `path`, a dangling symlink or a FIFO included (Path.is_file() is False for a FIFO,
     which would hide it instead of refusing it)."""
     return os.path.lexists(path)
+
+
+def input_at(target, inputs) -> str | None:
+    """The first of the command's input files that `target` is, through symlinks and hard links (one file on
+    disk); None when it is none of them. Nothing a command writes may replace what it reads."""
+    if not os.path.lexists(target):
+        return None
+    for given in inputs:
+        if given is None or not str(given).strip():
+            continue
+        try:
+            if os.path.samefile(target, given):
+                return str(given)
+        except OSError:   # a missing input is the readers' error to report
+            continue
+    return None
 
 
 def read_bytes(path, label: str) -> bytes:
@@ -140,7 +165,13 @@ class Progress:
 # ------------------------------------------------------------------------------------------ JSON lines
 
 BLOCK_BYTES = 8 * 1024 * 1024   # read this much at a time; memory holds about one block of the file
+MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
+
+
+def too_long(label: str, number: int):
+    return TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB (not a text log)")
 _WHITESPACE = frozenset(b" \t\r\n\x0b\x0c")
+BOM = b"\xef\xbb\xbf"   # UTF-8's byte-order mark, which some editors and Windows tools write first
 
 
 def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: dict | None = None,
@@ -156,10 +187,12 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
     process adds to a shared counter)."""
     whole = start == 0 and stop is None
     with open_regular(p, label) as fh:
+        compressed = is_decompressing(fh)   # its decompressed size is not known in advance
         total = os.fstat(fh.fileno()).st_size
-        stop = total if stop is None else stop
-        progress = Progress.for_file(label, total) if whole and report is None else None
-        fh.seek(start)
+        stop = (math.inf if compressed else total) if stop is None else stop
+        progress = Progress.for_file(label, total) if whole and report is None and not compressed else None
+        if start:
+            fh.seek(start)
         number = found = 0
         offset = start   # file position of data[0]
         rest = b""
@@ -169,6 +202,8 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                 data = rest + block if rest else block
                 if not data:
                     break
+                if offset == 0 and data.startswith(BOM):
+                    data, offset = data[len(BOM):], len(BOM)   # a byte-order mark before the first line
                 view, find, pos = memoryview(data), data.find, 0
                 limit = stop - offset   # lines starting at or after this index belong to the next part
                 while pos < limit:
@@ -176,6 +211,8 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                     if end < 0:
                         break
                     number += 1
+                    if end - pos > MAX_LINE_BYTES:
+                        raise too_long(label, number)
                     if end > pos and (data[pos] not in _WHITESPACE or not data[pos:end].isspace()):
                         found += 1
                         yield number, view[pos:end], True
@@ -183,11 +220,15 @@ def jsonl_lines(p, label: str, start: int = 0, stop: int | None = None, tally: d
                 if pos >= limit or not block:
                     if not block and pos < len(data) and pos < limit:   # the file ends without a newline
                         number += 1
+                        if len(data) - pos > MAX_LINE_BYTES:
+                            raise too_long(label, number)
                         if not data[pos:].isspace():
                             found += 1
                             yield number, view[pos:], False
                     break
                 rest = data[pos:]
+                if len(rest) > MAX_LINE_BYTES:   # a line with no end in sight: refused before it fills memory
+                    raise too_long(label, number + 1)
                 offset += pos
                 if report is not None:
                     report(len(block))
@@ -272,7 +313,7 @@ def load_json(p, label: str, lines_ok: bool = False) -> Any:
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     try:
-        return json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8-sig"))   # a byte-order mark is accepted, as in CSV and JSON lines
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
     except RecursionError:
@@ -384,6 +425,7 @@ def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
     number = 0
     for path in paths:
         with open_regular(path, str(path)) as fh:
+            not_compressed_parquet(fh, str(path))
             if os.fstat(fh.fileno()).st_size == 0:
                 raise TinkerNomicsError(f"{path}: empty file")
             try:

@@ -50,6 +50,10 @@ class TinkerCheck:
             out["usage"] = self.usage.to_dict()
         return out
 
+    def per_step_table(self):
+        """One row per step of the run's bill: what `--per-step FILE` writes."""
+        return self.validation.per_step_table()
+
     def sides(self) -> dict:
         """The run's Tinker bill against the same steps on GPUs (the chapter glues these)."""
         tinker = self.validation.total_usd
@@ -86,8 +90,12 @@ class UsageBill:
                "models": sorted(str(m) for m in set(rows["base_model"].dropna())),
                "cost_data_through": self.cost_data_through, "notes": list(self.priced.notes)}
         if per_step:
-            out["rows"] = fmt.json_records(rows.drop(columns=["where"]))
+            out["rows"] = fmt.json_records(self.per_step_table())
         return out
+
+    def per_step_table(self):
+        """The export's rows, each priced: what `--per-step FILE` writes."""
+        return self.priced.rows.drop(columns=["where"])
 
     def render(self) -> str:
         d = self.to_dict(per_step=False)

@@ -61,7 +61,9 @@ class OnGpus:
 
     def render(self) -> str:
         d = self.to_dict()
-        return (f"On GPUs       {fmt.usd(d['compute_usd'])} = {d['gpu_hours']:,.1f} GPU-h × {fmt.usd(self.gpu_hourly_usd)} "
+        cost = (f"{fmt.usd(d['compute_usd'])} = {d['gpu_hours']:,.1f} GPU-h × {fmt.usd(self.gpu_hourly_usd)}"
+                if math.isfinite(self.gpu_hourly_usd) else f"dollars unknown: {d['gpu_hours']:,.1f} GPU-h")
+        return (f"On GPUs       {cost} "
                 f"on {self.num_gpus:g} × {self.gpu} (method {self.method}, {self.fine_tune}, k={self.off_policy:g})\n"
                 f"              rollout {fmt.hours(d['rollout_hours'])}, train {fmt.hours(d['train_hours'])}, "
                 f"wall-clock {fmt.hours(d['wallclock_hours'])}, {d['step_seconds_mean']:,.1f} s per step")
@@ -88,14 +90,19 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
         rate = float(gpu_hourly_usd)
         where["gpu_hourly_usd"] = "--gpu-hourly-usd"
     else:
-        rate = sources.default_gpu_price(record.gpu).usd_per_gpu_hour
-        where["gpu_hourly_usd"] = f"the registry's default listing for {record.gpu}"
+        listing = sources.gpu_price_listing(record.gpu)
+        rate = listing.usd_per_gpu_hour if listing is not None else math.nan   # NaN dollars: null, with a note
+        where["gpu_hourly_usd"] = f"the registry's default listing for {record.gpu}" if listing is not None else \
+            f"unknown: no sourced $/GPU-hour for {record.gpu}"
     k = float(off_policy) if off_policy is not None else sources.number("off_policy")
     where["off_policy"] = "--off-policy" if off_policy is not None else "the package default (data/assumptions)"
     mode = (fine_tune or "lora").lower()
     where["fine_tune"] = "--fine-tune" if fine_tune else "Tinker trains LoRA adapters"
     chosen = method or DEFAULT_METHOD
     notes = []
+    if math.isnan(rate):
+        notes.append(f"no sourced $/GPU-hour for {record.gpu} in data/hardware/gpu_prices*.csv: the GPU dollars are "
+                     f"unknown (null); give the rate with --gpu-hourly-usd")
     train = run.train
     episodes = train["episodes"]
     if episodes.isna().any() or not (episodes > 0).all():
@@ -107,38 +114,32 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
         notes.append("rollouts per step from config.json groups_per_batch × group_size")
     response = (train["train_completion_tokens"] / episodes).to_numpy()
     prompt = (train["train_prompt_tokens"] / episodes).to_numpy()
-    hosted = rl_steps(arch=arch, gpu=record, num_gpus=count, samples=episodes.to_numpy(), prompt_tokens=prompt,
-                      response_tokens=response, method=chosen, fine_tune=mode, off_policy=0.0)
-    rollout_s = np.asarray(hosted.rollout_hours) * 3600.0
-    train_s = np.asarray(hosted.train_hours) * 3600.0
+    steps = dict(arch=arch, gpu=record, num_gpus=count, method=chosen, fine_tune=mode)
+    rollout_h, train_h, used_gpus, min_gpus = _hours(steps, episodes.to_numpy(), prompt, response)
+    rollout_s, train_s = rollout_h * 3600.0, train_h * 3600.0
     eval_s = np.zeros(len(train))
     ev = train["eval_episodes"].fillna(0.0).to_numpy() > 0
     if ev.any():
         e = train[ev]
-        evaluated = rl_steps(arch=arch, gpu=record, num_gpus=count, samples=e["eval_episodes"].to_numpy(),
-                             prompt_tokens=(e["eval_prompt_tokens"] / e["eval_episodes"]).to_numpy(),
-                             response_tokens=(e["eval_completion_tokens"] / e["eval_episodes"]).to_numpy(),
-                             method=chosen, fine_tune=mode)
-        eval_s[ev] = np.asarray(evaluated.rollout_hours) * 3600.0
+        eval_s[ev] = _hours(steps, e["eval_episodes"].to_numpy(), (e["eval_prompt_tokens"] / e["eval_episodes"])
+                            .to_numpy(), (e["eval_completion_tokens"] / e["eval_episodes"]).to_numpy())[0] * 3600.0
     eval_only = run.steps[~run.steps["has_train"] & (run.steps["eval_episodes"] > 0)]
     extra = 0.0
     if len(eval_only):
         e = eval_only
-        evaluated = rl_steps(arch=arch, gpu=record, num_gpus=count, samples=e["eval_episodes"].to_numpy(),
-                             prompt_tokens=(e["eval_prompt_tokens"] / e["eval_episodes"]).to_numpy(),
-                             response_tokens=(e["eval_completion_tokens"] / e["eval_episodes"]).to_numpy(),
-                             method=chosen, fine_tune=mode)
-        extra = float(np.sum(evaluated.rollout_hours)) * 3600.0
+        extra = float(np.sum(_hours(steps, e["eval_episodes"].to_numpy(), (e["eval_prompt_tokens"]
+                                                                          / e["eval_episodes"]).to_numpy(),
+                                    (e["eval_completion_tokens"] / e["eval_episodes"]).to_numpy())[0])) * 3600.0
     generation = rollout_s + eval_s
     step_s = np.asarray(training.wallclock_hours(generation, train_s, k), dtype=float)
     per_step = pd.DataFrame({"step": train["step"].to_numpy(), "rollout_seconds": rollout_s, "eval_seconds": eval_s,
-                             "train_seconds": train_s, "step_seconds": step_s})
+                             "train_seconds": train_s, "step_seconds": step_s}, copy=False)   # no 2-D copy
     if extra:
         per_step = pd.concat([per_step, pd.DataFrame({
             "step": eval_only["step"].to_numpy(), "rollout_seconds": 0.0, "eval_seconds": extra / len(eval_only),
             "train_seconds": 0.0, "step_seconds": extra / len(eval_only)})], ignore_index=True)
-    if np.any(np.asarray(hosted.num_gpus) > count):
-        notes.append(f"{arch.model} needs at least {int(np.max(hosted.min_gpus))} × {record.gpu} by the model's "
+    if np.any(used_gpus > count):
+        notes.append(f"{arch.model} needs at least {int(np.max(min_gpus))} × {record.gpu} by the model's "
                      f"memory rule; the hours use that many")
     if run.multi_turn:
         notes.append("multi-turn episodes are priced as one turn holding all their tokens")
@@ -146,5 +147,21 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
         notes.append("rollouts discarded as too stale at k ≥ 2 are not re-sampled here")
     if not math.isfinite(float(per_step["step_seconds"].sum())):
         raise TinkerNomicsError(f"{run.source}: the GPU hours do not add up to a finite number")
-    return OnGpus(canonical, record.gpu, float(np.max(hosted.num_gpus)) if np.size(hosted.num_gpus) else count,
+    return OnGpus(canonical, record.gpu, float(np.max(used_gpus)) if np.size(used_gpus) else count,
                   rate, chosen, mode, k, per_step, where, tuple(notes))
+
+
+CHUNK_STEPS = 65_536   # steps re-run at a time: the model's intermediate arrays stay small for a 10^6-step log
+
+
+def _hours(steps: dict, samples, prompt, response) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rollout hours, training hours, GPUs used and the minimum GPUs of each step (model.rl_step.rl_steps), the
+    steps taken CHUNK_STEPS at a time so that memory does not grow with the log."""
+    out = tuple(np.empty(len(samples)) for _ in range(4))
+    for start in range(0, len(samples), CHUNK_STEPS):
+        cut = slice(start, start + CHUNK_STEPS)
+        hosted = rl_steps(**steps, samples=samples[cut], prompt_tokens=prompt[cut], response_tokens=response[cut],
+                          off_policy=0.0)
+        for target, value in zip(out, (hosted.rollout_hours, hosted.train_hours, hosted.num_gpus, hosted.min_gpus)):
+            target[cut] = value
+    return out

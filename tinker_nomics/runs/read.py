@@ -26,8 +26,9 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from .cookbook import from_jsonl, from_records, read_config
-from .files import (DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists, json_table,
-                    jsonl_records, load_json, open_regular, parquet_records, peek, select_run)
+from .compressed import log_suffix
+from .files import (BOM, DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists,
+                    json_table, jsonl_records, load_json, open_regular, parquet_records, peek, select_run)
 from .runlog import RunLog
 
 ONE_RUN = ("a tinker-cookbook log holds one run; --run NAME picks a run from a W&B export that holds several")
@@ -64,7 +65,8 @@ def _no_run(label: str, run: str | None) -> None:
 
 
 def _read_folder(folder: Path, label: str, run: str | None) -> RunLog:
-    metrics = folder / "metrics.jsonl"
+    metrics = next((folder / name for name in ("metrics.jsonl", "metrics.jsonl.gz") if exists(folder / name)),
+                   folder / "metrics.jsonl")
     if exists(metrics):
         _no_run(label, run)
         config = read_config(folder / "config.json")
@@ -77,13 +79,13 @@ def _read_folder(folder: Path, label: str, run: str | None) -> RunLog:
 
 
 def _read_file(p: Path, label: str, run: str | None) -> RunLog:
-    suffix = p.suffix.lower()
+    suffix = log_suffix(p)
     if suffix == ".parquet":
         return _read_parquet([p], label, run)
     if suffix == ".csv":
         return _read_csv(p, label, run)
     if suffix in (".jsonl", ".ndjson"):
-        config = read_config(p.parent / "config.json") if p.name == "metrics.jsonl" else {}
+        config = read_config(p.parent / "config.json") if p.name in ("metrics.jsonl", "metrics.jsonl.gz") else {}
         return _from_lines(p, label, run, config)
     if suffix == ".json":
         return _read_json(p, label, run)
@@ -98,7 +100,7 @@ def _read_file(p: Path, label: str, run: str | None) -> RunLog:
 
 def _head(p: Path, label: str) -> bytes:
     with open_regular(p, label) as fh:
-        head = fh.read(4096).lstrip()
+        head = fh.read(4096).removeprefix(BOM).lstrip()
     if not head:
         raise TinkerNomicsError(f"{label}: empty file")
     return head

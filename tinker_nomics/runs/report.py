@@ -1,34 +1,42 @@
-"""Render the run-validation chapter (notebooks/run_validation.ipynb) for someone's own run.
+"""The report folder of a run (`validate --report DIR`): where it may go, how its files are written, and how the
+run-validation chapter (notebooks/run_validation.ipynb) is executed into it.
 
-One check of the run makes the whole report, for a Tinker run and a self-hosted one alike: what
-`runs.ledger.check_run` returned is written to validation.json (its JSON) and handed to the notebook as a
-private pickle (parameter `result_file`, a file of this process's own making, deleted afterwards), so the page
-shows that very result instead of checking the run again, and summary.txt is the same result's text: the page
-and the summary cannot disagree. The other parameters (the options the run was checked with) only label the
-page.
+What goes in the folder is decided above (faces.report): the executed chapter, validation.json, summary.txt and
+report.html, all from one check of the run. This module writes them. The chapter gets the check's page data through
+a private file handed over as a notebook parameter (deleted afterwards, never in the report), so the page shows
+that very result instead of checking the run again.
 
 The report folder is checked before any work (`check_report_dir`): not empty, not inside the run's log folder
-(with or without `force`), not a symbolic link, with no file in the way of a folder along its path, and, when
-it exists, only with `force`. Everything is written into a fresh temporary folder beside it and then moved
-into place: the new folder renamed in one step, or, over an existing folder (`force`), each report file
-renamed over the old name. A rename replaces a symbolic link in the report folder, it never writes through
-it, and a failure leaves nothing behind. Nothing is ever written into the log folder.
+(with or without `force`), not a symbolic link, with no file in the way of a folder along its path, none of its
+report files one of the command's inputs, and, when it exists, only with `force`. Everything is written into a
+fresh temporary folder beside it and then moved into place: the new folder renamed in one step, or, over an
+existing folder (`force`), each report file renamed over the old name. A rename replaces a symbolic link in the
+report folder, it never writes through it. Nothing is ever written into the log folder.
+
+The chapter runs in a child process of its own session (`execute_chapter`): a Ctrl-C at the terminal reaches this
+process only, which stops the child (and, through it, the kernel) and removes the temporary folders; so does a
+SIGTERM (faces.cli turns it into an exception). A failure, an interruption or a full disk leaves nothing behind.
 """
 from __future__ import annotations
 
+import json
 import os
-import pickle
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
-from .. import fmt
 from ..errors import TinkerNomicsError
-from ..sources.provenance import produced_by
 from ..sources.shipped import shipped
+from .files import input_at
 
 NOTEBOOK = "notebooks/run_validation.ipynb"   # shipped in the wheel (sources.shipped)
-REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt")
+REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt", "report.html")
+CHAPTER = REPORT_FILES[0]
+STOP_GRACE_SECONDS = 10   # how long a stopped chapter gets to shut its kernel down before it is killed
 
 
 def log_folder(run_path) -> Path:
@@ -44,8 +52,9 @@ def _nearest_existing(path: Path) -> Path:
     return Path(path.anchor or ".")
 
 
-def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
-    """The resolved report folder, or a one-line error saying why it cannot be one."""
+def check_report_dir(out_dir, run_path, force: bool = False, inputs=()) -> Path:
+    """The resolved report folder, or a one-line error saying why it cannot be one. A report file it would replace
+    is never one of the command's `inputs` (`--usage DIR/validation.json`), through a link either."""
     if out_dir is None or not str(out_dir).strip():
         raise TinkerNomicsError("--report needs a folder name (got an empty one)")
     given = Path(out_dir)
@@ -61,7 +70,8 @@ def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
     if base != out and not base.is_dir():
         raise TinkerNomicsError(f"report folder {out_dir}: {base} is a file, not a folder")
     if base != out and not os.access(base, os.W_OK | os.X_OK):
-        raise TinkerNomicsError(f"report folder {out_dir}: cannot create it in {base} (permission denied)")
+        raise TinkerNomicsError(f"report folder {out_dir}: cannot create it in {base} (permission denied or a "
+                                f"read-only file system)")
     if base == out:
         if not out.is_dir():
             raise TinkerNomicsError(f"report folder {out_dir} exists and is not a folder")
@@ -71,49 +81,117 @@ def check_report_dir(out_dir, run_path, force: bool = False) -> Path:
             target = out / name
             if target.is_dir() and not target.is_symlink():
                 raise TinkerNomicsError(f"report folder {out_dir}: {name} is a folder; the report would replace it")
+            same = input_at(target, (run_path, *inputs))
+            if same is not None:
+                raise TinkerNomicsError(f"report folder {out_dir}: {name} is the input {same} (the same file on "
+                                        f"disk); the report never replaces what the command reads, --force or not")
         if not os.access(out, os.W_OK | os.X_OK) or not os.access(out.parent, os.W_OK | os.X_OK):
-            raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied)")
+            raise TinkerNomicsError(f"report folder {out_dir}: cannot write there (permission denied or a read-only "
+                                    f"file system)")
     return out
 
 
-def render_report(result, out_dir, run_path, force: bool = False, timeout: int = 600,
-                  parameters: dict | None = None) -> Path:
-    """Execute the chapter for `result` (what runs.ledger.check_run returned: anything with to_dict() and render())
-    into `out_dir`; returns the executed notebook's path. `parameters` are further notebook parameters (the options
-    the run was checked with)."""
-    out = check_report_dir(out_dir, run_path, force)
+def write_report(out_dir, run_path, files: dict[str, bytes], hand_over: dict[str, bytes], parameters: dict,
+                 force: bool = False, inputs=(), timeout: int = 600) -> Path:
+    """Write a report folder: `files` (name -> content, among REPORT_FILES) and the executed chapter, whose
+    parameters are `parameters` plus, for each `hand_over` item (parameter -> content), the path of a private file
+    holding it. Returns the executed chapter's path (module docstring)."""
+    out = check_report_dir(out_dir, run_path, force, inputs)
     notebook = shipped(NOTEBOOK)
     if notebook is None:
         raise TinkerNomicsError(f"the chapter notebook {NOTEBOOK} is missing from the package (reinstall tinker-nomics)")
     try:
-        import papermill
+        import papermill  # noqa: F401  (the child process runs it; said here, before any work)
     except ImportError:
         raise TinkerNomicsError("papermill is not installed (pip install papermill ipykernel matplotlib myst-nb)") \
             from None
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    private = Path(tempfile.mkdtemp(prefix="tinker-nomics-report-"))   # the pickle never lands in the report
+    tmp = private = None
     try:
-        (tmp / REPORT_FILES[1]).write_text(fmt.json_text({"produced_by": produced_by(), **result.to_dict()}) + "\n")
-        handed = private / "result.pickle"
-        with open(handed, "wb") as fh:
-            pickle.dump(result, fh)
-        given = {k: v for k, v in (parameters or {}).items() if v is not None}
-        given.update(run_path=str(Path(run_path).resolve()), result_file=str(handed))
         try:
-            papermill.execute_notebook(str(notebook), str(tmp / REPORT_FILES[0]), parameters=given,
-                                       cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
-                                       execution_timeout=timeout)
-        except Exception as exc:  # PapermillExecutionError and kernel failures: one line, no traceback
-            first = str(exc).strip().splitlines()
-            reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
-            raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}") from None
-        (tmp / REPORT_FILES[2]).write_text(result.render() + "\n")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+            private = Path(tempfile.mkdtemp(prefix="tinker-nomics-report-"))   # never lands in the report
+            given = {k: v for k, v in parameters.items() if v is not None}
+            given["run_path"] = str(Path(run_path).resolve())
+            for name, content in hand_over.items():
+                (private / name).write_bytes(content)
+                given[name] = str(private / name)
+            for name, content in files.items():
+                (tmp / name).write_bytes(content)
+        except OSError as exc:   # a full or read-only disk: one line, nothing left behind (finally)
+            raise TinkerNomicsError(f"report folder {out_dir}: cannot write it ({exc.strerror or exc})") from None
+        execute_chapter(notebook, tmp / CHAPTER, given, private, timeout)
         _move_into_place(tmp, out, out_dir, force)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.rmtree(private, ignore_errors=True)
-    return out / REPORT_FILES[0]
+        for folder in (tmp, private):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+    return out / CHAPTER
+
+
+def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Path, timeout: int) -> None:
+    """papermill runs `notebook` into `output` with `parameters`, in a child process of its own session (its
+    output and the kernel's go to a file in `workdir`, not to the terminal). A failed cell is one line naming the
+    error; an interruption of this process (KeyboardInterrupt, or the CLI's SIGTERM exception) stops the child and
+    its kernel before it goes on up."""
+    job = workdir / "chapter.json"
+    job.write_text(json.dumps({"notebook": str(notebook), "output": str(output), "parameters": parameters,
+                               "cwd": str(notebook.parent), "timeout": timeout}))
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+           "TMPDIR": str(workdir)}   # the kernel's connection file and anything else temporary: removed with it
+    code = "from tinker_nomics.runs.report import _chapter_main; _chapter_main()"
+    with open(workdir / "chapter.log", "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=log, env=env, start_new_session=True)
+        try:
+            status = proc.wait()
+        except BaseException:
+            _stop(proc)
+            raise
+    if status != 0:
+        lines = [line for line in (workdir / "chapter.log").read_text(errors="replace").splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"exit status {status}"
+        raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """The chapter's process group asked to stop (its kernel shut down by papermill), then killed if it lingers."""
+    for sig, wait in ((signal.SIGTERM, STOP_GRACE_SECONDS), (signal.SIGKILL, STOP_GRACE_SECONDS)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + wait
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is not None:
+            break
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)   # the kernel, if it outlived papermill
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def _chapter_main() -> None:
+    """`python -c` entry of the chapter's process: argv[1] is the job file `execute_chapter` wrote. The last line it
+    prints on stderr is the reason for a failure (exit status 3); SIGTERM stops papermill the way Ctrl-C does."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    job = json.loads(Path(sys.argv[1]).read_text())
+    try:
+        import papermill
+        papermill.execute_notebook(job["notebook"], job["output"], parameters=job["parameters"], cwd=job["cwd"],
+                                   kernel_name="python3", progress_bar=False, execution_timeout=job["timeout"])
+    except KeyboardInterrupt:
+        raise SystemExit(130)
+    except Exception as exc:  # PapermillExecutionError and kernel failures: the last line says which
+        first = str(exc).strip().splitlines()
+        reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
+        sys.stderr.write(f"\n{reason}\n")
+        raise SystemExit(3)
 
 
 def _move_into_place(tmp: Path, out: Path, out_dir, force: bool) -> None:
@@ -129,9 +207,3 @@ def _move_into_place(tmp: Path, out: Path, out_dir, force: bool) -> None:
     except OSError as exc:
         raise TinkerNomicsError(f"report folder {out_dir}: cannot move the report into place "
                                 f"({exc.strerror or exc})") from None
-
-
-def load_report_result(path):
-    """What `render_report` handed the notebook (its `result_file`): the check the report's summary.txt shows."""
-    with open(path, "rb") as fh:
-        return pickle.load(fh)

@@ -97,8 +97,9 @@ class RunLog:
 
     @property
     def train(self) -> pd.DataFrame:
-        """Only the training rows."""
-        return self.steps[self.steps["has_train"]]
+        """Only the training rows (the table itself when every row trains: no copy of a 10^6-row table)."""
+        mask = self.steps["has_train"]
+        return self.steps if bool(mask.all()) else self.steps[mask]
 
     @property
     def n_steps(self) -> int:

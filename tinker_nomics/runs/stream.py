@@ -12,17 +12,15 @@ records keyed by metric name with W&B's `_step`; empty cells are left out ("not 
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
-from .files import (DOWNSAMPLED_NOTE, RUN_COLUMNS, JsonLines, chart_columns, drop_nulls, json_table, load_json,
-                    open_regular, select_run)
+from .compressed import log_suffix, not_compressed_parquet
+from .files import (DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls,
+                    json_table, load_json, open_regular, select_run, too_long)
 
-MAX_LINE_BYTES = 16 * 2 ** 20    # a log line longer than this is not a log line (a binary or corrupt file)
 Record = tuple[tuple[str, int], dict]
 
 
@@ -66,8 +64,7 @@ def text_lines(path: Path, label: str) -> Iterator[tuple[int, str]]:
                 return
             number += 1
             if len(raw) > MAX_LINE_BYTES:
-                raise TinkerNomicsError(f"{label}: line {number}: longer than {MAX_LINE_BYTES // 2 ** 20} MiB "
-                                        f"(not a text log)")
+                raise too_long(label, number)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -116,16 +113,37 @@ class Table:
         self.run_name: str | None = None
 
     def __iter__(self) -> Iterator[Record]:
-        suffix = self.path.suffix.lower()
+        suffix = log_suffix(self.path)
         if suffix == ".parquet":
             yield from self._parquet()
         elif suffix == ".csv":
             yield from self._csv()
         elif suffix in (".jsonl", ".ndjson"):
             self.kind = "W&B history (JSON lines)"
-            yield from _one_run(json_lines(self.path, self.label), self.label, self.run, self)
+            yield from self._one_run(json_lines(self.path, self.label))
         else:
             yield from self._json()
+
+    def _one_run(self, records: Iterator[Record], columns=None) -> Iterator[Record]:
+        """The records of one run, as every table reader picks it (runs.files.select_run): rows of several runs
+        without `run` are refused as mixed, an unknown `run` names the runs the table holds."""
+        first_row: dict[float, int] = {}   # W&B's _step is unique within a run: a repeat is a second run's row
+        for where, rec in select_run(drop_nulls_stream(records), self.label, self.run, columns):
+            step = rec.get("_step")
+            if step is not None:
+                try:
+                    key = float(step)
+                except (TypeError, ValueError):
+                    key = None   # the vocabulary names a step that is not a number
+                if key is not None:
+                    if key in first_row:
+                        raise TinkerNomicsError(f"{self.label}: {where[0]} {where[1]}: W&B's _step {step} appears "
+                                                f"again (first at {where[0]} {first_row[key]}): rows of two runs in "
+                                                f"one export? Export one run")
+                    first_row[key] = where[1]
+            yield where, rec
+        if self.run is not None:
+            self.run_name = self.run
 
     # -- shapes
 
@@ -134,53 +152,24 @@ class Table:
             obj = json_document(self.path, self.label)
         except JsonLines:
             self.kind = "W&B history (JSON lines)"
-            yield from _one_run(json_lines(self.path, self.label), self.label, self.run, self)
+            yield from self._one_run(json_lines(self.path, self.label))
             return
         self.kind = "W&B history (JSON)"
-        records = drop_nulls(json_table(obj, self.label))
-        yield from select_run(records, self.label, self.run)
+        yield from self._one_run(json_table(obj, self.label))
 
     def _csv(self) -> Iterator[Record]:
-        fh = open_read(self.path, self.label)
-        with fh:
-            text = io.TextIOWrapper(fh, encoding="utf-8-sig", newline="")
-            reader = csv.reader(text)
-            try:
-                header = [h.strip() for h in next(reader)]
-            except StopIteration:
-                raise TinkerNomicsError(f"{self.label}: empty file") from None
-            except (csv.Error, UnicodeDecodeError) as exc:
-                raise TinkerNomicsError(f"{self.label}: row 1: {_csv_reason(exc)}") from None
-            if not any(header):
-                raise TinkerNomicsError(f"{self.label}: row 1: no header")
-            chart = "Step" in header and any(" - " in h for h in header)
-            if chart:
-                self.kind = "W&B chart-panel CSV"
-                self.run_name, metrics, companions = chart_columns(header, self.label, self.run)
-            else:
-                self.kind = "W&B history (CSV)"
-            rows = 0
-            while True:
-                try:
-                    cells = next(reader)
-                except StopIteration:
-                    break
-                except (csv.Error, UnicodeDecodeError) as exc:
-                    raise TinkerNomicsError(f"{self.label}: row {reader.line_num}: {_csv_reason(exc)}") from None
-                line = reader.line_num
-                if not any(c.strip() for c in cells):
-                    continue
-                if len(cells) > len(header) and any(c.strip() for c in cells[len(header):]):
-                    raise TinkerNomicsError(f"{self.label}: row {line}: more cells ({len(cells)}) than header "
-                                            f"columns ({len(header)})")
-                rows += 1
-                if chart:
-                    yield ("row", line), self._chart_record(header, cells, metrics, companions)
-                else:
-                    yield ("row", line), {name: cell.strip() for name, cell in zip(header, cells)
-                                          if name and cell.strip() != ""}
-            if not rows:
-                raise TinkerNomicsError(f"{self.label}: no data rows under the header")
+        check_regular(self.path, self.label)
+        header, rows = csv_rows(self.path, self.label)
+        chart = "Step" in header and any(" - " in h for h in header)
+        counted = _counted(rows, self.label)
+        if chart:
+            self.kind = "W&B chart-panel CSV"
+            self.run_name, metrics, companions = chart_columns(header, self.label, self.run)
+            for line, cells in counted:
+                yield ("row", line), self._chart_record(header, cells, metrics, companions)
+            return
+        self.kind = "W&B history (CSV)"
+        yield from self._one_run(csv_records(header, counted), header)
 
     def _chart_record(self, header, cells, metrics: dict[str, int], companions) -> dict:
         rec = {}
@@ -201,6 +190,7 @@ class Table:
         self.kind = "W&B history (Parquet)"
         fh = open_read(self.path, self.label)
         with fh:
+            not_compressed_parquet(fh, self.label)
             try:
                 parquet = pq.ParquetFile(fh)
             except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
@@ -220,7 +210,7 @@ class Table:
                     raise TinkerNomicsError(f"{self.label}: row {number + 1}: not readable ({reason[:200]})") \
                         from None
 
-            yield from _one_run(((w, r) for w, r in drop_nulls_stream(records())), self.label, self.run, self)
+            yield from self._one_run(records(), parquet.schema_arrow.names)
             if not number:
                 raise TinkerNomicsError(f"{self.label}: the Parquet history has no rows")
 
@@ -230,36 +220,14 @@ def drop_nulls_stream(records: Iterator[Record]) -> Iterator[Record]:
         yield from drop_nulls([(where, rec)])
 
 
-def _one_run(records: Iterator[Record], label: str, run: str | None, table: Table) -> Iterator[Record]:
-    """Stream records of one run: a run-name column with several values needs `run` (as runs.files.select_run,
-    which also records which run a table export holds for `table`)."""
-    seen: dict[str, str] = {}
-    for where, rec in drop_nulls_stream(records):
-        for column in RUN_COLUMNS:
-            if column in rec:
-                value = str(rec[column])
-                first = seen.setdefault(column, value)
-                if run is not None:
-                    if value != run:
-                        rec = None
-                    break
-                if value != first:
-                    raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: mixed runs in one export (column "
-                                            f"{column!r}: {first}, {value}); pick one with --run NAME")
-                break
-        if rec is not None:
-            yield where, rec
-    if run is not None:
-        if not seen:
-            raise TinkerNomicsError(f"{label}: --run {run} given, but the export has no run-name column "
-                                    f"({', '.join(RUN_COLUMNS)})")
-        table.run_name = run
-
-
-def _csv_reason(exc: Exception) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    return f"malformed CSV ({exc})"
+def _counted(rows: Iterator[tuple[int, list[str]]], label: str) -> Iterator[tuple[int, list[str]]]:
+    """A CSV's data rows, and an error when there is none under the header."""
+    any_row = False
+    for row in rows:
+        any_row = True
+        yield row
+    if not any_row:
+        raise TinkerNomicsError(f"{label}: no data rows under the header")
 
 
 def _plain(value):

@@ -21,6 +21,7 @@ divisor). Checkpoint operations have no price in data/prices and stay unpriced.
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import math
 from dataclasses import dataclass, field
@@ -33,9 +34,10 @@ from ..errors import TinkerNomicsError, UnknownNameError
 from ..model.billing import meter_cost
 from ..sources.defaults import number
 from ..sources.price_list import snapshots
+from ..sources.provenance import data_recorded
 from ..sources.prices import storage_usd_per_gb_month
 from . import stream
-from .files import JsonLines
+from .files import BOM, JsonLines
 
 TOKEN_TYPES = {"training": "train", "sampling_sample": "sample", "sampling_prefill": "prefill"}
 EVENT_TYPES = (*TOKEN_TYPES, "checkpoint", "storage")
@@ -83,10 +85,16 @@ def _row(where, rec: dict, label: str) -> dict:
     if kind not in EVENT_TYPES:
         fail(f"type is {kind!r}, not one of {', '.join(EVENT_TYPES)}")
     start = _text(rec.get("bucket_start"))
-    if not start or len(start) < 10 or not start[:4].isdigit() or start[4] != "-" or start[7] != "-":
+    day = _bucket_day(start)
+    if day is None:
         fail(f"bucket_start is {start!r}, not an RFC 3339 time")
+    if day > latest_possible_day():
+        fail(f"bucket_start {start} is in the future (today is {latest_possible_day()}): no usage was billed then")
     column = QUANTITY[kind]
     quantity = _number(rec.get(column), f"{column}", fail, required=True)
+    model = _text(rec.get("base_model"))
+    if model is None and kind in TOKEN_TYPES:
+        fail(f"base_model is empty: a {kind} row names the model it billed")
     cached = None
     if kind == "sampling_prefill":
         raw = rec.get("cached")
@@ -98,10 +106,30 @@ def _row(where, rec: dict, label: str) -> dict:
             cached = False
         else:
             fail(f"cached is {raw!r}, not True or False")
-    return {"where": f"{where[0]} {where[1]}", "bucket_start": start, "date": start[:10],
-            "base_model": _text(rec.get("base_model")), "session_id": _text(rec.get("session_id")), "type": kind,
+    return {"where": f"{where[0]} {where[1]}", "bucket_start": start, "date": day.isoformat(),
+            "base_model": model, "session_id": _text(rec.get("session_id")), "type": kind,
             "cached": cached, "quantity": quantity,
             "estimated_cost_usd": _number(rec.get("estimated_cost_usd"), "estimated_cost_usd", fail, False)}
+
+
+def _bucket_day(start: str | None) -> datetime.date | None:
+    """The UTC day of an RFC 3339 bucket time (`2026-07-16T22:00:00Z`), or None when it is not one (2026-99-99)."""
+    if not start or len(start) < 10:
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(start[:-1] + "+00:00" if start[-1:] in "zZ" else start)
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.date()
+
+
+def latest_possible_day() -> datetime.date:
+    """No usage can be billed after today: the later of the clock's UTC day and the newest date recorded in data/
+    (a machine whose clock runs behind the data cannot make the data's own dates the future)."""
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    return max(today, datetime.date.fromisoformat(data_recorded()))
 
 
 def _number(value, key, fail, required: bool) -> float:
@@ -131,7 +159,7 @@ def read_usage(path) -> UsageExport:
     p = Path(path)
     label = str(path)
     stream.check_regular(p, label)
-    head = stream.head(p, label).lstrip()
+    head = stream.head(p, label).removeprefix(BOM).lstrip()
     if not head:
         raise TinkerNomicsError(f"{label}: empty file")
     if head[:1] == b"{":
@@ -147,6 +175,9 @@ def read_usage(path) -> UsageExport:
                 raise TinkerNomicsError(f"{label}: data record {i}: not an object")
             rows.append(_row(("data record", i), rec, label))
         sessions = {}
+        if not isinstance(obj.get("sessions") or {}, dict):
+            raise TinkerNomicsError(f"{label}: sessions is {str(obj['sessions'])[:40]!r}, not an object keyed by "
+                                    f"session id")
         for sid, info in (obj.get("sessions") or {}).items():
             meta = info.get("user_metadata") if isinstance(info, dict) else None
             sessions[str(sid)] = meta if isinstance(meta, dict) else None
@@ -226,6 +257,12 @@ def price_usage(export: UsageExport, model: str | None = None, sessions=None) ->
         rate.append(value)
         usd.append(cost)
     rows["snapshot"], rows["meter"], rows["rate"], rows["usd"] = snap, meter, rate, usd
+    newest = list(snapshots())[-1]
+    later = rows["date"] > snapshots()[newest] if len(rows) else rows["date"]
+    if later.any():
+        notes.append(f"{int(later.sum())} row(s) dated after the newest price list in data/prices ({newest}, "
+                     f"effective {snapshots()[newest]}; last: {rows.loc[later, 'date'].max()}) are priced at it: a "
+                     f"later repricing is not known here")
     if no_cached_rate:
         notes.append(f"snapshot(s) {', '.join(sorted(no_cached_rate))} have no cached-prefill rate: cached rows "
                      f"billed at the prefill rate")

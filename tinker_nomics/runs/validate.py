@@ -26,6 +26,8 @@ MULTI_TURN_CAVEAT = (
     "prompts extend each other into one training datum, so the shared prefix is trained once, but "
     "env/all/total_ob_tokens counts the whole history again on every turn; train = ob + ac therefore "
     "over-counts the train meter (the sample and prefill meters are exact)")
+PER_STEP_COLUMNS = ["step", "has_train", "sample_tokens", "train_tokens", "prefill_tokens", "cached_prefill_tokens",
+                    "cost_usd", "cumulative_usd"]
 
 
 @dataclass(frozen=True)
@@ -91,9 +93,7 @@ class Validation:
             "caveats": list(self.caveats), "notes": list(self.notes),
         }
         if per_step:
-            out["per_step"] = fmt.json_records(self.per_step[["step", "has_train", "sample_tokens", "train_tokens",
-                                                      "prefill_tokens", "cached_prefill_tokens", "cost_usd",
-                                                      "cumulative_usd"]])
+            out["per_step"] = fmt.json_records(self.per_step[PER_STEP_COLUMNS])
         if log:
             out["log"] = {"run": self.run.to_dict(), "per_step": fmt.json_records(self.per_step),
                           "bill_notes": list(b.notes), "options": self.options}
@@ -126,6 +126,10 @@ class Validation:
 
     def render(self) -> str:
         return render_validation(self.to_dict(per_step=False))
+
+    def per_step_table(self) -> pd.DataFrame:
+        """One row per step: what `--per-step FILE` writes (the JSON's per_step, and the reward and time)."""
+        return self.per_step[PER_STEP_COLUMNS + ["reward", "eval_reward", "step_seconds"]]
 
 
 def _logged_summary(run: RunLog) -> dict:
@@ -186,8 +190,6 @@ def validate_run(path_or_run, model: str | None = None, prices: str | None = Non
     per_step["reward"] = log.steps["reward"].to_numpy()
     per_step["eval_reward"] = log.steps["eval_reward"].to_numpy()
     per_step["step_seconds"] = log.steps["step_seconds"].to_numpy()
-    per_step["step_minutes"] = per_step["step_seconds"] / 60.0
-    per_step["episodes"] = log.steps["episodes"].to_numpy()
 
     caveats = list(log.notes) + _caveats(log, meters, bill)
     notes = notes + list(bill.notes) + [f"cached prefill: {basis}"]

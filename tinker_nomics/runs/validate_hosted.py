@@ -27,6 +27,9 @@ from .meters import MeterTokens, RunBill, bill_meters
 from .reconcile import SIGN_CONVENTION, Reconciliation, reconcile
 
 FINE_TUNES = ("full", "lora")
+PER_STEP_COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "other_seconds",
+                    "validation_seconds", "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens",
+                    "trained_tokens", "decode_tps_per_gpu", "training_mfu", "logged_mfu", "plain"]
 CACHED_MODES = ("auto", "none", "group")
 
 
@@ -86,9 +89,8 @@ class HostedValidation:
         j = fmt.json_value
         measured = {k: j(v) for k, v in m.items()}
         measured["basis"] = dict(self.measured.basis)
-        if s.gpu_hourly_usd is not None:
-            measured["gpu_hourly_usd"] = s.gpu_hourly_usd
-            measured["compute_usd"] = j(m["gpu_hours"] * s.gpu_hourly_usd)
+        measured["gpu_hourly_usd"] = s.gpu_hourly_usd   # null without a rate: given or sourced (a note says which)
+        measured["compute_usd"] = j(m["gpu_hours"] * s.gpu_hourly_usd) if s.gpu_hourly_usd is not None else None
         predicted = error = fitted = None
         if r is not None and not r.table.empty:
             predicted = {"method": r.method, **{k: j(v) for k, v in r.inputs.items() if k != "methods"},
@@ -104,9 +106,9 @@ class HostedValidation:
                 error["step_seconds_plain"] = j(plain["signed_error"])
             steps = m["steps"]
             predicted["gpu_hours"] = j(r.predicted_mean("step") * steps * (s.num_gpus or math.nan) / 3600.0)
-            if s.gpu_hourly_usd is not None:
-                predicted["compute_usd"] = j(predicted["gpu_hours"] * s.gpu_hourly_usd
-                                             if predicted["gpu_hours"] is not None else math.nan)
+            predicted["compute_usd"] = j(predicted["gpu_hours"] * s.gpu_hourly_usd
+                                         if predicted["gpu_hours"] is not None and s.gpu_hourly_usd is not None
+                                         else math.nan)
             predicted["by_method"] = fmt.json_records(r.table)
             fitted = {k: j(v) if not isinstance(v, dict) else v for k, v in r.fitted.items()}
             fitted["method"] = r.method
@@ -124,11 +126,12 @@ class HostedValidation:
             "caveats": list(self.caveats), "notes": list(self.notes),
         }
         if per_step:
-            out["per_step"] = fmt.json_records(self.measured.per_step[
-                ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "other_seconds",
-                 "validation_seconds", "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens",
-                 "trained_tokens", "decode_tps_per_gpu", "training_mfu", "logged_mfu", "plain"]])
+            out["per_step"] = fmt.json_records(self.per_step_table())
         return out
+
+    def per_step_table(self):
+        """One row per logged step: what `--per-step FILE` writes."""
+        return self.measured.per_step[PER_STEP_COLUMNS]
 
     def _tinker_dict(self) -> dict | None:
         b = self.bill
@@ -236,9 +239,15 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
     if gpu_hourly_usd is not None:
         rate, where["gpu_hourly_usd"] = float(gpu_hourly_usd), "--gpu-hourly-usd"
     elif gpu_record is not None:
-        listing = sources.default_gpu_price(gpu_record.gpu)
-        rate = listing.usd_per_gpu_hour
-        where["gpu_hourly_usd"] = f"the registry's default listing for {gpu_record.gpu} (data/hardware/gpu_prices.csv)"
+        listing = sources.gpu_price_listing(gpu_record.gpu)
+        if listing is None:   # every time and GPU-hour is still computed; the dollars are unknown
+            where["gpu_hourly_usd"] = f"unknown: no sourced $/GPU-hour for {gpu_record.gpu}"
+            notes.append(f"no sourced $/GPU-hour for {gpu_record.gpu} in data/hardware/gpu_prices*.csv: the GPU "
+                         f"dollars are unknown (null); give the rate with --gpu-hourly-usd")
+        else:
+            rate = listing.usd_per_gpu_hour
+            where["gpu_hourly_usd"] = (f"the registry's default listing for {gpu_record.gpu} "
+                                       f"(data/hardware/gpu_prices.csv)")
     return Setup(name, canonical, arch, gpu_record, count, mode, rate, where), notes
 
 
@@ -344,6 +353,8 @@ def render_hosted(d: dict) -> str:
                  f"training MFU {_pct(m['training_mfu'])} (the log's own: {_pct(m['logged_mfu_mean'])})")
     if m.get("compute_usd") is not None:
         lines.append(f"              at {fmt.usd(m['gpu_hourly_usd'])}/GPU-h: {fmt.usd(m['compute_usd'])}")
+    elif d["gpu"]:
+        lines.append("              GPU dollars unknown: no $/GPU-hour (see the note)")
     p, e, f = d["predicted"], d["error"], d["fitted"]
     if p and e:
         lines += ["",

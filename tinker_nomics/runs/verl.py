@@ -155,39 +155,113 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     return facts, where
 
 
-class _ConfigDump:
-    """Collects the driver's pprint'ed config dict, one console line at a time, until it parses."""
+# A line of pprint's output, token by token: a quoted string (pprint writes each string whole on one line, in single
+# or double quotes, with backslash escapes; one left open runs to the end of the line), or a bracket. Brackets inside
+# strings (`'train_files': '{/data…'`) are no brackets.
+_DUMP_TOKEN = re.compile(r"""'[^'\\]*(?:\\.[^'\\]*)*(?:'|$)|"[^"\\]*(?:\\.[^"\\]*)*(?:"|$)|([\[{(])|([\]})])""")
+# What must agree between two config dumps of one log for it to be one run (a restart prints the same config again).
+RUN_IDENTITY = ("model_path", "n_gpus_per_node", "nnodes", "prompts_per_step", "group_size", "lora_rank",
+                "experiment_name")
+
+
+def bracket_depth(text: str) -> int:
+    """Opening minus closing brackets of one line of a pprint'ed literal, outside quoted strings."""
+    depth = 0
+    for opening, closing in _DUMP_TOKEN.findall(text):
+        depth += (1 if opening else 0) - (1 if closing else 0)
+    return depth
+
+
+def is_config(value) -> bool:
+    """A dict of verl's config (ppo_trainer.yaml's top-level sections), not some other dict the driver printed."""
+    return isinstance(value, dict) and ("actor_rollout_ref" in value or "trainer" in value)
+
+
+class _ConfigDumps:
+    """Collects the driver's pprint'ed config dicts, one console line at a time. Each line is scanned once (the
+    brackets outside strings, `bracket_depth`), and a dump is parsed once, when its brackets close: linear time
+    in the length of the log. A step line never belongs to a dict, so one ends a dump that has not closed (the
+    dump is then left unread, with a caveat naming both lines), and no step line is ever swallowed by a dump."""
 
     def __init__(self):
         self.lines: list[str] = []
         self.owner: tuple[str, str] | None = None
-        self.done: dict | None = None
-        self.failed = False
         self.start = 0
+        self.depth = 0
+        self.dumps: list[tuple[int, dict]] = []   # (first line, config) of every dump read, in log order
+        self.problems: list[str] = []             # dumps that could not be read, each naming its lines
 
     def feed(self, number: int, text: str, owner) -> bool:
-        """True when the line belonged to the dump."""
-        if self.done is not None or self.failed:
-            return False
+        """True when the line belonged to a dump."""
         if not self.lines:
             if not text.startswith("{'") or (owner is not None and owner[0] not in DRIVERS):
                 return False
-            self.owner, self.start = owner, number
+            self.owner, self.start, self.depth = owner, number, 0
         elif owner != self.owner:
             return False
+        elif STEP_LINE.match(text):
+            self._drop(f"the config dump starting at line {self.start} is cut off by the step line at line {number} "
+                       f"before its brackets close; it is not read")
+            return False
         self.lines.append(text)
-        body = "\n".join(self.lines)
-        if body.count("{") - body.count("}") <= 0:
-            try:
-                value = ast.literal_eval(body)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                value = None
-            if isinstance(value, dict):
-                self.done, self.lines = value, []
-                return True
-        if len(self.lines) > MAX_CONFIG_LINES:
-            self.failed, self.lines = True, []
+        self.depth += bracket_depth(text)
+        if self.depth <= 0:
+            self._parse(number)
+        elif len(self.lines) > MAX_CONFIG_LINES:
+            self._drop(f"the config dump starting at line {self.start} does not close within {MAX_CONFIG_LINES:,} "
+                       f"lines (at line {number}); it is not read")
         return True
+
+    def finish(self) -> None:
+        """At the end of the log: a dump still open never closed."""
+        if self.lines:
+            self._drop(f"the config dump starting at line {self.start} never closes (the log ends inside it); it is "
+                       f"not read")
+
+    def _parse(self, number: int) -> None:
+        body = "\n".join(self.lines)
+        self.lines = []
+        try:
+            value = ast.literal_eval(body)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = None
+        if is_config(value):
+            self.dumps.append((self.start, value))
+        elif value is None and self.start != number:   # a one-line dict that is not Python is just a line
+            self.problems.append(f"the config dump at lines {self.start}-{number} is not a Python literal; it is "
+                                 f"not read")
+
+    def _drop(self, problem: str) -> None:
+        self.lines = []
+        self.problems.append(problem)
+
+
+def _identity(config: dict) -> dict:
+    facts, where = config_facts(config)
+    return {where[name]: facts[name] for name in RUN_IDENTITY if name in facts}
+
+
+def one_run_config(dumps: list[tuple[int, dict]], label: str) -> tuple[dict, list[str]]:
+    """The run's config from its dumps: a log whose dumps disagree on what identifies a run (model, GPUs, batch,
+    LoRA rank, experiment name) holds two runs appended, and is refused naming the line where the second
+    starts; the same config printed again is a restart of one run (a note)."""
+    if not dumps:
+        return {}, []
+    first_line, first = dumps[0]
+    mine = _identity(first)
+    restarts = []
+    for line, config in dumps[1:]:
+        theirs = _identity(config)
+        differ = [f"{key} {mine.get(key, 'unset')!r} then {theirs.get(key, 'unset')!r}"
+                  for key in dict.fromkeys([*mine, *theirs]) if mine.get(key) != theirs.get(key)]
+        if differ:
+            raise TinkerNomicsError(f"{label}: line {line}: a second run starts (its config dump differs from the "
+                                    f"one at line {first_line}: {'; '.join(differ)}); two runs appended in one log "
+                                    f"are not read as one: split the log at line {line}")
+        restarts.append(line)
+    notes = [f"the config is printed again at line(s) {', '.join(map(str, restarts))} (the same run restarted): "
+             f"every step line is read as one run"] if restarts else []
+    return first, notes
 
 
 # ------------------------------------------------------------------------------------------ records
@@ -214,14 +288,14 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
     """A verl console log (stdout of the trainer, with or without Ray's prefixes), read line by line."""
     table = StepTable(label)
-    dump = _ConfigDump()
+    dumps = _ConfigDumps()
     repr_values = three_decimals = False
     val_only = 0
     keys: set[str] = set()
     steps_seen = 0
     for number, line in stream.text_lines(path, label):
         text, owner = strip_line(line)
-        if dump.feed(number, text, owner):
+        if dumps.feed(number, text, owner):
             continue
         m = STEP_LINE.match(text)
         if not m:
@@ -238,13 +312,15 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
                 val_only += 1
             continue
         table.add(rec)
+    dumps.finish()
     if not steps_seen:
+        cut = f" ({'; '.join(dumps.problems)})" if dumps.problems else ""
         raise TinkerNomicsError(f"{label}: no verl step lines (`step:N - key:value - …`); is this the trainer's "
-                                f"console output?")
-    config = dump.done or {}
+                                f"console output?{cut}")
+    config, notes = one_run_config(dumps.dumps, label)
     facts, where = config_facts(config) if config else ({}, {})
     kind = "verl console log"
-    notes = []
+    notes += dumps.problems
     if three_decimals and not repr_values:
         kind += " (values to 3 decimals, 2025 verl)"
         notes.append("verl's 2025 console logger prints every value to three decimals, so times are known to "
@@ -253,9 +329,8 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
         kind += " (full-precision values, 2026 verl)"
     if not config:
         notes.append("no config dump found in the log (the pprint'ed dict TaskRunner prints at start-up), so the "
-                     "model, GPU count and batch come from the options" if not dump.failed else
-                     "the config dump at the start of the log could not be read, so the model, GPU count and batch "
-                     "come from the options")
+                     "model, GPU count and batch come from the options" if not dumps.problems else
+                     "without a readable config dump, the model, GPU count and batch come from the options")
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")

@@ -22,7 +22,8 @@ from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_
 from .architectures import (ARCH_ALIASES, ModelArch, get_arch, has_arch, model_names, models, resolve_model,
                             split_context)
 from .defaults import Assumption, assumption, assumptions, number
-from .hardware import (GPU, GpuPrice, GpuSpecs, default_gpu_price, get_gpu, get_sandbox, gpu_prices, gpu_specs, gpus,
+from .hardware import (GPU, GpuPrice, GpuSpecs, default_gpu_price, get_gpu, get_sandbox, gpu_price_listing, gpu_prices,
+                       gpu_specs, gpus,
                        sandbox_rates)
 from .price_list import newest_snapshot, price_rows, priced_models, resolve_snapshot, snapshots
 from .prices import Price, get_price, price_ratio, storage_usd_per_gb_month
@@ -31,7 +32,7 @@ from .tables import Column, build_index, data_dir, load_table, lookup
 __all__ = [
     "ARCH_ALIASES", "Assumption", "Column", "GPU", "GpuPrice", "GpuSpecs", "ModelArch", "Price", "assumption", "assumptions",
     "build_index", "clear_caches", "data_dir", "default_gpu_price", "get_arch", "get_gpu", "get_price", "get_sandbox",
-    "gpu_prices", "gpu_specs", "gpus", "has_arch", "load_table", "lookup", "model_names", "models", "newest_snapshot", "number",
+    "gpu_price_listing", "gpu_prices", "gpu_specs", "gpus", "has_arch", "load_table", "lookup", "model_names", "models", "newest_snapshot", "number",
     "price_ratio", "price_rows", "priced_models", "resolve_model", "resolve_snapshot", "sandbox_rates", "snapshots",
     "split_context", "storage_usd_per_gb_month",
 ]

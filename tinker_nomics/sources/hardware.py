@@ -192,13 +192,19 @@ def gpu_prices() -> list[GpuPrice]:
                      r["source_url"]) for r in rows]
 
 
+def gpu_price_listing(gpu: str) -> GpuPrice | None:
+    """The default $/GPU-hour listing: RunPod Community Cloud (the seed's anchor), else the cheapest dated listing;
+    None for a GPU no listing prices (the H20)."""
+    return next((p for p in gpu_prices() if p.gpu == gpu and p.default), None)
+
+
 def default_gpu_price(gpu: str) -> GpuPrice:
-    """The default $/GPU-hour: RunPod Community Cloud (the seed's anchor), else the cheapest dated listing."""
-    for p in gpu_prices():
-        if p.gpu == gpu and p.default:
-            return p
-    raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r} in data/hardware/gpu_prices*.csv; give the rate "
-                            "with gpu_hourly_usd")
+    """`gpu_price_listing`, or an error naming the flag that gives the rate."""
+    listing = gpu_price_listing(gpu)
+    if listing is None:
+        raise TinkerNomicsError(f"no sourced $/GPU-hour for {gpu!r} in data/hardware/gpu_prices*.csv; give the rate "
+                                "with --gpu-hourly-usd (gpu_hourly_usd)")
+    return listing
 
 
 # ----------------------------------------------------------------------------------------------- sandboxes

@@ -6,6 +6,7 @@ Exit status 0 on success, 2 on bad arguments or bad input with one line on stder
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
 
@@ -33,7 +34,18 @@ def build_parser() -> OneLineParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is, so that every `finally` runs (temporary files removed, a report's
+    chapter process stopped) before the command exits. A BaseException, like KeyboardInterrupt: no `except
+    Exception` on the way swallows it."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
+    previous = _install(signal.SIGTERM, _terminate)
     try:
         parser = build_parser()   # inside the try: the parser lists the presets, so it reads data/ already
         args = parser.parse_args(argv)
@@ -48,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
+        print("tinker-nomics: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
+    except Terminated:
+        print("tinker-nomics: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except Exception as exc:  # a bug, not a user mistake: one line unless debugging
         if os.environ.get("TINKER_NOMICS_DEBUG"):
             traceback.print_exc()
@@ -56,3 +72,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"tinker-nomics: internal error: {type(exc).__name__}: {exc} "
                   f"(set TINKER_NOMICS_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return 1
+    finally:
+        _install(signal.SIGTERM, previous)
+
+
+def _install(signum, handler):
+    """signal.signal where a handler can be set (the main thread of the main interpreter); the previous one."""
+    try:
+        return signal.signal(signum, handler)
+    except (ValueError, TypeError):   # not the main thread (a test runner's worker): leave signals alone
+        return None

@@ -75,6 +75,7 @@ def run(args) -> str:
                      decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
     calibration_note = None
+    from_file: dict[str, str] = {}   # Scenario field -> how an error names it when the calibration file set it
     if args.calibration is not None:
         from ...runs.calibration_file import load_calibration   # the run readers load only when asked for
 
@@ -84,6 +85,7 @@ def run(args) -> str:
         for field, value in calibration.overrides().items():
             if overrides.get(field) is None:
                 overrides[field] = value
+                from_file[field] = f"the {field} of calibration {args.calibration}"
         calibration_note = calibration.note()
         if args.method and args.method.strip().lower() != calibration.method:
             calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
@@ -97,7 +99,7 @@ def run(args) -> str:
     except TinkerNomicsError as exc:  # speak in flags, not Python field names
         message = str(exc)
         for flag, (field, _) in NUMERIC_FLAGS.items():
-            message = re.sub(rf"\b{field}\b", flag, message)
+            message = re.sub(rf"\b{field}\b", from_file.get(field, flag), message)
         raise TinkerNomicsError(message) from None
     data = result.to_dict()
     if args.workload:
@@ -130,6 +132,7 @@ def render_estimate(d: dict) -> str:
         lines.append("Self-hosted   not computed (no published architecture)")
     else:
         overlap = "overlapped" if sc["off_policy"] > 0 else "sequential"
+        priced = sh["total_usd"] is not None   # None: no sourced $/GPU-hour for the GPU (a note says so)
         if not sh["feasible"]:   # said first, in the words predict rl-step uses, before any figure
             lines.append(f"Self-hosted   does not fit on {sc['num_gpus']:g} × {sc['gpu']}: the smallest count that "
                          f"can hold the job is {sh['fitting_gpus']:g}, and the figures below are on "
@@ -140,17 +143,21 @@ def render_estimate(d: dict) -> str:
                       f"{fmt.hours(sh['refit_hours'] + sh['other_hours'])}")
         else:
             phases = f"rollout {fmt.hours(sh['rollout_hours'])}, train {fmt.hours(sh['train_hours'])}"
+        label = "Self-hosted   " if sh["feasible"] else " " * 14
         lines += [
-            f"{'Self-hosted   ' if sh['feasible'] else '              '}{fmt.usd(sh['total_usd'])} = "
-            f"{sh['gpu_hours']:,.1f} GPU-h × {fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + "
-            f"sandbox {fmt.usd(sh['sandbox_usd'])}",
+            (f"{label}{fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
+             f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
+             f"{fmt.usd(sh['sandbox_usd'])}") if priced else
+            (f"{label}dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {sh['num_gpus']:g} × {sc['gpu']} + "
+             f"sandbox {fmt.usd(sh['sandbox_usd'])}"),
             f"              {phases}; wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, "
             f"{overlap})",
             f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
             f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
-            f"              $/GPU-hour: {sh['gpu_hourly_usd_source']}"]
-        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
+            f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
+        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}" if priced else
+                     "Cheaper       unknown (the self-hosted dollars are not known)")
     for note in d["notes"]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)

@@ -9,6 +9,7 @@ without them.
 from __future__ import annotations
 
 import math
+import os
 
 from ... import sources
 from ...errors import TinkerNomicsError
@@ -64,11 +65,14 @@ def add_parser(sub) -> None:
     val.add_argument("--save-calibration", metavar="FILE",
                      help="self-hosted runs: write the fitted rollout efficiency and MFU to FILE (JSON) for "
                           "`estimate --calibration FILE`")
+    val.add_argument("--per-step", metavar="FILE",
+                     help="also write one row per logged step to FILE: Parquet (.parquet) or JSON lines (.jsonl); the "
+                          "JSON output itself holds the run's summary only")
     val.add_argument("--report", metavar="DIR",
                      help="also render the run-validation chapter for this run into DIR (papermill; DIR must not "
                           "exist)")
     val.add_argument("--force", action="store_true",
-                     help="overwrite the report files in DIR and an existing --save-calibration FILE")
+                     help="overwrite the report files in DIR and an existing --save-calibration or --per-step FILE")
     add_format(val)
 
 
@@ -79,20 +83,22 @@ def _checked(args) -> None:
         value = getattr(args, name)
         if value is not None and not (math.isfinite(value) and value >= low and value < 1e12):
             raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number >= {low:g}, got {value:g}")
-    for name in ("save_calibration", "usage", "model_config"):
+    for name in ("save_calibration", "usage", "model_config", "per_step"):
         value = getattr(args, name)
         if value is not None and not value.strip():
             raise TinkerNomicsError(f"--{name.replace('_', '-')} needs a path")
-    if args.force and not (args.report is not None or args.save_calibration):
-        raise TinkerNomicsError("--force only applies with --report DIR or --save-calibration FILE")
+    if args.force and not (args.report is not None or args.save_calibration or args.per_step):
+        raise TinkerNomicsError("--force only applies with --report DIR, --save-calibration FILE or --per-step FILE")
 
 
 def run(args) -> str:
     from ...runs.calibration_file import calibration_record, check_destination, save_calibration
     from ...runs.detect import USAGE, detect
     from ...runs.ledger import check_run
-    from ...runs.report import check_report_dir, render_report
+    from ...runs.report import check_report_dir
+    from ..report import render_report
     from ...runs.meters import checked_group_size
+    from ...runs.outputs import check_table_file, write_table_file
     from ...runs.validate_hosted import HostedValidation
 
     # Every option is checked before the log is read: a bad one costs nothing and is never silently dropped.
@@ -109,13 +115,18 @@ def run(args) -> str:
     if args.model and args.model_config:
         raise TinkerNomicsError("give --model or --model-config, not both")
     arch = load_config(args.model_config) if args.model_config else None
+    inputs = (args.usage, args.model_config)   # besides the log: never overwritten by what the command writes
     if args.report is not None:  # refuse a bad report folder before reading anything
-        check_report_dir(args.report, args.path, args.force)
+        check_report_dir(args.report, args.path, args.force, inputs)
         if detect(args.path).side == USAGE:
             raise TinkerNomicsError("--report renders the chapter for a run's logs; a usage export alone has none "
                                     "(pass it with --usage beside the run's log)")
     if args.save_calibration:
-        check_destination(args.save_calibration, args.path, args.force)
+        check_destination(args.save_calibration, args.path, args.force, inputs)
+    if args.per_step:
+        check_table_file(args.per_step, "--per-step", args.path, args.force, inputs)
+        if args.save_calibration and os.path.abspath(args.per_step) == os.path.abspath(args.save_calibration):
+            raise TinkerNomicsError("--per-step and --save-calibration name the same file")
     result = check_run(args.path, args.ran_on, model=args.model, prices=args.prices, price_as=args.price_as,
                        cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run, gpu=args.gpu,
                        num_gpus=args.num_gpus, gpu_hourly_usd=args.gpu_hourly_usd, fine_tune=args.fine_tune,
@@ -127,25 +138,30 @@ def run(args) -> str:
             raise TinkerNomicsError("--save-calibration needs a self-hosted run (its logged GPU time is what is "
                                     "fitted); this log ran on Tinker")
         saved = save_calibration(calibration_record(result.calibration()), args.save_calibration, args.path,
-                                 args.force)
+                                 args.force, inputs)
+    per_step = write_table_file(result.per_step_table(), args.per_step) if args.per_step else None
     report = None
     if args.report is not None:
         # the chapter shows this very result (runs.report); the options only label the page, with a Tinker run's
         # resolved model and snapshot
         bill = getattr(getattr(result, "validation", None), "bill", None)
-        report = render_report(result, args.report, args.path, force=args.force, parameters={
+        report = render_report(result, args.report, args.path, force=args.force, inputs=inputs, parameters={
             "model": args.model or (bill.model if bill else None), "prices": args.prices or (bill.prices if bill else None),
             "price_as": args.price_as, "group_size": args.group_size, "run_name": args.run, "ran_on": args.ran_on, "gpu": args.gpu, "num_gpus": args.num_gpus,
             "gpu_hourly_usd": args.gpu_hourly_usd, "fine_tune": args.fine_tune,
             "prompts_per_step": args.prompts_per_step, "cached_prefill": args.cached_prefill})
     if args.format == "json":
-        data = result.to_dict()
+        data = result.to_dict(per_step=False)
         if report is not None:
             data["report"] = str(report)
         if saved is not None:
             data["calibration_file"] = str(saved)
+        if per_step is not None:
+            data["per_step_file"] = str(per_step)
         return to_json(data)
     text = result.render()
     if saved is not None:
         text += f"\nCalibration: {saved}"
+    if per_step is not None:
+        text += f"\nPer-step rows: {per_step}"
     return text + (f"\nReport: {report}" if report is not None else "")
