@@ -76,7 +76,8 @@ validate: $(STAMP)  ## check a finished run from its logs and render its report:
 	  $(if $(RAN_ON),--ran-on "$(RAN_ON)") $(if $(USAGE),--usage "$(USAGE)") \
 	  --report "$(or $(OUT),reports/$(basename $(notdir $(patsubst %/,%,$(RUN)))))" $(if $(FORCE),--force)
 
-calibrate: $(STAMP)  ## fit the calibrated method's efficiencies to data/measurements/ and write data/calibration/efficiencies.csv
+calibrate: $(STAMP)  ## fit the phase model to data/measurements/ and write data/calibration/ (parameters, errors by regime)
+	$(PY) tools/import_verl_phases.py
 	$(PY) tools/build_measurement_cases.py
 	$(PY) tools/calibrate.py
 

@@ -127,3 +127,11 @@ def test_parameter_table_names_its_inputs():
     assert [r["parameter"] for r in rows] == list(PARAMETER_NAMES)
     for r in rows:
         assert r["inputs"] and r["unit"] and r["fitted"]
+
+
+def test_the_real_verl_runs_phase_rows_are_what_their_logs_give():
+    """data/measurements/rl_phases.csv holds, for each real verl log in ../shared/realdata/verl_runs (read in place,
+    never copied), the phase means tools/import_verl_phases.py computes from it with the package's verl reader."""
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "import_verl_phases.py"), "--check"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
