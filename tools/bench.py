@@ -24,6 +24,7 @@ PY = sys.executable
 
 TARGETS = {  # figure -> (target, unit, "<", ">", "≤" or "≥"): issue 6, issue 11 (to_frame), issue 22 (validate)
     "estimate_1e6_seconds": (1.0, "s", "<"),
+    "estimate_1e6_first_call_seconds": (1.0, "s", "<"),
     "estimate_speedup_vs_loop": (100.0, "×", ">"),
     "to_frame_1e6_seconds": (1.0, "s", "<"),
     "widget_redraw_p95_ms": (150.0, "ms", "<"),
@@ -71,8 +72,12 @@ def bench_estimate() -> dict:
     arrays = dict(prompts_per_step=rng.integers(8, 513, n), group_size=rng.integers(2, 33, n),
                   completion_tokens=rng.integers(128, 16385, n), prompt_tokens=rng.integers(50, 4001, n),
                   steps=rng.integers(10, 1001, n))
+    t0 = time.perf_counter()   # the first call of the process: the registries and the fit are read inside it
     base = Scenario.from_workload("math_rl")
-    estimate(base.replace(**{k: v[:10] for k, v in arrays.items()}))   # warm caches
+    first = estimate(base.replace(**arrays))
+    first_s = time.perf_counter() - t0
+    assert first.tinker.total_usd.shape == (n,)
+    del first
     t0 = time.perf_counter()
     vector = estimate(base.replace(**arrays))
     vector_s = time.perf_counter() - t0
@@ -87,7 +92,8 @@ def bench_estimate() -> dict:
     frame = vector.to_frame()
     frame_s = time.perf_counter() - t0
     assert len(frame) == n
-    return {"estimate_1e6_seconds": vector_s, "estimate_loop_ms_per_scenario": loop_per * 1e3,
+    return {"estimate_1e6_seconds": vector_s, "estimate_1e6_first_call_seconds": first_s,
+            "estimate_loop_ms_per_scenario": loop_per * 1e3,
             "estimate_speedup_vs_loop": loop_per * n / vector_s, "to_frame_1e6_seconds": frame_s,
             "to_frame_1e6_columns": len(frame.columns)}
 
