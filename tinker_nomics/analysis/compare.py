@@ -128,6 +128,13 @@ class HeadlineRow:
     rollout_waves: float
     wallclock_hours: float
     step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
+    rollout_hours: float = float("nan")      # the self-hosted run's rollout and training hours
+    train_hours: float = float("nan")
+
+    @property
+    def pace(self) -> str:
+        """Which phase sets the self-hosted run's pace: "training" or "rollout" (the longer of the two)."""
+        return "training" if self.train_hours >= self.rollout_hours else "rollout"
 
     @property
     def successor(self) -> bool:
@@ -158,7 +165,8 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
                                 float(s.total_usd), str(side), float(factor), est.scenario.gpu,
                                 float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
                                 float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
-                                float(est.scenario.prompts_per_step * est.scenario.group_size)))
+                                float(est.scenario.prompts_per_step * est.scenario.group_size),
+                                float(s.rollout_hours), float(s.train_hours)))
     return rows
 
 

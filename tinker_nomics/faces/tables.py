@@ -1,12 +1,14 @@
 """One table style for the book: every table a chapter shows goes through `show`.
 
     from tinker_nomics.faces import tables
-    tables.show(frame)                               # a DataFrame, a pandas Styler or a list of row dicts
+    tables.show(frame)                               # display a DataFrame, a pandas Styler or a list of row dicts
     tables.show(frame, caption="Tinker as of 2026-01-05", formats={"tokens": fmt.tokens})
+    tables.table(frame)                              # the Table itself (HTML and text), without displaying it
 
 What it guarantees, so no raw DataFrame reaches a page:
 - numbers go through `fmt` (a column's own formatter from `formats`, else `fmt.number`): no `11837640.0`;
-- headers read as words (`snake_case` becomes `snake case`), and units stay in them as the author wrote them;
+- headers read as words: an input's Python name becomes its display name (faces.labels), other `snake_case`
+  becomes `snake case`, and units stay in them as the author wrote them;
 - a meaningful index (anything but 0, 1, 2, …) is the first column, headed by its name, and never repeated;
 - number-like columns ($99.20, 117.96M, 3.5×, +2.1%, 128 KB) are right-aligned with tabular figures, text left;
   their figures never break, but their headers wrap between words, so a long header does not widen the table;
@@ -26,6 +28,7 @@ import re
 from typing import Callable, Mapping
 
 from .. import fmt
+from . import labels
 
 CLASS = "tn-table"
 # Number-like: an optional sign, currency or ~, digits, and a short unit or suffix ("$1.2K", "3.5×", "128 KB",
@@ -107,10 +110,14 @@ def _unbroken_words(escaped: str) -> str:
 
 
 def header_text(name) -> str:
-    """A column name as a reader's header: `snake_case` → `snake case`; tuples (MultiIndex) joined by ' · '."""
+    """A column name as a reader's header: an input's Python name becomes its display name (faces.labels:
+    `length_growth` → 'length growth, end ÷ start (g)'), any other `snake_case` → `snake case`; tuples
+    (MultiIndex) joined by ' · '."""
     if isinstance(name, tuple):
         return " · ".join(header_text(part) for part in name if str(part))
-    return str(name).replace("_", " ") if name is not None else ""
+    if name is None:
+        return ""
+    return labels.label(name) if "_" in str(name) else str(name)
 
 
 def cell_text(value, formatter: Callable | None = None) -> str:
@@ -170,6 +177,9 @@ def table(data, caption: str | None = None, formats: Mapping[str, Callable] | No
     return Table(header, rows, numeric, caption, label_column=keep_index)
 
 
-def show(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> Table:
-    """`table(...)`, named for the cell's last line: `tables.show(frame)` displays the book's table."""
-    return table(data, caption=caption, formats=formats)
+def show(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> None:
+    """Display the book's table for `data` (`table(...)`) where the cell's output goes, and return nothing: every
+    `show` in a cell shows, not only the last one (use `table(...)` for the object itself)."""
+    from IPython.display import display
+
+    display(table(data, caption=caption, formats=formats))

@@ -12,7 +12,7 @@ import io
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import SVG, display
 
 from .. import fmt, sources
 from ..analysis.compare import cheaper_factor
@@ -143,8 +143,8 @@ def priced_gpus() -> list[str]:
 
 # Panel figures use fixed margins and are drawn once to PNG here: the notebook's default "tight" bounding box
 # draws every figure twice, and a panel redraws on every slider move (make bench measures the redraw).
-PANEL_FIGSIZE = (7.5, 3.2)
-PANEL_MARGINS = dict(left=0.14, right=0.97, top=0.88, bottom=0.16)
+PANEL_FIGSIZE = (4.8, 3.0)    # inches: at the book's smallest font, text stays >= 9 px on a phone (plots.common)
+PANEL_MARGINS = dict(left=0.2, right=0.97, top=0.86, bottom=0.3)
 
 
 def set_holding(widget, value) -> None:
@@ -165,13 +165,15 @@ def panel_axes(size=PANEL_FIGSIZE):
 
 
 def show_png(out: W.Output, fig) -> None:
-    """Replace what `out` shows with `fig` as a PNG, and free the figure."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=fig.dpi)
+    """Replace what `out` shows with `fig`, and free the figure. Drawn as SVG with its text as text (the name is
+    older than the format): PANEL_FIGSIZE and the book's smallest font keep the text readable on a phone
+    (plots.common.PHONE_COLUMN_PX) without the refitting the chapters' figures get, which a redraw cannot afford."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
     plt.close(fig)
     out.clear_output(wait=True)
     with out:
-        display(Image(data=buffer.getvalue(), format="png"))
+        display(SVG(data=buffer.getvalue()))
 
 
 class Calculator:
@@ -326,8 +328,8 @@ class Calculator:
         self.summary.value = changes_html(self.changes) + summary_html(est)
         self.changes = []
         fig, ax = panel_axes()
-        plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
-                                               f"{est.scenario.method} method")
+        plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model.split('/')[-1]} · prices {est.scenario.prices} · "
+                                               f"{est.scenario.method}")
         show_png(self.out, fig)
 
 
@@ -432,8 +434,7 @@ class ExperimentPanel:
         fig, ax = panel_axes()
         plots.meters_side_by_side([r[0] for r in rows], [r[2] for r in rows], [r[4] for r in rows],
                                   labels=("predicted", "from the logged tokens"), ax=ax,
-                                  title=f"{self.experiment.label}: predicted vs logged, "
-                                        f"Tinker prices as of {est.scenario.prices}")
+                                  title=f"{self.experiment.label}, prices {est.scenario.prices}")
         show_png(self.out, fig)
 
 
