@@ -91,7 +91,7 @@ def hours(x: float) -> str:
         return f"{x * 60:.1f} min"
     if x < 48:
         return f"{x:.2f} h"
-    return f"{x:,.0f} h ({x / 24:.1f} days)"
+    return f"{x:,.0f} h ({x / 24:,.1f} days)"
 
 
 def seconds(x: float) -> str:

@@ -191,6 +191,21 @@ def crossings(workload: str, field_name: str, values, snapshot: str | None = Non
     return np.asarray(_crossings_1d(values, log_ratio))
 
 
+def segments(workload: str, field_name: str, values, snapshot: str | None = None, **overrides) -> list[tuple]:
+    """The cheaper side along a 1-D cut, as (side, from, to) segments in order of `values`, split where
+    self-hosted / Tinker crosses 1 (`crossings`): [("self_hosted", 32, 19650.4), ("tinker", 19650.4, 65536)].
+    A tie counts for Tinker, as everywhere."""
+    values = np.asarray(values, dtype=float)
+    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values}))
+    tinker_cheaper = np.broadcast_to(est.tinker.total_usd, values.shape) <= np.broadcast_to(
+        est.self_hosted.total_usd, values.shape)
+    edges = [float(values[0]), *map(float, crossings(workload, field_name, values, snapshot, **overrides)),
+             float(values[-1])]
+    first = bool(tinker_cheaper[0])
+    return [("tinker" if (first if i % 2 == 0 else not first) else "self_hosted", edges[i], edges[i + 1])
+            for i in range(len(edges) - 1)]
+
+
 def offers_below(offers, usd_per_gpu_hour: float) -> int:
     """How many GPU offers (dicts with "usd", as explorer.gpu_offers gives them) rent for less than a given
     $/GPU-hour, e.g. the break-even price: the listings at which self-hosting is the cheaper side."""

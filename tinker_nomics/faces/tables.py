@@ -117,7 +117,11 @@ def header_text(name) -> str:
         return " · ".join(header_text(part) for part in name if str(part))
     if name is None:
         return ""
-    return labels.label(name) if "_" in str(name) else str(name)
+    text = str(name)
+    if text in labels.NAMES:
+        return labels.label(text)
+    raw = set(labels.raw_names(text))          # a workload name (math_rl) is a name, and stays
+    return labels.SNAKE.sub(lambda m: m.group(0).replace("_", " ") if m.group(0) in raw else m.group(0), text)
 
 
 def cell_text(value, formatter: Callable | None = None) -> str:

@@ -134,3 +134,22 @@ def rollout_fit(r) -> str:
     """How a run's rollout fits on the GPUs (compare.HeadlineRow): '96 at a time, 11 waves', or that it does not."""
     run = f"{r.rollout_concurrency:,.0f} at a time" + (f", {r.rollout_waves:g} waves" if r.rollout_waves > 1 else "")
     return run if r.feasible else f"does not fit on {r.requested_gpus:g} GPUs; {run} on {r.num_gpus:g}"
+
+
+def about(value: float) -> str:
+    """A crossing point for prose: two significant figures above 100 (25,000), one decimal below (8.9)."""
+    value = float(value)
+    return f"{float(f'{value:.2g}'):,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def along(segments, unit: str) -> str:
+    """A 1-D cut (analysis.breakeven.segments) in words: 'self-hosting is cheaper up to about 25,000 tokens, Tinker
+    beyond', or 'Tinker is cheaper at every value from 32 to 65,536 tokens'."""
+    if len(segments) == 1:
+        side_, low, high = segments[0]
+        return f"{side(side_)} is cheaper everywhere from {low:,.0f} to {high:,.0f} {unit}"
+    parts = [f"{side(segments[0][0])} is cheaper up to about {about(segments[0][2])} {unit}"]
+    for side_, low, high in segments[1:-1]:
+        parts.append(f"{side(side_)} from there to about {about(high)}")
+    parts.append(f"{side(segments[-1][0])} beyond")
+    return ", ".join(parts)
