@@ -1,6 +1,7 @@
 """One answer, one voice (issue 20), read from the built book: every chapter states its bills, factors and verdicts
 through faces.headlines, which glues what it said under `headlines`; this test reads every chapter's glue from the
-executed notebooks (_build/jupyter_execute/**/*.glue.json, written by `make book`) and fails when
+executed notebooks (_build/jupyter_execute/**/*.glue.json, written by `make book`; faces.headlines glues each record
+under `headline_<key>`) and fails when
 
 - two pages state a different bill, factor or verdict for the same workload, method and price list;
 - a page's prose says something other than its record (the record names the prose values it set);
@@ -20,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, toc_documents
+from conftest import JUPYTER_CACHE, REPO, toc_documents
 from tinker_nomics.faces import wording
-from tinker_nomics.faces.headlines import GLUE_NAME
+from tinker_nomics.faces.headlines import GLUE_PREFIX
 from tinker_nomics.model.scenario import DEFAULT_METHOD
 
 pytestmark = pytest.mark.slow
@@ -43,7 +44,13 @@ def _glue(document: Path) -> dict[str, str]:
 
 
 def _executed(name: str) -> dict:
-    return json.loads((EXECUTED / "notebooks" / f"{name}.ipynb").read_text())
+    """A chapter with the outputs of its execution in the book's jupyter-cache (what the built page shows)."""
+    import nbformat
+    from jupyter_cache import get_cache
+
+    source = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    _, merged = get_cache(str(JUPYTER_CACHE)).merge_match_into_notebook(source)
+    return json.loads(nbformat.writes(merged))
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +62,9 @@ def glued(built_site):
 def records(glued):
     found = []
     for page, values in glued.items():
-        for record in json.loads(values.get(GLUE_NAME, "[]")):
-            found.append({**record, "page": page})
+        for name, value in values.items():
+            if name.startswith(GLUE_PREFIX):
+                found.append({**json.loads(value), "page": page})
     return found
 
 
@@ -73,18 +81,35 @@ def test_the_headline_chapters_record_what_they_state(records):
         assert page in pages, f"{page} records no headline"
 
 
-def test_no_two_pages_state_a_different_bill_factor_or_verdict(records):
+def disagreements(records) -> list[str]:
+    """Every field two records of the same workload, method and price list state differently."""
     groups = defaultdict(list)
     for r in records:
         groups[(r["workload"], r["method"], r["prices"])].append(r)
-    disagreements = []
+    found = []
     for key, group in groups.items():
         for field in ("tinker", "self_hosted", "cheaper", "factor", "share", "close", "days", "tinker_spread",
                       "self_hosted_spread"):
             stated = {(r["page"], r[field]) for r in group if r.get(field) is not None}
             if len({value for _, value in stated}) > 1:
-                disagreements.append(f"{key} {field}: " + ", ".join(f"{p} says {v!r}" for p, v in sorted(stated)))
-    assert not disagreements, "\n".join(disagreements)
+                found.append(f"{key} {field}: " + ", ".join(f"{p} says {v!r}" for p, v in sorted(stated)))
+    return found
+
+
+def test_the_check_finds_a_planted_disagreement():
+    # The issue's own example: harbor_rl "Tinker 5.3× cheaper" on one page, "self-hosted 1.1× cheaper" on another.
+    base = {"workload": "harbor_rl", "method": "calibrated", "prices": "2026-10-07", "names": {}}
+    planted = [{**base, "page": "takeaway", "cheaper": "tinker", "factor": "5.3×", "tinker": "$1,346"},
+               {**base, "page": "prices_over_time", "cheaper": "self_hosted", "factor": "1.1×", "tinker": "$1,346"},
+               {**base, "page": "intro", "prices": "2026-01-05", "cheaper": "self_hosted", "factor": "1.1×"}]
+    found = disagreements(planted)
+    assert len(found) == 2 and all("2026-10-07" in f for f in found)
+    assert any(f.endswith("prices_over_time says 'self_hosted', takeaway says 'tinker'") for f in found)
+
+
+def test_no_two_pages_state_a_different_bill_factor_or_verdict(records):
+    found = disagreements(records)
+    assert not found, "\n".join(found)
 
 
 def test_a_page_says_what_it_recorded(records, glued):
@@ -136,7 +161,7 @@ def _explorer(notebook: dict, kind: str) -> dict:
 def _table(notebook: dict, caption_start: str) -> list[dict]:
     """The rows of the book table whose caption starts with `caption_start`, as {header: cell text}."""
     for chunk in _outputs_html(notebook):
-        caption = re.search(r"<caption>(.*?)</caption>", chunk, re.S)
+        caption = re.search(r'<p class="tn-table-caption">(.*?)</p>', chunk, re.S)
         if caption and html.unescape(caption.group(1)).startswith(caption_start):
             strip = lambda cell: html.unescape(re.sub(r"<[^>]+>", "", cell)).strip()   # noqa: E731
             head = [strip(c) for c in re.findall(r"<th[^>]*scope=\"col\"[^>]*>(.*?)</th>", chunk, re.S)]

@@ -103,7 +103,8 @@ PANELS_JS = """() => [...document.querySelectorAll('article .tn-panel')].map(p =
 WIDE_MATH_JS = """() => [...document.querySelectorAll('article div.math mjx-container[display="true"]')]
   .filter(m => m.scrollWidth > m.parentElement.clientWidth + 1).map(m => m.textContent.slice(0, 50))"""
 VERDICT_COLUMN_JS = """() => [...document.querySelectorAll('article table.tn-table')].filter(t => {
-    const c = t.querySelector('caption'); return c && c.textContent.startsWith("The default method's answer"); })
+    const c = t.closest('.tn-table-wrap').previousElementSibling;
+    return c && c.classList.contains('tn-table-caption') && c.textContent.startsWith("The default method's answer"); })
   .map(t => { const th = [...t.querySelectorAll('thead th')].find(h => h.textContent.trim() === 'verdict');
               return th ? th.getBoundingClientRect().right : null; })"""
 

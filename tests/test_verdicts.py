@@ -16,7 +16,7 @@ from tinker_nomics.analysis import compare, timeline, uncertainty
 from tinker_nomics.analysis.bottom_line import answers, bottom_line
 from tinker_nomics.analysis.verdict import Verdict, close_call_share
 from tinker_nomics.faces import labels, wording
-from tinker_nomics.faces.headlines import GLUE_NAME, Headlines
+from tinker_nomics.faces.headlines import GLUE_PREFIX, Headlines
 from tinker_nomics.sources import assumptions
 
 
@@ -133,7 +133,7 @@ def test_headlines_set_the_prose_and_record_it():
     texts = h.state("math_rl", "math_rl", "calibrated", "2026-10-07", tinker_usd=146.13, self_hosted_usd=36.44,
                     verdict=Verdict("self_hosted", 4.01, 0.0004), days=0.0706)
     assert glued["math_rl_tinker"] == texts["tinker"] == "$146" and glued["math_rl_days"] == "0.07 days"
-    record = json.loads(glued[GLUE_NAME])[0]
+    record = json.loads(glued[f"{GLUE_PREFIX}math_rl"])
     assert record["cheaper"] == "self_hosted" and record["factor"] == "4.0×" and record["share"] == ">99%"
     assert record["names"]["verdict"] == "math_rl_verdict"
 
@@ -160,3 +160,38 @@ def test_a_symbol_means_one_thing():
 def test_raw_names_finds_python_names_but_not_workloads():
     assert labels.raw_names("length_growth and math_rl") == ["length_growth"]
     assert labels.label("off_policy") == "steps off-policy (k)" and labels.label("unknown_name") == "unknown name"
+
+
+# ----------------------------------------------------------------------------- panels and figures
+
+
+def test_a_control_that_cannot_move_the_result_is_named_with_its_reason():
+    import ipywidgets as W
+    from tinker_nomics.faces.widgets import PACE_REASONS, fixed_controls
+    slider = W.FloatSlider(min=0.05, max=1.0)
+    # at 1% MFU training sets the pace at every rollout efficiency: the efficiency slider cannot move the bill
+    slow = fixed_controls(Scenario.from_workload("math_rl", mfu=0.01), {"rollout_efficiency": slider})
+    assert slow["rollout_efficiency"] == PACE_REASONS["rollout_efficiency"]
+    assert "output_per_turn" in slow and "completion_tokens" not in slow
+    agent = fixed_controls(Scenario.from_workload("swe_rl"), {})
+    assert "completion_tokens" in agent and "output_per_turn" not in agent
+    moving = fixed_controls(Scenario.from_workload("math_rl"), {"mfu": W.FloatSlider(min=0.01, max=0.6)})
+    assert "mfu" not in moving          # at 1% MFU training would set the pace: the slider moves the bill
+
+
+def test_a_figure_is_narrowed_until_its_text_reads_on_a_phone():
+    import matplotlib
+    matplotlib.use("agg")
+    import matplotlib.pyplot as plt
+    from tinker_nomics.faces.plots import common
+    fig, ax = plt.subplots(figsize=(7.5, 3), layout="constrained")
+    ax.plot([1, 10, 100], [1, 2, 3])
+    ax.set_xscale("log")
+    ax.set_title("a title long enough to need wrapping once the figure is narrow enough for a phone", fontsize=10)
+    ax.text(1, 1, "small", fontsize=7)
+    svg = common.svg(fig)
+    width = float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1))
+    smallest = min(float(x) for x in re.findall(r"font-size: ([\d.]+)px", svg))
+    assert smallest * common.PHONE_COLUMN_PX / width >= common.MIN_TEXT_PX      # 9 px on a 400 px screen
+    assert "10<tspan" not in svg and "font-size: 4.9" not in svg               # plain log ticks, no 10^n exponents
+    plt.close(fig)

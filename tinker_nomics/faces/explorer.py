@@ -217,8 +217,8 @@ def _preset_index(m: breakeven.Map):
 
 
 def breakeven_tick(field_name: str, value: float) -> str:
-    if field_name in ("completion_tokens", "output_per_turn"):
-        return f"{value / 1024:g}K" if value >= 1024 else f"{value:g}"
+    if field_name in ("completion_tokens", "output_per_turn"):   # 256, 724, 2K, 5.7K, 16K
+        return f"{value / 1024:.2g}K" if value >= 1024 else f"{value:g}"
     if field_name == "gpu_hourly_usd":
         return fmt.usd(value)
     return f"{value:g}"

@@ -2,8 +2,8 @@
 
 A chapter states a workload's answer through `Headlines.state`: it sets the prose values the markdown quotes
 (`{key}_tinker`, `{key}_hosted`, `{key}_verdict`, `{key}_days`, `{key}_tinker_spread`, `{key}_hosted_spread`, each
-only when given) and records what they say, with the workload, method and price list, under the glued name
-`headlines` (JSON). tests/test_book_consistency.py reads every chapter's record from the executed notebooks and
+only when given) and records what they say, with the workload, method and price list, glued as JSON under
+`headline_{key}` (a key is stated once per chapter). tests/test_book_consistency.py reads every chapter's record from the executed notebooks and
 fails when two pages state a different bill, factor or verdict for the same workload, method and list, or when a
 page's prose says something other than its record.
 
@@ -19,7 +19,7 @@ from .. import fmt
 from ..analysis.verdict import Verdict
 from . import wording
 
-GLUE_NAME = "headlines"
+GLUE_PREFIX = "headline_"    # each record is glued once, under this prefix and its key (glue names are unique)
 
 
 class Headlines:
@@ -52,7 +52,7 @@ class Headlines:
             self.prose[f"{key}_{name}"] = text
             record["names"][name] = f"{key}_{name}"
         self.records.append(record)
-        self.prose[GLUE_NAME] = json.dumps(self.records, ensure_ascii=False)
+        self.prose[f"{GLUE_PREFIX}{key}"] = json.dumps(record, ensure_ascii=False)
         return texts
 
     def state_answer(self, key: str, answer, verdict_capital: bool = False) -> dict:

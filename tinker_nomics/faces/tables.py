@@ -45,7 +45,7 @@ STYLE = f"""<style>
   background-attachment:local,local,scroll,scroll}}
 .{CLASS}-wrap:focus{{outline:2px solid #4C72B0;outline-offset:2px}}
 table.{CLASS}{{border-collapse:collapse;font-size:0.9em;line-height:1.35;margin:0;background:transparent;width:auto}}
-table.{CLASS} caption{{caption-side:top;text-align:left;font-weight:600;padding:0 0 0.35em 0;color:#333}}
+.{CLASS}-caption{{text-align:left;font-weight:600;margin:0.6em 0 0.35em 0;color:#333}}
 table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.5em;border-bottom:1px solid #e3e3e3;vertical-align:top;
   text-align:left;background:transparent}}
 table.{CLASS} thead th{{border-bottom:2px solid #999;font-weight:600;vertical-align:bottom}}
@@ -77,10 +77,11 @@ class Table:
             cells = [cell("th", v, j, "row") if (j == 0 and self.label_column) else cell("td", v, j)
                      for j, v in enumerate(row)]
             body.append(f"<tr>{''.join(cells)}</tr>")
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        # The caption sits above the scrolling box, so on a phone it wraps at the column instead of scrolling away.
+        caption = f'<p class="{CLASS}-caption">{html.escape(self.caption)}</p>' if self.caption else ""
         label = html.escape(self.caption or (self.header[0] if self.header else "table"))
-        return (f'{STYLE}<div class="{CLASS}-wrap" role="region" tabindex="0" aria-label="{label}">'
-                f'<table class="{CLASS}">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        return (f'{STYLE}{caption}<div class="{CLASS}-wrap" role="region" tabindex="0" aria-label="{label}">'
+                f'<table class="{CLASS}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
                 f"</table></div>")
 
     def __repr__(self) -> str:

@@ -145,8 +145,8 @@ def priced_gpus() -> list[str]:
 
 # Panel figures use fixed margins and are drawn once to PNG here: the notebook's default "tight" bounding box
 # draws every figure twice, and a panel redraws on every slider move (make bench measures the redraw).
-PANEL_FIGSIZE = (4.8, 3.0)    # inches: at the book's smallest font, text stays >= 9 px on a phone (plots.common)
-PANEL_MARGINS = dict(left=0.2, right=0.97, top=0.86, bottom=0.3)
+PANEL_FIGSIZE = (4.8, 3.2)    # inches: at the book's smallest font, text stays >= 9 px on a phone (plots.common)
+PANEL_MARGINS = dict(left=0.2, right=0.97, top=0.88, bottom=0.38)   # room for the legend under the axis
 
 
 def set_holding(widget, value) -> None:

@@ -69,9 +69,7 @@ def errors_by_source(table, quantity: str, ax=None, title=None):
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks([t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if lo / 1.5 <= t <= hi * 1.5])
-    height_in = ax.get_position().height * fig.get_figheight()
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / height_in),
-              ncols=len(methods))       # under the axis label, clear of the bars
+    fig.legend(fontsize=SMALL, frameon=False, loc="outside lower center", ncols=2)   # under the axis, clear of the bars
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or quantity, fontsize=10, loc="left")
     return fig

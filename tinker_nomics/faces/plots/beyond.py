@@ -66,7 +66,7 @@ def verdict_timeline(table: pd.DataFrame, repricing_date: str | None = None, ax=
     ax.xaxis.set_major_locator(matplotlib.dates.MonthLocator(bymonth=(1, 3, 5, 7, 9, 11)))
     ax.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%b %Y"))
     ax.set_ylabel("self-hosted ÷ Tinker")
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=3)
+    fig.legend(fontsize=SMALL, frameon=False, loc="outside lower center", ncols=3)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Which side is cheaper, at each dated price list (hollow: successor model)",
                  fontsize=10, loc="left")

@@ -89,18 +89,30 @@ def wrap_long_titles(fig, share: float = 0.95) -> None:
             text.set_text(textwrap.fill(content, max(12, int(len(content) * room / width))))
 
 
+def plain_log_ticks(fig) -> None:
+    """Log axes label their ticks as plain numbers (1,000, not 10³): matplotlib's powers of ten set the exponent at
+    0.7 of the label size, too small on a phone."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if isinstance(axis.get_major_formatter(), matplotlib.ticker.LogFormatter):
+                axis.set_major_formatter(fmt.axis_tick("count"))
+            if isinstance(axis.get_minor_formatter(), matplotlib.ticker.LogFormatter):
+                axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 def fit_for_phone(fig):
     """Narrow `fig` until its smallest text, shown PHONE_COLUMN_PX wide, is at least MIN_TEXT_PX: the width a saved
     figure may have is its smallest font size × PHONE_COLUMN_PX ÷ MIN_TEXT_PX (SVG user units are points). Only the
     width shrinks; the layout (constrained) follows, and a title too long for the new width wraps."""
+    plain_log_ticks(fig)
     wrap_long_titles(fig)
     for _ in range(4):
         limit = smallest_text_pt(fig) * PHONE_COLUMN_PX / MIN_TEXT_PX
         width = saved_width_pt(fig)
-        if width <= limit * 1.001:
+        if width <= limit:
             break
         w, h = fig.get_size_inches()
-        fig.set_size_inches(w * limit / width * 0.985, h)
+        fig.set_size_inches(w * limit / width * 0.97, h)
         wrap_long_titles(fig)
     return fig
 

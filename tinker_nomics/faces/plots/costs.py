@@ -1,6 +1,8 @@
 """Figures of the cost model and FLOP chapters: bills by meter, sweeps, decode throughput, memory."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib.ticker
@@ -33,8 +35,8 @@ def cost_breakdown(est, ax=None, title=None):
         ax.text(left, y, "  " + fmt.usd(left), va="center", fontsize=9)
     ax.set_yticks(range(len(rows)), [label for label, _ in reversed(rows)])
     dollar_axis(ax)
-    ax.set_xlim(0, ax.get_xlim()[1] * 1.18)
-    ax.legend(loc="lower right", fontsize=SMALL, ncols=3, frameon=False)
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.22)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=SMALL, ncols=3, frameon=False)   # clear of the bars
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Where the money goes", fontsize=10, loc="left")
     return fig
@@ -80,10 +82,10 @@ def workload_comparison(names, tinker_usd, hosted_usd, tinker_cached_usd=None, a
     return fig
 
 
-def rollout_share(lengths, rollout_seconds, train_seconds, ax=None, title=None):
+def rollout_share(lengths, rollout_seconds, train_seconds, ax=None, title=None, legend=True):
     """Each step's split between rollout and training against completion length, as shares of the step on a
     linear axis (every segment visible at every length), the rollout share labelled in its segment and the step
-    time written above each bar."""
+    time written above each bar. `legend=False` leaves the legend to another panel of the same figure."""
     fig, ax = axes(ax)
     lengths = np.asarray(lengths, dtype=float)
     rollout, train = np.asarray(rollout_seconds, dtype=float), np.asarray(train_seconds, dtype=float)
@@ -101,7 +103,9 @@ def rollout_share(lengths, rollout_seconds, train_seconds, ax=None, title=None):
     ax.set_ylim(0, 1.32)
     ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.yaxis.set_major_formatter(fmt.axis_tick("pct"))
-    ax.legend(fontsize=SMALL, frameon=False, ncols=2, loc="upper left", bbox_to_anchor=(0, -0.2))
+    if legend:
+        ax.figure.legend(*ax.get_legend_handles_labels(), fontsize=SMALL, frameon=False, ncols=2,
+                         loc="outside lower center")
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Each step's split by completion length (step time above each bar)", fontsize=10,
                  loc="left")
@@ -230,7 +234,7 @@ def grouped_barh(labels, series: dict, xlabel: str, value_format=None, logx=Fals
             for p, v in zip(pos, values):
                 if np.isfinite(v) and v > 0:
                     ax.text(v, p, " " + value_format(v), va="center", fontsize=SMALL)
-    ax.set_yticks(y, labels)
+    ax.set_yticks(y, [textwrap.fill(str(label), 26) for label in labels])   # long labels wrap: a phone is narrow
     ax.invert_yaxis()
     if logx:
         ax.set_xscale("log")
@@ -261,7 +265,7 @@ def cache_per_sequence(contexts, series: dict, budget_bytes=None, ax=None, title
     ax.yaxis.set_major_formatter(fmt.axis_tick("bytes"))
     ax.set_xlabel("tokens in the sequence")
     ax.set_ylabel("cache per sequence")
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
+    fig.legend(fontsize=SMALL, frameon=False, loc="outside lower center", ncols=1)
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Cache memory per sequence by attention design", fontsize=10, loc="left")
     return fig

@@ -53,7 +53,7 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
     for ax in axes:
         ax.set_ylabel("USD at the run's list rates")
     handles, names_ = axes[-1].get_legend_handles_labels()
-    fig.legend(handles, names_, loc="outside lower center", ncols=3, fontsize=SMALL, frameon=False)
+    fig.legend(handles, names_, loc="outside lower center", ncols=2, fontsize=SMALL, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     return fig
@@ -100,7 +100,7 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=3, fontsize=SMALL, frameon=False)
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=2, fontsize=SMALL, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     return fig
