@@ -39,7 +39,7 @@ def _ratio_axis(ax, axis="y"):
 
 def verdict_timeline(table: pd.DataFrame, repricing_date: str | None = None, ax=None, title=None):
     """Self-hosted / Tinker per workload at each dated snapshot (log scale); hollow markers where the preset's
-    model was retired and its successor is billed."""
+    model was retired and its successor is billed. The values are in the chapter's table, not on the lines."""
     if ax is None:
         fig, ax = plt.subplots(figsize=(WIDTH, 3.8), layout="constrained")
     fig = ax.figure
@@ -49,12 +49,11 @@ def verdict_timeline(table: pd.DataFrame, repricing_date: str | None = None, ax=
         ax.step(dates, rows["ratio"], where="post", color=color, lw=1.4, label=name)
         for date, ratio, successor in zip(dates, rows["ratio"], rows["successor"]):
             ax.plot(date, ratio, "o", ms=5, color=color, mfc="white" if successor else color)
-        ax.annotate(f"{rows['ratio'].iloc[-1]:.2f}×", (dates.iloc[-1], rows["ratio"].iloc[-1]),
-                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=SMALL, color=color)
     ax.axhline(1.0, color="0.2", lw=0.9)
     ax.set_yscale("log")
     _ratio_axis(ax)
-    ax.set_yticks([0.1, 0.2, 0.5, 1, 2])
+    low, high = float(table["ratio"].min()), float(table["ratio"].max())      # ticks that span the data
+    ax.set_yticks([t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if low / 2.5 <= t <= high * 2.5])
     ax.text(0.005, 1.06, "↑ Tinker cheaper", transform=ax.get_yaxis_transform(), fontsize=SMALL, va="bottom",
             color=COLORS["tinker"])
     ax.text(0.005, 0.94, "↓ self-hosted cheaper", transform=ax.get_yaxis_transform(), fontsize=SMALL, va="top",
