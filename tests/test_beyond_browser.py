@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from tinker_nomics.analysis import timeline
 from tinker_nomics.sources import newest_snapshot
 
 from test_book_site import KNOWN_PAGE_ERRORS, _is_local
@@ -34,47 +35,60 @@ def _clean(page):
 
 
 def test_takeaway_explorer_redraws(page):
+    """The prices-over-time explorer opens on the default method's answer for math_rl at the newest list (the
+    takeaway's row, with its share of draws), and moving the GPU offer redraws the self-hosted bar."""
+    from tinker_nomics.analysis.bottom_line import answers
+    from tinker_nomics.faces import wording
     page.goto(f"{page.site}/notebooks/prices_over_time.html", wait_until="load")
     root = page.locator('.tn-explorer[data-kind="takeaway"]')
     root.locator("svg rect").first.wait_for(timeout=20_000)
     hosted = root.locator('[data-role="hosted-total"]')
     verdict = root.locator('[data-role="verdict"]')
-    assert hosted.text_content() == "$28.49"           # math_rl at the preset: the README's self-hosted cost
-    assert verdict.text_content().startswith("Self-hosted is cheaper by 3.5×")
+    math = answers(["math_rl"], prices=newest_snapshot())[0]
+    assert hosted.text_content() == wording.money(math.row.self_hosted_usd)
+    assert verdict.text_content().startswith(wording.verdict(math.verdict, capital=True))
 
     before_width = root.locator('rect[data-part="GPU time"]').get_attribute("width")
     offer = root.locator('input[data-control="offer"]')
     offer.fill(str(int(offer.get_attribute("max"))))   # the dearest sourced H100 offer
-    assert hosted.text_content() != "$28.49"
+    assert hosted.text_content() != wording.money(math.row.self_hosted_usd)
     assert root.locator('rect[data-part="GPU time"]').get_attribute("width") != before_width
+    assert "point estimate" in verdict.text_content()   # off the workload's own values: no share of draws
 
     root.locator('select[data-control="workload"]').select_option("osworld_rl")
-    root.locator('select[data-control="snapshot"]').select_option(newest_snapshot())
     assert "Qwen3-8B" in root.locator('[data-role="note"]').text_content()
     assert "cached prefill" in root.locator('[data-role="note"]').text_content()
     _clean(page)
 
 
-def test_takeaway_chapter_has_its_own_calibrated_explorer(page):
-    """Issue 12: the takeaway page carries its own kernel-free explorer, under the calibrated method; it starts on
-    math_rl at the newest dated list (where the chapter's answer is priced), the preset's GPU offer and the fitted
-    efficiencies."""
-    from tinker_nomics import fmt
-    from tinker_nomics.analysis import timeline
+def test_takeaway_chapter_has_its_own_explorer_that_resets_to_each_workload(page):
+    """Issue 20: the takeaway's explorer opens on the table's row, runs the self-hosted side on the workload's own
+    model, resets every slider to the chosen workload's values, and greys a slider that cannot move the bill."""
+    from tinker_nomics.analysis.bottom_line import answers
+    from tinker_nomics.faces import wording
     page.goto(f"{page.site}/notebooks/takeaway.html", wait_until="load")
     root = page.locator('.tn-explorer[data-kind="takeaway"]')
     root.locator("svg rect").first.wait_for(timeout=20_000)
-    first = timeline.dated_snapshots()[-1]
-    row = timeline.verdicts(("math_rl",), [first], method="calibrated").iloc[0]
     hosted = root.locator('[data-role="hosted-total"]')
-    assert hosted.text_content() == fmt.usd(row.self_hosted_usd)
+    rows = {a.workload: a for a in answers(prices=newest_snapshot())}
+    assert hosted.text_content() == wording.money(rows["math_rl"].row.self_hosted_usd)
     note = root.locator('[data-role="note"]')
-    assert timeline.snapshots()[first] in note.text_content()     # the note names the list it prices
+    assert timeline.snapshots()[newest_snapshot()] in note.text_content()     # the note names the list it prices
     older = timeline.dated_snapshots()[-2]
     root.locator('select[data-control="snapshot"]').select_option(older)
-    assert timeline.snapshots()[older] in note.text_content()     # moving the list always shows on the page
+    assert timeline.snapshots()[older] in note.text_content()                 # moving the list always shows
+    root.locator('select[data-control="snapshot"]').select_option(newest_snapshot())
+    efficiency = root.locator('input[data-control="efficiency"]')
+    efficiency.fill("0")                                                        # away from math_rl's own value
     root.locator('select[data-control="workload"]').select_option("swe_rl")
-    assert hosted.text_content() != fmt.usd(row.self_hosted_usd)
+    assert hosted.text_content() == wording.money(rows["swe_rl"].row.self_hosted_usd)   # reset to swe_rl's values
+    assert "Qwen3-32B" in root.locator('[data-role="wallclock"]').text_content()         # its own model
+    assert wording.days(rows["swe_rl"].self_hosted_days) in root.locator('[data-role="wallclock"]').text_content()
+    root.locator('select[data-control="workload"]').select_option("code_rl")
+    mfu = root.locator('input[data-control="mfu"]')
+    assert mfu.is_disabled() and root.locator('[data-reason="mfu"]').text_content().strip()
+    assert root.locator('[data-role="verdict"]').text_content().startswith(
+        wording.verdict(rows["code_rl"].verdict, capital=True))
     _clean(page)
 
 

@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 
+from tinker_nomics import Scenario, estimate
 from tinker_nomics.analysis import breakeven, timeline
 from tinker_nomics.faces import explorer
 
@@ -32,18 +33,44 @@ def maps():
 
 
 def test_takeaway_grid_holds_the_timeline(takeaway):
+    """At each workload's own slider values the grid holds the default method's answer at every dated list (issue
+    20: the explorer shows what the tables beside it show), and the self-hosted side runs the workload's model."""
     table = timeline.verdicts()
-    assert [s["id"] for s in takeaway["snapshots"]] == timeline.dated_snapshots()
+    assert [s["id"] for s in takeaway["snapshots"]] == timeline.dated_snapshots()[::-1]   # newest first
+    assert takeaway["start"] == takeaway["workloads"][0]
     for row in table.itertuples():
         t = takeaway["tinker"][f"{row.workload}|{row.snapshot}"]
-        assert t["total"] == pytest.approx(row.tinker_usd, rel=1e-3)
+        assert t["total"] == pytest.approx(row.tinker_usd, rel=1e-7)
         assert t["model"] == row.model and t["successor"] == bool(row.successor)
-        h = takeaway["hosted"][f"{row.workload}|{row.model}"]
-        offers = [o["usd"] for o in takeaway["offers"]]
-        i = next(k for k, o in enumerate(takeaway["offers"]) if o["usd"] == 2.69 and o["default"])
-        j, k = takeaway["efficiencies"].index(0.7), takeaway["mfus"].index(0.1)
-        assert h["total"][i][j][k] == pytest.approx(row.self_hosted_usd, rel=1e-3)
-        assert len(h["total"]) == len(offers)
+        h = takeaway["hosted"][row.workload]
+        assert h["model"] == row.preset_model
+        start = takeaway["meta"][row.workload]["start"]
+        assert h["total"][start["offer"]][start["efficiency"]][start["mfu"]] == pytest.approx(row.self_hosted_usd,
+                                                                                              rel=1e-7)
+        assert len(h["total"]) == len(takeaway["offers"])
+
+
+def test_takeaway_grid_prints_the_answer_with_its_share_of_draws(takeaway):
+    """At its own values a workload prints the page's verdict sentence (close calls as close calls)."""
+    from tinker_nomics.analysis.bottom_line import answers
+    from tinker_nomics.faces import wording
+    newest = takeaway["snapshots"][0]["id"]
+    for a in answers(takeaway["workloads"], prices=newest):
+        assert takeaway["meta"][a.workload]["answers"][newest] == wording.verdict(a.verdict, capital=True)
+
+
+def test_a_slider_is_disabled_exactly_where_it_cannot_move_the_bill(takeaway):
+    """A slider is disabled exactly where the grid shows it cannot move the bill. Under the default method some
+    workload is rollout-bound at every efficiency of the grid (harbor_rl: the sandbox-bound agent run), so its MFU
+    slider never matters, and some is training-bound throughout (math_rl), so its MFU always does."""
+    for name, h in takeaway["hosted"].items():
+        total = np.asarray(h["total"], dtype=float)
+        for k, matters in enumerate(h["efficiency_matters"]):      # at every GPU offer alike
+            assert matters == bool(np.all(np.ptp(total[:, :, k], axis=1) > 1e-6 * total[:, 0, k]))
+        for j, matters in enumerate(h["mfu_matters"]):
+            assert matters == bool(np.all(np.ptp(total[:, j, :], axis=1) > 1e-6 * total[:, j, 0]))
+    assert not any(takeaway["hosted"]["harbor_rl"]["mfu_matters"])
+    assert all(takeaway["hosted"]["math_rl"]["mfu_matters"])
 
 
 def test_offers_are_the_sourced_prices(takeaway):
@@ -84,19 +111,38 @@ def test_script_parses():
     subprocess.run(["node", "--check", str(explorer.SCRIPT)], check=True)
 
 
-def test_calibrated_grid_starts_at_the_fitted_values_and_holds_the_calibrated_verdicts():
-    """The takeaway chapter's own explorer (issue 12): the calibrated method's bills, with the sliders starting at
-    the fitted decode bandwidth efficiency (data/calibration/parameters.csv) and the update's achieved MFU, where
-    the grid must reproduce timeline.verdicts under the calibrated method."""
+def test_the_sliders_start_at_each_workloads_own_values():
+    """Under the calibrated method the sliders start at the fitted decode bandwidth efficiency
+    (data/calibration/parameters.csv) and the MFU the update achieves on each workload's own model, never the
+    successor's; under the seed method at the preset's."""
     from tinker_nomics.sources.calibration import parameters
+    for method in ("calibrated", "seed"):
+        data = payload(explorer.takeaway_html(method=method))
+        assert data["method"] == method
+        for name in data["workloads"]:
+            start = data["meta"][name]["start"]
+            preset = Scenario.from_workload(name, method=method).resolved()
+            if method == "calibrated":
+                assert data["efficiencies"][start["efficiency"]] == pytest.approx(
+                    parameters().decode_bandwidth_efficiency, rel=1e-9)
+                achieved = estimate(preset).self_hosted.train_mfu
+                assert data["mfus"][start["mfu"]] == pytest.approx(float(np.max(achieved)), rel=1e-9)
+                assert 0 < data["mfus"][start["mfu"]] < 1
+            else:
+                assert data["efficiencies"][start["efficiency"]] == pytest.approx(float(preset.rollout_efficiency))
+                assert data["mfus"][start["mfu"]] == pytest.approx(float(preset.mfu))
+            assert data["offers"][start["offer"]]["usd"] == pytest.approx(float(preset.gpu_hourly_usd))
+
+
+def test_calibrated_grid_at_the_start_holds_the_calibrated_verdicts():
+    """At the sliders' start the grid must print what the takeaway table prints (timeline.verdicts, calibrated
+    method, newest list): the explorer never disagrees with the table beside it."""
     data = payload(explorer.takeaway_html(method="calibrated"))
-    assert data["method"] == "calibrated"
+    newest = data["snapshots"][0]["id"]
     for row in timeline.verdicts(method="calibrated").itertuples():
-        preset = data["meta"][row.workload]["preset"]
-        assert preset["rollout_efficiency"] == pytest.approx(parameters().decode_bandwidth_efficiency, rel=1e-9)
-        assert 0 < preset["mfu"] < 1
-        assert data["tinker"][f"{row.workload}|{row.snapshot}"]["total"] == pytest.approx(row.tinker_usd, rel=1e-3)
-        i = next(k for k, o in enumerate(data["offers"]) if o["usd"] == preset["gpu_hourly_usd"] and o["default"])
-        j, k = data["efficiencies"].index(preset["rollout_efficiency"]), data["mfus"].index(preset["mfu"])
-        h = data["hosted"][f"{row.workload}|{row.model}"]["total"][i][j][k]
-        assert h == pytest.approx(row.self_hosted_usd, rel=1e-3)   # the grid keeps 4 significant digits
+        if row.snapshot != newest:
+            continue
+        start = data["meta"][row.workload]["start"]
+        assert data["tinker"][f"{row.workload}|{row.snapshot}"]["total"] == pytest.approx(row.tinker_usd, rel=1e-6)
+        hosted = data["hosted"][row.workload]["total"][start["offer"]][start["efficiency"]][start["mfu"]]
+        assert hosted == pytest.approx(row.self_hosted_usd, rel=1e-6)

@@ -23,6 +23,12 @@ def table():
     return timeline.verdicts()
 
 
+@pytest.fixture(scope="module")
+def seed_table():
+    """The same lists under the seed method: the original site's arithmetic, whose January figures are pinned."""
+    return timeline.verdicts(method="seed")
+
+
 def row(table, workload, snapshot):
     found = table[(table.workload == workload) & (table.snapshot == snapshot)]
     assert len(found) == 1
@@ -91,8 +97,8 @@ def test_the_undated_list_repeats_january_for_the_preset_models():
 
 
 @pytest.mark.parametrize("workload", WORKLOADS)
-def test_january_row_is_the_takeaway_preset(table, workload):
-    r = row(table, workload, JANUARY)
+def test_january_row_is_the_seed_takeaway_preset(seed_table, workload):
+    r = row(seed_table, workload, JANUARY)
     est = estimate(Scenario.from_workload(workload, method="seed"))
     assert not r.successor and not r.cached_billing
     assert r.tinker_usd == pytest.approx(float(est.tinker.total_usd), rel=1e-12)
@@ -100,9 +106,26 @@ def test_january_row_is_the_takeaway_preset(table, workload):
     assert r.cheaper == str(est.cheaper) == SEED_WINNERS[workload]
 
 
-def test_math_rl_january_reproduces_the_readme(table):
-    r = row(table, "math_rl", JANUARY)
+def test_math_rl_january_reproduces_the_readme(seed_table):
+    r = row(seed_table, "math_rl", JANUARY)
     assert round(r.tinker_usd, 2) == 99.20 and round(r.self_hosted_usd, 2) == 28.49
+
+
+@pytest.mark.parametrize("snapshot", [JANUARY, "latest"])
+def test_every_row_is_the_takeaways_answer_at_that_list(table, snapshot):
+    """Issue 20: prices over time restates the takeaway's answer (compare.headline_table, the default method) at
+    each list, so no two pages give a workload two bills at the same list; the self-hosted side is the workload's
+    own model at every list."""
+    from tinker_nomics.analysis import compare
+    from tinker_nomics.sources import resolve_snapshot
+    snap = resolve_snapshot(snapshot)
+    for h in compare.headline_table(WORKLOADS, prices=snap):
+        r = row(table, h.workload, snap)
+        assert r.tinker_usd == pytest.approx(h.tinker_usd, rel=1e-12)
+        assert r.self_hosted_usd == pytest.approx(h.self_hosted_usd, rel=1e-12)
+        assert r.cheaper == h.cheaper and r.model == h.billed_model
+    hosted = {w: {round(row(table, w, s).self_hosted_usd, 6) for s in timeline.dated_snapshots()} for w in WORKLOADS}
+    assert all(len(v) == 1 for v in hosted.values()), hosted
 
 
 def test_newest_list_bills_successors_and_cached_prefill(table):
@@ -126,12 +149,14 @@ def test_cached_prefill_saves_80_percent_of_the_hit_share(table):
 
 
 def test_which_verdicts_flip(table):
+    """The flips are the intro's (analysis.bottom_line, from compare.headline_table at both lists): one answer."""
+    from tinker_nomics.analysis.bottom_line import bottom_line
     flips = timeline.flips(table)
-    assert set(flips.index[flips.flipped]) == {"code_rl", "harbor_rl", "osworld_rl"}
-    assert flips.loc["code_rl", "after"] == "self_hosted" and flips.loc["osworld_rl", "after"] == "tinker"
-    assert flips.loc["code_rl", "ratio_after"] == pytest.approx(0.39, abs=0.01)
-    assert flips.loc["osworld_rl", "ratio_after"] == pytest.approx(1.39, abs=0.01)
-    assert flips.loc["harbor_rl", "ratio_after"] == pytest.approx(0.88, abs=0.01)
+    line = bottom_line()
+    assert set(flips.index[flips.flipped]) == set(line.flipped)
+    for name in WORKLOADS:
+        r = row(table, name, newest_snapshot())
+        assert flips.loc[name, "after"] == r.cheaper and flips.loc[name, "ratio_after"] == pytest.approx(r.ratio)
 
 
 def test_snapshots_after_the_repricing_agree(table):
@@ -171,17 +196,27 @@ def test_code_rl_model_change_matches_the_pre_repricing_list():
     assert d.verdicts == ["tinker", "tinker", "self_hosted", "self_hosted"]
 
 
-def test_osworld_flip_is_the_cache_discount():
-    d = timeline.drivers("osworld_rl")
-    assert d.verdicts == ["self_hosted", "self_hosted", "self_hosted", "tinker"]
-    assert d.prefill_share_last == pytest.approx(0.91, abs=0.01)
-
-
-def test_harbor_verdict_hinges_on_its_cache_hit_share():
+def test_drivers_last_step_is_the_cache_discount(table):
+    """Step 4 differs from step 3 only by the cached rate: by the hit share's prefill × 0.8 (reference/
+    prices-sources.md: cached prompt tokens bill at 20% of prefill), and not at all without cache hits."""
     last = newest_snapshot()
-    assert row(timeline.verdicts(["harbor_rl"], [last]), "harbor_rl", last).cheaper == "self_hosted"
+    for name in WORKLOADS:
+        d = timeline.drivers(name)
+        r = row(table, name, last)
+        assert d.prefill_share_last == pytest.approx(r.prefill_uncached_usd / r.tinker_uncached_usd)
+        assert d.cached_saving_usd == pytest.approx(r.prefill_uncached_usd * r.cache_hit_rate * 0.8, rel=1e-6)
+        assert d.steps[2][2] == d.steps[3][2]                      # the self-hosted side does not move
+
+
+def test_a_cache_hit_share_override_lowers_only_tinkers_bill():
+    """The chapter's harbor_rl what-if (its turns hitting the cache like swe_rl's): the override reaches Tinker's
+    bill, as a direct estimate at that share gives it."""
+    last = newest_snapshot()
+    plain = row(timeline.verdicts(["harbor_rl"], [last]), "harbor_rl", last)
     hit = timeline.verdicts(["harbor_rl"], [last], cache_hit_rate=0.92).iloc[0]
-    assert hit.cheaper == "tinker"
+    direct = estimate(Scenario.from_workload("harbor_rl", prices=last, cache_hit_rate=0.92,
+                                             tinker_cached_prefill=True))
+    assert hit.tinker_usd == pytest.approx(float(direct.tinker.total_usd)) and hit.tinker_usd < plain.tinker_usd
 
 
 def test_drivers_steps_end_at_the_table(table):
@@ -208,7 +243,7 @@ def test_factor_column_matches_compare_cheaper_factor(table):
     from tinker_nomics.analysis import compare
     for name in WORKLOADS:
         r = row(table, name, JANUARY)
-        _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, method="seed", prices=JANUARY)))
+        _, factor = compare.cheaper_factor(estimate(Scenario.from_workload(name, prices=JANUARY)))
         assert r.factor == pytest.approx(float(factor))
         assert r.factor == pytest.approx(max(r.tinker_usd, r.self_hosted_usd) / min(r.tinker_usd, r.self_hosted_usd))
 
@@ -217,7 +252,6 @@ def test_drivers_factor_and_cached_saving():
     d = timeline.drivers("osworld_rl")
     _, t, h = d.steps[1]
     assert d.factor(1) == pytest.approx(max(t, h) / min(t, h))
-    assert d.factor(1) > 2                                     # the chapter: repriced alone, self-hosting 2.2×
     assert d.cached_saving_usd == pytest.approx(d.steps[2][1] - d.steps[3][1])
     # With cached prefill the hit share of prompt tokens pays 20% of the rate: the saving is 80% of the hits'
     # prefill at the new list's rate (the prefill part of step 3, times the hit share, times 0.8).

@@ -17,6 +17,7 @@ tests/test_beyond_browser.py (one Playwright instance per session).
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from conftest import REPO, page_name, toc_documents
+from tinker_nomics.faces import labels
 
 pytestmark = pytest.mark.slow
 
@@ -82,6 +84,29 @@ SCROLLING_TABLES_JS = """() => [...document.querySelectorAll('article table')].f
     if (a.scrollWidth > a.clientWidth + 1) return true;
   return false; }).map(t => (t.querySelector('caption, th') || t).textContent.trim().slice(0, 40))"""
 DESKTOP = max(WIDTHS)
+PHONE = min(WIDTHS)
+
+# Figures, as the page shows them: their file, alt text and width on screen (widget figures are inline SVG).
+FIGURES_JS = """() => [...document.querySelectorAll('article img')].filter(img => !img.closest('.widget-subarea'))
+  .map(img => ({src: img.getAttribute('src'), alt: img.getAttribute('alt') || '', shown: img.getBoundingClientRect().width}))"""
+# The smallest text of every inline SVG (explorers, widget figures), in px on screen.
+INLINE_SVG_TEXT_JS = """() => [...document.querySelectorAll('article svg')].filter(s => !s.closest('mjx-container')).flatMap(svg =>
+  [...svg.querySelectorAll('text')].filter(t => t.textContent.trim() && t.getBoundingClientRect().height > 0)
+    .map(t => ({text: t.textContent.trim().slice(0, 40), px: t.getBoundingClientRect().height,
+                size: parseFloat(getComputedStyle(t).fontSize) * (svg.getBoundingClientRect().width /
+                      (svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width || svg.getBoundingClientRect().width))})))"""
+HEADERS_JS = """() => [...document.querySelectorAll('article thead th, article .tn-explorer svg text, article .widget-label')]
+  .map(e => e.textContent.trim()).filter(Boolean)"""
+PANELS_JS = """() => [...document.querySelectorAll('article .tn-panel')].map(p => ({
+  banner: getComputedStyle(p, '::before').content,
+  movable: [...p.querySelectorAll('.tn-group')].filter(g => getComputedStyle(g).pointerEvents !== 'none').length}))"""
+WIDE_MATH_JS = """() => [...document.querySelectorAll('article div.math mjx-container[display="true"]')]
+  .filter(m => m.scrollWidth > m.parentElement.clientWidth + 1).map(m => m.textContent.slice(0, 50))"""
+VERDICT_COLUMN_JS = """() => [...document.querySelectorAll('article table.tn-table')].filter(t => {
+    const c = t.closest('.tn-table-wrap').previousElementSibling;
+    return c && c.classList.contains('tn-table-caption') && c.textContent.startsWith("The default method's answer"); })
+  .map(t => { const th = [...t.querySelectorAll('thead th')].find(h => h.textContent.trim() === 'verdict');
+              return th ? th.getBoundingClientRect().right : null; })"""
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -121,6 +146,13 @@ def test_page_renders_offline(page_path, width, site_url, built_site, browser):
         cut_off = page.evaluate(CUT_OFF_JS)
         printed_wide = page.evaluate(PRINTED_WIDE_JS)
         scrolling_tables = page.evaluate(SCROLLING_TABLES_JS)
+        figures = page.evaluate(FIGURES_JS)
+        inline_text = page.evaluate(INLINE_SVG_TEXT_JS)
+        headers = page.evaluate(HEADERS_JS)
+        panels = page.evaluate(PANELS_JS)
+        wide_math = page.evaluate(WIDE_MATH_JS)
+        verdict_columns = page.evaluate(VERDICT_COLUMN_JS)
+        widget_figures = page.locator(".widget-subarea svg, .widget-subarea img").count()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"{page_path.replace('/', '_')}@{width}.png"), full_page=True)
     finally:
@@ -136,14 +168,71 @@ def test_page_renders_offline(page_path, width, site_url, built_site, browser):
     broken = [image["src"] for image in images if not image["loaded"]]
     assert not broken, f"images that did not load: {broken}"
     assert len(images) >= built_figures, f"{built_figures} figures in the HTML but {len(images)} in the page"
-    if has_widgets and '"image/png"' in html:  # the widget state holds a figure drawn at build time
-        assert any(image["in_widget"] for image in images), "no figure was drawn inside the widgets"
+    if has_widgets and '"image/svg+xml"' in html:  # the widget state holds a figure drawn at build time
+        assert widget_figures > 0, "no figure was drawn inside the widgets"
     if has_math:
         assert math["typeset"] > 0 and math["errors"] == 0, f"MathJax: {math}"
     assert not cut_off, f"at {width} px, cut off at the right with no way to scroll to it: {cut_off}"
     assert not printed_wide, f"at {width} px, printed lines run past the column: {printed_wide}"
     if width == DESKTOP:
         assert not scrolling_tables, f"at {width} px, tables wider than the column: {scrolling_tables}"
+    # Issue 20: a phone is a reader too, and pages read like a book.
+    no_alt = [f["src"] for f in figures if len(f["alt"]) < 20 or f["alt"].endswith((".svg", ".png"))]
+    assert not no_alt, f"figures without alt text that describes them: {no_alt}"
+    raster = [f["src"] for f in figures if not f["src"].endswith(".svg")]
+    assert not raster, f"figures that are not SVG: {raster}"
+    small = [f"{f['src'].rsplit('/', 1)[-1]}: {px:.1f} px" for f in figures
+             if (px := smallest_figure_text_px(built_site / page_path, f)) < MIN_TEXT_PX]
+    small += [f"{t['text']!r}: {t['size']:.1f} px" for t in inline_text if t["size"] < MIN_TEXT_PX - 0.05]
+    if width == PHONE:
+        assert not small, f"at {width} px, figure text under {MIN_TEXT_PX} px: {small[:8]}"
+        assert not wide_math, f"at {width} px, display equations wider than the column: {wide_math}"
+        hidden = [x for x in verdict_columns if x is None or x > width]
+        assert not hidden, f"at {width} px, the verdict column is off the screen: {verdict_columns}"
+    raw = sorted({name for text in headers for name in labels.raw_names(text)})
+    raw += sorted({f"{f['src'].rsplit('/', 1)[-1]}: {name}" for f in figures
+                   for name in labels.raw_names(" ".join(svg_texts(built_site / page_path, f)))})
+    assert not raw, f"Python names as headers or axis labels: {raw}"
+    unmarked = [p for p in panels if "Binder" not in p["banner"] or p["movable"]]
+    assert not unmarked, f"kernel panels that look live in the static page: {unmarked}"
+
+
+MIN_TEXT_PX = 9       # issue 20: no figure text under 9 px on a 400 px screen
+FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+
+
+def _svg(page_file, figure) -> str:
+    return (page_file.parent / figure["src"]).resolve().read_text(encoding="utf-8")
+
+
+def svg_texts(page_file, figure) -> list[str]:
+    """The text of an SVG figure (matplotlib keeps it as text: plots.common.STYLE)."""
+    if not figure["src"].endswith(".svg"):
+        return []
+    return [html.unescape(t) for t in re.findall(r"<text[^>]*>(.*?)</text>", _svg(page_file, figure), re.S)]
+
+
+def smallest_figure_text_px(page_file, figure) -> float:
+    """The smallest font of an SVG figure, in px as shown: its size in SVG units × shown width ÷ viewBox width."""
+    if not figure["src"].endswith(".svg") or not figure["shown"]:
+        return float("inf")
+    svg = _svg(page_file, figure)
+    view = re.search(r'viewBox="[\d.\-]+ [\d.\-]+ ([\d.]+) [\d.]+"', svg)
+    sizes = [float(x) for x in FONT_SIZE.findall(svg)]
+    if not view or not sizes:
+        return float("inf")
+    return min(sizes) * figure["shown"] / float(view.group(1))
+
+
+def test_figure_text_measure_is_tested():
+    """The measure behind the phone check: a 10-unit font in a 720-unit-wide SVG shown 360 px wide is 5 px."""
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as folder:
+        page = Path(folder) / "page.html"
+        (Path(folder) / "f.svg").write_text('<svg viewBox="0 0 720 300"><text style="font-size: 10px">a</text></svg>')
+        assert smallest_figure_text_px(page, {"src": "f.svg", "shown": 360}) == 5.0
+        assert svg_texts(page, {"src": "f.svg", "shown": 360}) == ["a"]
 
 
 # Chapters whose tables still reach the page as pandas' own HTML; strict, so a fixed one must leave the list.

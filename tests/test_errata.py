@@ -150,3 +150,14 @@ def test_implied_growth_inverts_the_average_multiplier():
     from tinker_nomics.model import tokens
     assert errata.implied_growth(tokens.growth_multiplier(1.7)) == pytest.approx(1.7)
     assert errata.sequences_gain(0.5) == 2 and number("length_growth") == 1.5
+
+
+def test_a_figure_that_is_not_an_error_gets_no_errata_row():
+    """Issue 20: an errata row whose entry was "Nothing to fix" (exp 1a's total, the unrounded sum rounded once)."""
+    from tinker_nomics.analysis import errata as errata_module
+    rows = [r for page in ("cost model", "FLOP accounting", "empirical validation", "takeaway")
+            for r in errata_module.errata_rows(page)]
+    assert rows and not any("nothing to fix" in r["why"].lower() for r in rows)
+    keys = {e.key for e in errata_module.all_errata() if not e.error}
+    assert "exp1a_total" in keys
+    assert not any(r["figure"] == "exp 1a predicted bill" for r in rows)

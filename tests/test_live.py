@@ -10,8 +10,9 @@ and checks what the reader sees:
   expression left unevaluated (jupyterlab-myst shows those as the expression in code font), and no myst-nb glue
   role, which jupyterlab-myst does not know and shows as the glued name;
 - on every chapter with a calculator panel or a kernel-free explorer, every control of its first panel is
-  moved (sliders with the keyboard, as a reader would) and the panel's output must change each time; an
-  explorer must not be typeset as math by JupyterLab.
+  moved (sliders with the keyboard, as a reader would) and the panel's output must change each time; a control
+  that is disabled because it cannot change the result must show why; an explorer must not be typeset as math by
+  JupyterLab.
 Screenshots go to _build/screenshots/live/. These tests are marked `live` and do not run in `make test`.
 """
 from __future__ import annotations
@@ -172,6 +173,13 @@ def _move_widget_controls(page, root, problems: list[str]) -> int:
                      else control.inner_text())[:60] or f"control {i}"
             before = root.evaluate(SIGNATURE_JS)
             classes = control.get_attribute("class") or ""
+            if "widget-slider" in classes and control.locator(".noUi-target[disabled]").count():
+                # a control that cannot change this run's result is greyed, and the panel says why (issue 20)
+                name = label.split("(")[0].split("\n")[0].strip()
+                fixed = root.locator(".tn-fixed")
+                if not (fixed.count() and name and name in fixed.first.inner_text()):
+                    problems.append(f"{label!r} is disabled without a reason shown")
+                continue
             if "widget-slider" in classes:
                 handle = control.locator(".noUi-handle").first
                 handle.focus()
@@ -209,6 +217,11 @@ def _move_explorer_controls(page, root, problems: list[str]) -> int:
                 if count < 2:
                     continue
                 control.select_option(index=(control.evaluate("s => s.selectedIndex") + 1) % count)
+            elif control.is_disabled():   # cannot move this workload's bill: greyed, with the reason beside it
+                reason = root.locator(f'[data-reason="{name}"]')
+                if not (reason.count() and reason.first.inner_text().strip()):
+                    problems.append(f"the explorer's {name} is disabled without a reason shown")
+                continue
             else:   # arrow keys, as a reader would: JupyterLab must not take them for moving between cells
                 control.focus()
                 at_max = control.evaluate("r => r.value === r.max")

@@ -91,12 +91,17 @@ def hours(x: float) -> str:
         return f"{x * 60:.1f} min"
     if x < 48:
         return f"{x:.2f} h"
-    return f"{x:,.0f} h ({x / 24:.1f} days)"
+    return f"{x:,.0f} h ({x / 24:,.1f} days)"
 
 
 def seconds(x: float) -> str:
     x = float(x)
     return f"{x:.1f} s" if x < 60 else f"{x / 60:.1f} min"
+
+
+def milliseconds(x_seconds: float) -> str:
+    """A time in ms (66 ms): per-pass costs."""
+    return f"{float(x_seconds) * 1e3:,.0f} ms"
 
 
 def microseconds(x_seconds: float) -> str:

@@ -21,6 +21,7 @@ from myst_nb.ext.utils import RoleBase
 
 NAMESPACE = "prose"   # tinker_nomics.faces.prose.NAMESPACE (not imported: the build needs no package import here)
 EXPRESSION = re.compile(rf"^\s*{NAMESPACE}\.([A-Za-z][A-Za-z0-9_]*)\s*$")
+SHORT_WORDS = 20      # longer values are clauses (a story of why a verdict moved), not figures or verdicts
 
 
 def _warning(message, document, line):
@@ -44,7 +45,10 @@ class ProseEvalRole(RoleBase):
         if text is None:
             return [], [_warning(f"{{eval}}`{self.text}`: the glued value has no text/plain",
                                  self.document, self.line)]
-        node = nodes.inline(text, text, classes=["pasted-text", "prose-value"])
+        # A number or a name is set in bold, as myst-nb sets pasted text; a clause the package words (a verdict,
+        # a story of why it changed) reads as the sentence around it (book/_static/tn-book.css).
+        classes = ["pasted-text", "prose-value"] + (["prose-clause"] if len(text.split()) > SHORT_WORDS else [])
+        node = nodes.inline(text, text, classes=classes)
         self.set_source_info(node)
         return [node], []
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import sources
 from ..errors import TinkerNomicsError
-from ..model.estimate import estimate
+from ..model.estimate import estimate, with_efficiencies
 from ..model.scenario import Scenario
 from ..sources.price_list import priced_models, resolve_snapshot
 from ..sources.successors import is_priced, model_for
@@ -32,27 +32,16 @@ TURNS = np.arange(2.0, 61.0, 2.0)
 GPU_PRICES = np.round(np.arange(1.0, 8.01, 0.25), 2)                      # USD per GPU-hour
 EFFICIENCIES = np.round(np.arange(0.10, 1.001, 0.05), 2)
 
-LABELS = {
-    "completion_tokens": "completion length (tokens)",
-    "output_per_turn": "output tokens per turn",
-    "group_size": "group size (rollouts per prompt)",
-    "turns": "turns per rollout",
-    "model": "model",
-    "gpu_hourly_usd": "USD per GPU-hour",
-    "rollout_efficiency": "rollout efficiency (fraction of the decode roofline)",
-}
-
-
 def base_scenario(workload: str, snapshot: str | None = None, **overrides) -> Scenario:
-    """The preset at `snapshot` (None: its own), on the successor model where the preset's is retired, with
-    cached prefill billed wherever the snapshot has a cached rate."""
-    overrides.setdefault("method", "seed")   # the maps keep the takeaway table's arithmetic
+    """The preset at `snapshot` (None: the default list of its method) under the package's default method (the
+    takeaway's answer) unless `overrides` name another, with cached prefill billed wherever the snapshot has a
+    cached rate. The self-hosted side runs the preset's model; Tinker bills its successor where the snapshot
+    has retired it (`estimate` does)."""
     scenario = Scenario.from_workload(workload, **overrides)
     if snapshot is None:
         return scenario
-    model, _ = model_for(scenario.model, snapshot)
-    return scenario.replace(model=model, prices=resolve_snapshot(snapshot),
-                            tinker_cached_prefill=timeline.has_cached_rate(model, snapshot))
+    snap = resolve_snapshot(snapshot)
+    return scenario.replace(prices=snap, tinker_cached_prefill=timeline.has_cached_rate(scenario.model, snap))
 
 
 def is_multi_turn(workload: str) -> bool:
@@ -63,7 +52,7 @@ def is_multi_turn(workload: str) -> bool:
 class Map:
     workload: str
     snapshot: str
-    model: str                   # the model billed (for the turns × model map: the preset's)
+    model: str                   # the model Tinker bills (for the turns × model map: the preset's)
     x_field: str
     x: np.ndarray                # shape (nx,)
     y_field: str
@@ -77,14 +66,6 @@ class Map:
     def ratio(self) -> np.ndarray:
         """Self-hosted / Tinker (above 1: Tinker is cheaper)."""
         return self.self_hosted_usd / self.tinker_usd
-
-    @property
-    def x_label(self) -> str:
-        return LABELS[self.x_field]
-
-    @property
-    def y_label(self) -> str:
-        return LABELS[self.y_field]
 
     @property
     def tinker_share(self) -> float:
@@ -131,10 +112,10 @@ def _meshgrid_map(workload: str, x_field: str, x, y_field: str, y, snapshot: str
     base = base_scenario(workload, snapshot, **overrides)
     xx, yy = np.meshgrid(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     est = estimate(base.replace(**{x_field: xx, y_field: yy}))
-    resolved = base.resolved()
+    resolved = with_efficiencies(base)      # the calibrated method's own efficiencies, where the preset sits
     preset = (float(getattr(resolved, x_field)), float(getattr(resolved, y_field)))
     shape = xx.shape
-    return Map(workload, resolved.prices, resolved.model, x_field, np.asarray(x, dtype=float), y_field,
+    return Map(workload, resolved.prices, est.price.model, x_field, np.asarray(x, dtype=float), y_field,
                np.asarray(y, dtype=float), np.broadcast_to(est.tinker.total_usd, shape).astype(float),
                np.broadcast_to(est.self_hosted.total_usd, shape).astype(float), preset)
 
@@ -175,7 +156,8 @@ def model_label(model: str) -> str:
 
 
 def turns_model_map(workload: str, turns=TURNS, models=None, snapshot: str | None = None, **overrides) -> Map:
-    """Turns per rollout × model (every priced model with an architecture). One vectorized call per model."""
+    """Turns per rollout × model (every priced model with an architecture, run on both sides). One vectorized call
+    per model. The preset is marked on the row of the model Tinker bills for it (its successor when retired)."""
     if not is_multi_turn(workload):
         raise TinkerNomicsError(f"{workload} is single-turn; the turns × model map needs an agentic workload")
     base = base_scenario(workload, snapshot, **overrides)
@@ -188,8 +170,9 @@ def turns_model_map(workload: str, turns=TURNS, models=None, snapshot: str | Non
         tinker.append(np.broadcast_to(est.tinker.total_usd, turns.shape))
         hosted.append(np.broadcast_to(est.self_hosted.total_usd, turns.shape))
     resolved = base.resolved()
-    row = models.index(resolved.model) if resolved.model in models else float("nan")
-    return Map(workload, snap, resolved.model, "turns", turns, "model", np.arange(len(models), dtype=float),
+    billed = model_for(resolved.model, snap)[0]    # the preset's row is the model Tinker bills (its successor)
+    row = models.index(billed) if billed in models else float("nan")
+    return Map(workload, snap, billed, "turns", turns, "model", np.arange(len(models), dtype=float),
                np.array(tinker, dtype=float), np.array(hosted, dtype=float), (float(resolved.turns), float(row)),
                tuple(model_label(m) for m in models))
 
@@ -206,6 +189,21 @@ def crossings(workload: str, field_name: str, values, snapshot: str | None = Non
     log_ratio = np.log(np.broadcast_to(est.self_hosted.total_usd, values.shape)
                        / np.broadcast_to(est.tinker.total_usd, values.shape))
     return np.asarray(_crossings_1d(values, log_ratio))
+
+
+def segments(workload: str, field_name: str, values, snapshot: str | None = None, **overrides) -> list[tuple]:
+    """The cheaper side along a 1-D cut, as (side, from, to) segments in order of `values`, split where
+    self-hosted / Tinker crosses 1 (`crossings`): [("self_hosted", 32, 19650.4), ("tinker", 19650.4, 65536)].
+    A tie counts for Tinker, as everywhere."""
+    values = np.asarray(values, dtype=float)
+    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values}))
+    tinker_cheaper = np.broadcast_to(est.tinker.total_usd, values.shape) <= np.broadcast_to(
+        est.self_hosted.total_usd, values.shape)
+    edges = [float(values[0]), *map(float, crossings(workload, field_name, values, snapshot, **overrides)),
+             float(values[-1])]
+    first = bool(tinker_cheaper[0])
+    return [("tinker" if (first if i % 2 == 0 else not first) else "self_hosted", edges[i], edges[i + 1])
+            for i in range(len(edges) - 1)]
 
 
 def offers_below(offers, usd_per_gpu_hour: float) -> int:

@@ -128,6 +128,13 @@ class HeadlineRow:
     rollout_waves: float
     wallclock_hours: float
     step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
+    rollout_hours: float = float("nan")      # the self-hosted run's rollout and training hours
+    train_hours: float = float("nan")
+
+    @property
+    def pace(self) -> str:
+        """Which phase sets the self-hosted run's pace: "training" or "rollout" (the longer of the two)."""
+        return "training" if self.train_hours >= self.rollout_hours else "rollout"
 
     @property
     def successor(self) -> bool:
@@ -158,7 +165,8 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
                                 float(s.total_usd), str(side), float(factor), est.scenario.gpu,
                                 float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
                                 float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
-                                float(est.scenario.prompts_per_step * est.scenario.group_size)))
+                                float(est.scenario.prompts_per_step * est.scenario.group_size),
+                                float(s.rollout_hours), float(s.train_hours)))
     return rows
 
 
@@ -401,3 +409,47 @@ def first_crossing(x, a, b):
     above = np.asarray(a, dtype=float) > np.asarray(b, dtype=float)
     changes = np.flatnonzero(above[1:] != above[:-1])
     return None if changes.size == 0 else float(x[changes[0] + 1])
+
+
+@dataclass(frozen=True)
+class PhaseSplit:
+    """One RL step per completion length under one method: rollout (generation) and training seconds."""
+    method: str
+    fine_tune: str
+    completion_tokens: np.ndarray
+    rollout_seconds: np.ndarray
+    train_seconds: np.ndarray
+    train_mfu: np.ndarray        # the update's achieved model-FLOPs utilisation at each length
+
+    @property
+    def rollout_share(self) -> np.ndarray:
+        return self.rollout_seconds / (self.rollout_seconds + self.train_seconds)
+
+    @property
+    def pace(self) -> np.ndarray:
+        """Which phase is the longer one at each length: "rollout" or "training"."""
+        return np.where(self.rollout_seconds > self.train_seconds, "rollout", "training")
+
+    @property
+    def crossing(self) -> float | None:
+        """The first listed length at which the longer phase changes (None if it never does)."""
+        return first_crossing(self.completion_tokens, self.rollout_seconds, self.train_seconds)
+
+    def at(self, length) -> int:
+        """The index of `length` among the listed lengths."""
+        return int(np.flatnonzero(self.completion_tokens == float(length))[0])
+
+
+def phase_split(model: str, gpu: GPU, num_gpus, prompts_per_step, group_size, completion_tokens, prompt_tokens=0.0,
+                method: str | None = None, fine_tune: str = "lora") -> PhaseSplit:
+    """Rollout against training seconds of one colocated, synchronous RL step of B·G rollouts, for each completion
+    length, under `method` (default: the package's, with its fitted efficiencies; model.predict.predict_rl_step):
+    the FLOP accounting chapter's question, which phase is the slow one, asked of the model the book answers with."""
+    from ..model.predict import predict_rl_step
+
+    lengths = np.asarray(completion_tokens, dtype=float)
+    p = predict_rl_step(get_arch(model), gpu, num_gpus, float(prompts_per_step) * float(group_size), prompt_tokens,
+                        lengths, fine_tune=fine_tune, method=method)
+    return PhaseSplit(p.method, p.fine_tune, lengths, np.asarray(p.generation_seconds, dtype=float),
+                      np.broadcast_to(np.asarray(p.training_seconds, dtype=float), lengths.shape),
+                      np.broadcast_to(np.asarray(p.train_mfu, dtype=float), lengths.shape))

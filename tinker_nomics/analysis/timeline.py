@@ -9,6 +9,9 @@ Three things changed after January 2026 (reference/prices-sources.md):
 Cached prefill is applied wherever the snapshot has a cached rate, with the preset's own cache hit share
 (`cache_hit_rate`, the same share the self-hosted side's prefix cache skips).
 
+Everything runs under the package's default method (the takeaway's answer) unless a `method` override names
+another; only Tinker's side moves to a successor: the self-hosted side always runs the workload's own model.
+
     from tinker_nomics import timeline
     timeline.verdicts()            # one row per workload × snapshot (a pandas DataFrame)
     timeline.drivers()             # January → newest, step by step, per workload
@@ -77,16 +80,20 @@ def undated_snapshots() -> list[str]:
 
 
 def scenario_at(workload: str, snapshot: str, cached: bool = False, **overrides) -> tuple[Scenario, Successor | None]:
+    """The workload at `snapshot` under the default method (or `overrides`' method), cached prefill as given. The
+    scenario keeps the workload's own model, which the self-hosted side runs; `estimate` bills Tinker's side on
+    the successor the snapshot names when it no longer prices that model (returned here, else None)."""
     preset = get_workload(workload).fields
-    model, successor = model_for(overrides.pop("model", preset["model"]), snapshot)
-    overrides.setdefault("method", "seed")   # the price lists compared under the takeaway table's arithmetic
+    model = overrides.pop("model", preset["model"])
+    _, successor = model_for(model, snapshot)
     scenario = Scenario.from_workload(workload, model=model, prices=snapshot, tinker_cached_prefill=cached,
                                       **overrides)
     return scenario, successor
 
 
 def has_cached_rate(model: str, snapshot: str) -> bool:
-    return get_price(model, snapshot).cached_prefill is not None
+    """Whether `snapshot` bills cache hits for `model`: at the model's own rates, or its successor's when retired."""
+    return get_price(model_for(model, snapshot)[0], snapshot).cached_prefill is not None
 
 
 def _row(workload: str, snapshot: str, **overrides) -> dict:
@@ -97,10 +104,11 @@ def _row(workload: str, snapshot: str, **overrides) -> dict:
     billed = estimate(scenario.replace(tinker_cached_prefill=True)) if cached else plain
     t, s = billed.tinker, billed.self_hosted
     tinker, hosted = float(t.total_usd), float(s.total_usd)
-    price = billed.price
+    price = billed.price                # the model Tinker bills: the preset's, or its successor
     return {
         "workload": workload, "snapshot": snapshot, "date": snapshots()[snapshot],
-        "preset_model": resolve_model(get_workload(workload).fields["model"]), "model": billed.scenario.model,
+        "preset_model": resolve_model(get_workload(workload).fields["model"]), "model": price.model,
+        "method": billed.scenario.method,
         "successor": successor is not None, "cached_billing": cached,
         "cache_hit_rate": float(billed.scenario.cache_hit_rate),
         "tinker_usd": tinker, "tinker_uncached_usd": float(plain.tinker.total_usd),
@@ -235,12 +243,12 @@ def drivers(workload: str, first: str = "2026-01-05", last: str | None = None) -
         (f"{first} list prices", start["tinker_usd"], start["self_hosted_usd"]),
         ("same model, repriced ×" + "/×".join(f"{factors[m]:g}" for m in METERS), repriced,
          start["self_hosted_usd"]),
-        (f"{last} list prices" + (f", on {end_scenario.model}" if successor else ""), t_end_plain,
+        (f"{last} list prices" + (f", on {end_plain.price.model}" if successor else ""), t_end_plain,
          float(end_plain.self_hosted.total_usd)),
         (f"{last} with cached prefill" if cached else f"{last} (no cached rate)", float(end.tinker.total_usd),
          float(end.self_hosted.total_usd)),
     )
-    return Drivers(workload, first, last, start["preset_model"], end_scenario.model, successor is not None,
+    return Drivers(workload, first, last, start["preset_model"], end_plain.price.model, successor is not None,
                    float(end_scenario.resolved().cache_hit_rate), start["prefill_usd"] / start["tinker_usd"],
                    float(end_plain.tinker.prefill_usd) / t_end_plain, rate_change, factors,
                    {m: rate_change[m] / factors[m] for m in METERS}, steps)

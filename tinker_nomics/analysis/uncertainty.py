@@ -234,6 +234,13 @@ class MonteCarlo:
             raise ValueError(f"cheaper must be 'tinker', 'self_hosted' or None, not {cheaper!r}")
         return float(np.median(values[tinker_wins if cheaper == "tinker" else ~tinker_wins]))
 
+    def share_at_least(self, parameter: str, value: float) -> float:
+        """The share of draws whose `parameter` is at least `value` (NaN when the parameter is not drawn), e.g. how
+        many draws of the model error are as slow as a measured run."""
+        if parameter not in self.draws:
+            return float("nan")
+        return float(np.mean(np.asarray(self.draws[parameter]) >= value))
+
     def quantiles(self, q=QUANTILES) -> dict[str, np.ndarray]:
         return {"tinker": np.quantile(self.tinker_usd, q), "self_hosted": np.quantile(self.self_hosted_usd, q),
                 "ratio": np.quantile(self.ratio, q)}

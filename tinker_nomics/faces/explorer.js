@@ -31,13 +31,17 @@
     if (parent) parent.appendChild(node);
     return node;
   }
+  // Money as the book's tables print a run's bill (tinker_nomics.fmt.usd with cents=False): whole dollars with
+  // thousands separators, so the explorer and the table beside it read the same.
   function usd(x) {
     if (x === null || x === undefined || isNaN(x)) return "n/a";
-    var a = Math.abs(x);
-    if (a >= 1e6) return "$" + (x / 1e6).toFixed(2) + "M";
-    if (a >= 1e4) return "$" + (x / 1e3).toFixed(1) + "K";
-    if (a >= 1000) return "$" + Math.round(x).toLocaleString("en-US");
-    return "$" + x.toFixed(2);
+    var whole = Math.round(Math.abs(x)).toLocaleString("en-US");
+    return (x < 0 ? "-$" : "$") + whole;
+  }
+  function days(x) {
+    if (x === null || x === undefined || isNaN(x)) return "n/a";
+    var text = x < 1 ? x.toFixed(2) : (x < 100 ? x.toFixed(1) : Math.round(x).toLocaleString("en-US"));
+    return text + (text === "1.0" || text === "1.00" ? " day" : " days");
   }
   function short(model) { return model.split("/").pop(); }
   function select(parent, label, control, options, value) {
@@ -55,7 +59,17 @@
     html("span", {}, wrap, label);
     var r = html("input", { type: "range", min: 0, max: count - 1, step: 1, value: index, "data-control": control }, wrap);
     var out = html("output", { "data-readout": control }, wrap);
-    return { input: r, output: out };
+    var why = html("span", { "class": "tn-why", "data-reason": control }, wrap);
+    return { input: r, output: out, why: why };
+  }
+  // A slider that cannot move the result here is disabled, and says why.
+  function enable(control, on, reason) {
+    control.input.disabled = !on;
+    control.why.textContent = on ? "" : "(fixed: " + reason + ")";
+  }
+  // The drawing width: the explorer's own width, so its text keeps its size on a phone.
+  function widthOf(root) {
+    return Math.max(300, Math.min(720, Math.floor(root.clientWidth || 720) - 26));
   }
   function style() {
     if (document.getElementById("tn-explorer-style")) return;
@@ -63,6 +77,7 @@
       ".tn-controls{display:flex;flex-wrap:wrap;gap:6px 18px;margin-bottom:6px}" +
       ".tn-control{display:flex;align-items:center;gap:6px}.tn-control span{color:#444}" +
       ".tn-control output{min-width:9em;font-variant-numeric:tabular-nums}" +
+      ".tn-control input:disabled{opacity:.45}.tn-why{color:#7a4b00;font-size:12.5px}" +
       ".tn-explorer svg{max-width:100%;height:auto;display:block}" +
       ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}";
     var s = document.createElement("style");
@@ -74,39 +89,46 @@
   /* ---------------------------------------------------------------- takeaway comparison */
   function takeaway(root, data) {
     var controls = html("div", { "class": "tn-controls" }, root);
-    var first = data.workloads[0];
-    var preset = data.meta[first].preset;
-    var offerIndex = 0;
-    data.offers.forEach(function (o, i) { if (Math.abs(o.usd - preset.gpu_hourly_usd) < 1e-9 && o["default"]) offerIndex = i; });
-    var effIndex = Math.max(0, data.efficiencies.indexOf(preset.rollout_efficiency));
-    var mfuIndex = Math.max(0, data.mfus.indexOf(preset.mfu));
+    var first = data.start;
     var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), first);
     var snap = select(controls, "Tinker prices", "snapshot", data.snapshots.map(function (s) {
       return { value: s.id, label: s.id }; }), data.snapshots[0].id);
-    var offer = slider(controls, data.gpu + " offer", "offer", data.offers.length, offerIndex);
-    var eff = slider(controls, "Rollout efficiency", "efficiency", data.efficiencies.length, effIndex);
-    var mfu = slider(controls, "Training MFU", "mfu", data.mfus.length, mfuIndex);
-    var svg = el("svg", { viewBox: "0 0 720 150", width: 720, height: 150, role: "img" }, root);
+    var offer = slider(controls, data.labels.offer, "offer", data.offers.length, data.meta[first].start.offer);
+    var eff = slider(controls, data.labels.efficiency, "efficiency", data.efficiencies.length, data.meta[first].start.efficiency);
+    var mfu = slider(controls, data.labels.mfu, "mfu", data.mfus.length, data.meta[first].start.mfu);
+    var svg = el("svg", { role: "img" }, root);
     var verdict = html("p", { "class": "tn-verdict", "data-role": "verdict" }, root);
+    var clock = html("p", { "class": "tn-note", "data-role": "wallclock" }, root);
     var note = html("p", { "class": "tn-note", "data-role": "note" }, root);
     var description = html("p", { "class": "tn-note" }, root);
 
+    // A new workload starts from its own values: its GPU offer and the efficiencies its method uses.
+    function reset() {
+      var start = data.meta[wl.value].start;
+      offer.input.value = start.offer;
+      eff.input.value = start.efficiency;
+      mfu.input.value = start.mfu;
+    }
     function draw() {
       var w = wl.value, s = snap.value;
       var t = data.tinker[w + "|" + s];
-      var h = data.hosted[w + "|" + t.model];
+      var h = data.hosted[w];
+      var start = data.meta[w].start;
       var i = +offer.input.value, j = +eff.input.value, k = +mfu.input.value;
+      enable(eff, h.efficiency_matters[k], data.reasons.efficiency);
+      enable(mfu, h.mfu_matters[j], data.reasons.mfu);
       var o = data.offers[i];
-      offer.output.textContent = usd(o.usd) + "/h · " + o.label;
-      eff.output.textContent = data.efficiencies[j].toFixed(2);
-      mfu.output.textContent = data.mfus[k].toFixed(2);
+      offer.output.textContent = "$" + o.usd.toFixed(2) + "/h · " + o.label;
+      eff.output.textContent = Math.round(100 * data.efficiencies[j]) + "%";
+      mfu.output.textContent = (100 * data.mfus[k]).toFixed(1) + "%";
       var hostedParts = [["GPU time", h.gpu[i][j][k], data.colors.gpu], ["sandbox", h.sandbox[i][j][k], data.colors.sandbox]];
       var tinkerParts = ["sample", "train", "prefill", "sandbox", "storage"].map(function (p) {
         return [p, t.parts[p], data.colors[p]]; });
       var hostedTotal = h.total[i][j][k], tinkerTotal = t.total;
       while (svg.firstChild) svg.removeChild(svg.firstChild);
-      var left = 96, width = 520, scale = width / Math.max(hostedTotal, tinkerTotal);
-      [["Tinker", tinkerParts, tinkerTotal, 22, "tinker-total"], ["Self-hosted", hostedParts, hostedTotal, 70, "hosted-total"]]
+      var W = widthOf(root), left = 84, right = 64, width = W - left - right;
+      var scale = width / Math.max(hostedTotal, tinkerTotal);
+      [["Tinker", tinkerParts, tinkerTotal, 8, "tinker-total"], ["Self-hosted", hostedParts, hostedTotal, 52, "hosted-total"]]
         .forEach(function (row) {
           el("text", { x: left - 8, y: row[3] + 19, "text-anchor": "end", fill: INK, "font-size": 13 }, svg, row[0]);
           var x = left;
@@ -120,19 +142,34 @@
           });
           el("text", { x: (x + 6).toFixed(2), y: row[3] + 19, fill: INK, "font-size": 13, "data-role": row[4] }, svg, usd(row[2]));
         });
-      var lx = left;
+      // The legend wraps onto a second line when the explorer is narrow.
+      var lx = left, ly = 98;
       tinkerParts.concat([hostedParts[0]]).forEach(function (part) {
-        el("rect", { x: lx, y: 118, width: 10, height: 10, fill: part[2] }, svg);
-        el("text", { x: lx + 14, y: 127, fill: MUTED, "font-size": 11 }, svg, part[0]);
-        lx += 22 + 7 * part[0].length;
+        var step = 24 + 7 * part[0].length;
+        if (lx + step > W && lx > left) { lx = left; ly += 18; }
+        el("rect", { x: lx, y: ly, width: 10, height: 10, fill: part[2] }, svg);
+        el("text", { x: lx + 14, y: ly + 9.5, fill: MUTED, "font-size": 11 }, svg, part[0]);
+        lx += step;
       });
-      var cheaper = tinkerTotal <= hostedTotal ? "Tinker" : "Self-hosted";
+      var height = ly + 16;
+      svg.setAttribute("viewBox", "0 0 " + W + " " + height);
+      svg.setAttribute("width", W);
+      svg.setAttribute("height", height);
+      svg.setAttribute("aria-label", w + ": Tinker " + usd(tinkerTotal) + ", self-hosted " + usd(hostedTotal));
+      var atStart = i === start.offer && j === start.efficiency && k === start.mfu;
+      var cheaper = tinkerTotal <= hostedTotal ? "Tinker" : "Self-hosting";
       var factor = tinkerTotal <= hostedTotal ? hostedTotal / tinkerTotal : tinkerTotal / hostedTotal;
+      var page = atStart ? data.meta[w].answers[s] : undefined;
       verdict.textContent = "";
-      html("b", { style: "color:" + (cheaper === "Tinker" ? TINKER : HOSTED) }, verdict, cheaper + " is cheaper");
-      verdict.appendChild(document.createTextNode(" by " + factor.toFixed(1) + "×: Tinker " + usd(tinkerTotal) +
-        " against " + usd(hostedTotal) + " on " + h.num_gpus + " × " + data.gpu + "."));
-      var notes = ["Billed as " + short(t.model) + (t.successor ? " (successor: the preset's model was retired from Tinker)" : "") + "."];
+      var said = page || (cheaper + " is " + factor.toFixed(1) + "× cheaper");
+      var color = /^Tinker/.test(said) ? TINKER : (/^Self-hosting/.test(said) ? HOSTED : INK);
+      html("b", { style: "color:" + color }, verdict, said);
+      verdict.appendChild(document.createTextNode(": Tinker " + usd(tinkerTotal) + " against " + usd(hostedTotal) +
+        " on " + h.num_gpus + " × " + data.gpu + "." + (atStart ? "" :
+          " (A point estimate: the draws were made at this workload's own values.)")));
+      clock.textContent = "Self-hosted wall-clock: " + days(h.days[j][k]) + " on " + h.num_gpus + " × " + data.gpu +
+        ", running " + short(h.model) + ".";
+      var notes = ["Tinker bills " + short(t.model) + (t.successor ? " (the successor: the list no longer prices " + short(h.model) + ")" : "") + "."];
       var dated = data.snapshots.filter(function (x) { return x.id === s; })[0];
       notes.push("Tinker rates on the price list of " + dated.date + ", $/M tokens: prefill " + t.prices.prefill + ", sample " + t.prices.sample + ", train " + t.prices.train +
         (t.cached ? "; cached prefill " + t.prices.cached_prefill + " for " + Math.round(100 * t.cache_hit_rate) + "% of prompt tokens" :
@@ -140,35 +177,39 @@
       note.textContent = notes.join(" ");
       description.textContent = data.meta[w].description;
     }
-    [wl, snap, offer.input, eff.input, mfu.input].forEach(function (c) { c.addEventListener("input", draw); c.addEventListener("change", draw); });
+    wl.addEventListener("change", function () { reset(); draw(); });
+    [snap, offer.input, eff.input, mfu.input].forEach(function (c) { c.addEventListener("input", draw); c.addEventListener("change", draw); });
     draw();
   }
 
   /* ---------------------------------------------------------------- break-even maps */
   function breakeven(root, data) {
     var controls = html("div", { "class": "tn-controls" }, root);
-    var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), data.workloads[0]);
+    var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), data.start.workload);
     var snap = select(controls, "Tinker prices", "snapshot", data.snapshots.map(function (s) { return { value: s, label: s }; }),
-      data.snapshots[data.snapshots.length - 1]);
+      data.start.snapshot);
     var kindWrap = html("span", {}, controls);
     var kind = null;
-    var svg = el("svg", { viewBox: "0 0 720 400", width: 720, height: 400, role: "img" }, root);
+    var svg = el("svg", { role: "img" }, root);
     var readout = html("p", { "class": "tn-verdict", "data-role": "readout" }, root);
     var summary = html("p", { "class": "tn-note", "data-role": "summary" }, root);
 
     function kinds() {
       var entry = data.maps[snap.value][wl.value];
-      var current = kind ? kind.value : "price_efficiency";
+      var current = kind ? kind.value : data.start.map;
       kindWrap.textContent = "";
       kind = select(kindWrap, "Map", "map", Object.keys(data.kinds).filter(function (k) { return entry[k]; })
-        .map(function (k) { return { value: k, label: data.kinds[k] }; }), entry[current] ? current : "length_group");
+        .map(function (k) { return { value: k, label: data.kinds[k] }; }), entry[current] ? current : data.start.map);
       kind.addEventListener("change", draw);
       kind.addEventListener("input", draw);
     }
     function draw() {
       var m = data.maps[snap.value][wl.value][kind.value];
       while (svg.firstChild) svg.removeChild(svg.firstChild);
-      var left = kind.value === "turns_model" ? 220 : 70, top = 14, width = 600 - left + 60, height = 300;
+      var W = widthOf(root), narrow = W < 520;
+      var labels = kind.value === "turns_model" && narrow ? m.y_short : m.y;
+      var left = kind.value === "turns_model" ? (narrow ? 118 : 220) : 58, top = 14;
+      var width = W - left - 12, height = narrow ? 260 : 300;
       var nx = m.x.length, ny = m.y.length, cw = width / nx, ch = height / ny;
       function px(ix) { return left + (ix + 0.5) * cw; }
       function py(iy) { return top + height - (iy + 0.5) * ch; }
@@ -193,28 +234,36 @@
         }
         el("title", {}, el("polygon", { points: star.join(" "), fill: "gold", stroke: "#000", "stroke-width": 0.8 }, svg), "the preset");
       }
-      var xstep = Math.ceil(nx / 9), ystep = Math.ceil(ny / (kind.value === "turns_model" ? 20 : 8));
+      var xstep = Math.ceil(nx / (narrow ? 5 : 9)), ystep = Math.ceil(ny / (kind.value === "turns_model" ? 20 : 8));
       m.x.forEach(function (label, c) {
         if (c % xstep === 0) el("text", { x: px(c), y: top + height + 14, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, label);
       });
-      m.y.forEach(function (label, r) {
+      labels.forEach(function (label, r) {
         if (r % ystep === 0) el("text", { x: left - 5, y: py(r) + 3.5, "text-anchor": "end", "font-size": 10, fill: MUTED }, svg, label);
       });
       el("text", { x: left + width / 2, y: top + height + 32, "text-anchor": "middle", "font-size": 12, fill: INK }, svg, m.x_label);
       if (kind.value !== "turns_model") {
-        el("text", { x: 14, y: top + height / 2, "text-anchor": "middle", "font-size": 12, fill: INK,
-          transform: "rotate(-90 14 " + (top + height / 2) + ")" }, svg, m.y_label);
+        el("text", { x: 12, y: top + height / 2, "text-anchor": "middle", "font-size": 12, fill: INK,
+          transform: "rotate(-90 12 " + (top + height / 2) + ")" }, svg, m.y_label);
       }
-      var lx = 70;
-      el("text", { x: lx, y: 378, "font-size": 11, fill: MUTED }, svg, "self-hosted ÷ Tinker:");
-      lx += 125;
+      // The colour legend, on two lines when narrow.
+      var ly = top + height + 56, lx = 10;
+      el("text", { x: lx, y: ly, "font-size": 11, fill: MUTED }, svg, "self-hosted ÷ Tinker:");
+      var swatch = Math.min(40, (W - 20) / data.legend.length);
+      if (narrow) { ly += 8; } else { lx += 125; ly -= 10; }
       data.legend.forEach(function (item) {
-        el("rect", { x: lx, y: 368, width: 40, height: 12, fill: item.color }, svg);
-        el("text", { x: lx + 20, y: 394, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, item.label);
-        lx += 42;
+        el("rect", { x: lx, y: ly, width: swatch - 2, height: 12, fill: item.color }, svg);
+        el("text", { x: lx + swatch / 2, y: ly + 26, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, item.label);
+        lx += swatch;
       });
-      el("text", { x: lx + 8, y: 378, "font-size": 11, fill: MUTED }, svg, "blue: Tinker cheaper");
-      el("text", { x: lx + 8, y: 393, "font-size": 11, fill: MUTED }, svg, "line: equal · ★ preset");
+      var kx = narrow ? 10 : lx + 8, ky = narrow ? ly + 44 : ly + 10;
+      el("text", { x: kx, y: ky, "font-size": 11, fill: MUTED }, svg, "blue: Tinker cheaper");
+      el("text", { x: kx, y: ky + 15, "font-size": 11, fill: MUTED }, svg, "line: equal · ★ the preset");
+      var total = ky + 22;
+      svg.setAttribute("viewBox", "0 0 " + W + " " + total);
+      svg.setAttribute("width", W);
+      svg.setAttribute("height", total);
+      svg.setAttribute("aria-label", m.title);
       readout.textContent = short(m.model) + " at " + m.snapshot + " prices: Tinker is cheaper in " +
         Math.round(100 * m.tinker_share) + "% of this map.";
       summary.textContent = "Hover a cell for both costs. Everything not on the axes stays at the " + wl.value + " preset.";

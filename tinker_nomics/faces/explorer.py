@@ -20,10 +20,11 @@ import matplotlib
 import numpy as np
 
 from .. import fmt, sources
-from ..analysis import breakeven, timeline
-from ..model.estimate import estimate
-from ..sources import calibration
+from ..analysis import bottom_line, breakeven, timeline, uncertainty
+from ..model.estimate import estimate, with_efficiencies
+from ..model.scenario import DEFAULT_METHOD, Scenario
 from ..sources.workloads import get_workload
+from . import labels, wording
 from .plots.beyond import RATIO_CMAP, RATIO_SPAN
 
 SCRIPT = Path(__file__).with_name("explorer.js")
@@ -62,30 +63,35 @@ def _fragment(kind: str, data: dict, title: str) -> str:
             f'<script>{_script()}</script>')
 
 
+# Bills keep this many significant digits: enough that the explorer prints, to the dollar, what the table beside it
+# prints (a $1,234,567 bill needs seven).
+BILL_DIGITS = 8
+
+
 @functools.lru_cache(maxsize=None)
 def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu: str = "H100 SXM",
-                  method: str = "seed") -> dict:
-    """The takeaway comparison on a grid: Tinker's bill per workload × dated snapshot (successor models and
-    cached prefill as in `timeline`), and the self-hosted cost per workload × model × GPU offer × rollout
-    efficiency × MFU (one vectorized `estimate` call per workload and model), under `method`. For the seed and
-    exact methods the sliders are the efficiencies the method takes as inputs (presets at the seed's); for the
-    calibrated method they override its fitted decode bandwidth efficiency and its update (at an MFU), which the
-    grid includes and the sliders start at (the fitted efficiency, data/calibration/parameters.csv, and the
-    update's achieved MFU)."""
+                  method: str = DEFAULT_METHOD, start: str | None = None, draws: int = uncertainty.DEFAULT_DRAWS) -> dict:
+    """The takeaway comparison on a grid: Tinker's bill per workload × dated snapshot (a retired model billed on its
+    successor, cached prefill where the list bills it, as `timeline` does), and the self-hosted cost per workload ×
+    GPU offer × rollout efficiency × MFU (one vectorized `estimate` call per workload, on the workload's own
+    model), under `method` (default: the package's). The sliders start on each workload's own values: its GPU offer
+    and the efficiencies its method uses (the fitted ones under the calibrated method, which the grid includes).
+
+    The explorer opens on `start` (default: the first workload) at the newest dated list, the state the takeaway
+    table prints. At a workload's own values it prints the page's verdict, with the share of `draws` Monte-Carlo
+    draws that agree (analysis.bottom_line.answers; the default method only); elsewhere the point verdict. A
+    slider that cannot change the bill of a workload at the other sliders' values (rollout efficiency when
+    training sets the pace; MFU when rollout does) is disabled there, with the reason."""
     snaps = list(snapshot_list) if snapshot_list is not None else timeline.dated_snapshots(workloads)
-    if method != "seed":   # the takeaway's own explorer opens on the newest list, where its answer is priced
-        snaps = snaps[::-1]
+    snaps = snaps[::-1]                       # newest first: the explorer opens where the answer is priced
     offers = gpu_offers(gpu)
-    efficiencies_grid, mfus_grid, fitted = list(EFFICIENCIES), list(MFUS), {}
-    if method == "calibrated":
-        bandwidth = calibration.parameters().decode_bandwidth_efficiency
-        for name in workloads:
-            # the fitted bandwidth efficiency and the update's achieved MFU (exact, not rounded): the sliders start
-            # on them, and there the grid holds the estimate itself
-            point = estimate(timeline.scenario_at(name, snaps[0], method=method)[0].replace(gpu=gpu))
-            fitted[name] = {"rollout_efficiency": float(bandwidth), "mfu": float(np.max(point.self_hosted.train_mfu))}
-        efficiencies_grid = sorted(set(efficiencies_grid) | {f["rollout_efficiency"] for f in fitted.values()})
-        mfus_grid = sorted(set(mfus_grid) | {f["mfu"] for f in fitted.values()})
+    start_values = {}
+    for name in workloads:
+        preset = with_efficiencies(Scenario.from_workload(name, method=method, gpu=gpu))
+        start_values[name] = {"gpu_hourly_usd": float(preset.gpu_hourly_usd),
+                              "rollout_efficiency": float(preset.rollout_efficiency), "mfu": float(preset.mfu)}
+    efficiencies_grid = sorted(set(EFFICIENCIES) | {v["rollout_efficiency"] for v in start_values.values()})
+    mfus_grid = sorted(set(MFUS) | {v["mfu"] for v in start_values.values()})
     prices = np.array([o["usd"] for o in offers])
     grid = np.meshgrid(prices, np.array(efficiencies_grid), np.array(mfus_grid), indexing="ij")
     table = timeline.verdicts(workloads, snaps, method=method)
@@ -93,41 +99,69 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
     for row in table.itertuples():
         tinker[f"{row.workload}|{row.snapshot}"] = {
             "model": row.model, "successor": bool(row.successor), "cached": bool(row.cached_billing),
-            "cache_hit_rate": row.cache_hit_rate, "total": _round(row.tinker_usd),
-            "parts": {name: _round(getattr(row, f"{name}_usd")) for name in
+            "cache_hit_rate": row.cache_hit_rate, "total": _round(row.tinker_usd, BILL_DIGITS),
+            "parts": {name: _round(getattr(row, f"{name}_usd"), BILL_DIGITS) for name in
                       ("sample", "train", "prefill", "sandbox", "storage")},
             "prices": {"prefill": _round(row.prefill_rate), "sample": _round(row.sample_rate),
                        "train": _round(row.train_rate), "cached_prefill": _round(row.cached_prefill_rate)},
         }
-        key = f"{row.workload}|{row.model}"
-        if key in hosted:
-            continue
-        scenario = timeline.scenario_at(row.workload, row.snapshot, method=method)[0]
+    for name in workloads:
+        scenario = timeline.scenario_at(name, snaps[0], method=method)[0]
         est = estimate(scenario.replace(gpu=gpu, gpu_hourly_usd=grid[0], rollout_efficiency=grid[1], mfu=grid[2]))
         s = est.self_hosted
         shape = grid[0].shape
-        hosted[key] = {"gpu": _round(np.broadcast_to(s.compute_usd, shape)),
-                       "sandbox": _round(np.broadcast_to(s.sandbox_usd, shape)),
-                       "total": _round(np.broadcast_to(s.total_usd, shape)),
-                       "gpu_hours": _round(np.broadcast_to(s.gpu_hours, shape)),
-                       "num_gpus": int(np.max(s.num_gpus))}
-    for name in workloads:
+        total = np.broadcast_to(s.total_usd, shape)
+        days = np.broadcast_to(s.wallclock_hours, shape)[0] / 24.0          # not a function of the GPU price
+        hosted[name] = {"model": est.scenario.model,
+                        "gpu": _round(np.broadcast_to(s.compute_usd, shape), BILL_DIGITS),
+                        "sandbox": _round(np.broadcast_to(s.sandbox_usd, shape), BILL_DIGITS),
+                        "total": _round(total, BILL_DIGITS), "days": _round(days),
+                        "num_gpus": int(np.max(s.num_gpus)),
+                        # does the slider move the bill here? [mfu index] for efficiency, [efficiency index] for MFU
+                        "efficiency_matters": [bool(np.ptp(total[0, :, k]) > 1e-9 * total[0, 0, k])
+                                               for k in range(len(mfus_grid))],
+                        "mfu_matters": [bool(np.ptp(total[0, j, :]) > 1e-9 * total[0, j, 0])
+                                        for j in range(len(efficiencies_grid))]}
         preset = get_workload(name)
-        start = {key: _round(preset.fields.get(key, np.nan)) for key in ("gpu_hourly_usd", "rollout_efficiency", "mfu")}
-        start.update(fitted.get(name, {}))
-        meta[name] = {"description": preset.description, "preset": start}
-    return {"workloads": list(workloads), "meta": meta, "method": method,
+        offer = next((i for i, o in enumerate(offers) if o["default"] and
+                      abs(o["usd"] - start_values[name]["gpu_hourly_usd"]) < 1e-9), None)
+        if offer is None:
+            offer = min(range(len(offers)), key=lambda i: abs(offers[i]["usd"] - start_values[name]["gpu_hourly_usd"]))
+        meta[name] = {"description": preset.description, "model": est.scenario.model,
+                      "start": {"offer": offer,
+                                "efficiency": efficiencies_grid.index(start_values[name]["rollout_efficiency"]),
+                                "mfu": mfus_grid.index(start_values[name]["mfu"])},
+                      "answers": _answer_texts(name, snaps, method, draws)}
+    return {"workloads": list(workloads), "meta": meta, "method": method, "start": start or workloads[0],
             "snapshots": [{"id": s, "date": timeline.snapshots()[s]} for s in snaps],
             "gpu": gpu, "offers": offers, "efficiencies": efficiencies_grid, "mfus": mfus_grid,
-            "tinker": tinker, "hosted": hosted,
+            "tinker": tinker, "hosted": hosted, "labels": {
+                "efficiency": labels.label("rollout_efficiency"), "mfu": labels.label("mfu"),
+                "offer": f"{gpu} offer"},
+            "reasons": {"efficiency": "training sets the pace of this run here: the rollout finishes first, so its "
+                                      "efficiency does not change the bill",
+                        "mfu": "rollout sets the pace of this run here: training finishes first, so its MFU does "
+                               "not change the bill"},
             "colors": {"sample": "#4C72B0", "train": "#DD8452", "prefill": "#55A868", "sandbox": "#8172B3",
                        "storage": "#937860", "gpu": "#C44E52"}}
 
 
+def _answer_texts(workload: str, snaps, method: str, draws: int) -> dict:
+    """The page's verdict sentence per snapshot, at the workload's own values (the default method only; other
+    methods draw nothing here and the explorer prints the point verdict)."""
+    if method != DEFAULT_METHOD:
+        return {}
+    out = {}
+    for snap in snaps:
+        found = [a for a in bottom_line.answers((workload,), snap, draws) if a.workload == workload]
+        if found:
+            out[snap] = wording.verdict(found[0].verdict, capital=True)
+    return out
+
+
 def takeaway_html(**kwargs) -> str:
-    title = "Tinker versus self-hosted, explorable"
-    if kwargs.get("method", "seed") != "seed":
-        title += f" ({kwargs['method']} method)"
+    method = kwargs.get("method", DEFAULT_METHOD)
+    title = f"Tinker versus self-hosted, explorable ({method} method)"
     return _fragment("takeaway", takeaway_data(**kwargs), title)
 
 
@@ -154,11 +188,19 @@ def palette() -> list[str]:
 def _map_data(m: breakeven.Map) -> dict:
     ticks = [breakeven_tick(m.x_field, v) for v in m.x]
     ylabels = list(m.y_labels) if m.y_labels else [breakeven_tick(m.y_field, v) for v in m.y]
-    return {"model": m.model, "snapshot": m.snapshot, "x_label": m.x_label, "y_label": m.y_label,
-            "x": ticks, "y": ylabels, "ratio": _round(m.ratio, 3), "tinker": _round(m.tinker_usd, 3),
-            "hosted": _round(m.self_hosted_usd, 3), "color": _color_indices(m.ratio).tolist(),
+    return {"model": m.model, "snapshot": m.snapshot, "x_label": labels.axis(m.x_field),
+            "y_label": labels.axis(m.y_field), "title": map_title(m),
+            "x": ticks, "y": ylabels, "y_short": [y.split(" · ")[0] for y in ylabels],
+            "ratio": _round(m.ratio, 3), "tinker": _round(m.tinker_usd, BILL_DIGITS),
+            "hosted": _round(m.self_hosted_usd, BILL_DIGITS), "color": _color_indices(m.ratio).tolist(),
             "boundary": [_round(line, 4) for line in m.boundary(index=True)],
-            "preset": _preset_index(m), "tinker_share": round(m.tinker_share, 3)}
+            "preset": _preset_index(m), "tinker_share": m.tinker_share}
+
+
+def map_title(m: breakeven.Map) -> str:
+    """What a break-even map shows, for its title and its alt text."""
+    return (f"{m.workload} on {m.model.split('/')[-1]} at the {m.snapshot} prices: self-hosted ÷ Tinker over "
+            f"{labels.label(m.x_field, symbol=False)} and {labels.label(m.y_field, symbol=False)}")
 
 
 def _preset_index(m: breakeven.Map):
@@ -175,24 +217,23 @@ def _preset_index(m: breakeven.Map):
 
 
 def breakeven_tick(field_name: str, value: float) -> str:
-    if field_name in ("completion_tokens", "output_per_turn"):
-        return f"{value / 1024:g}K" if value >= 1024 else f"{value:g}"
+    if field_name in ("completion_tokens", "output_per_turn"):   # 256, 724, 2K, 5.7K, 16K
+        return f"{value / 1024:.2g}K" if value >= 1024 else f"{value:g}"
     if field_name == "gpu_hourly_usd":
         return fmt.usd(value)
     return f"{value:g}"
 
-
-# The explorer's GPU price × efficiency grid is coarser than the book's figure (a smaller page).
-EXPLORER_GPU_PRICES = np.arange(1.0, 8.01, 0.5)
-EXPLORER_EFFICIENCIES = np.round(np.arange(0.1, 1.001, 0.1), 2)
 
 MAP_KINDS = {"length_group": "length × group size", "turns_model": "turns × model",
              "price_efficiency": "GPU price × rollout efficiency"}
 
 
 @functools.lru_cache(maxsize=None)
-def breakeven_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None) -> dict:
-    """Every break-even map per workload and snapshot (default: the oldest and newest dated snapshots)."""
+def breakeven_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, start: str | None = None,
+                   start_map: str = "length_group") -> dict:
+    """Every break-even map per workload and snapshot (default: the oldest and newest dated snapshots), on the grids
+    of the chapter's figures, under the package's default method. The explorer opens on `start` (default: the first
+    workload), the newest list and `start_map`: the chapter's first figure."""
     dated = timeline.dated_snapshots(workloads)
     snaps = list(snapshot_list) if snapshot_list is not None else [dated[0], dated[-1]]
     maps: dict = {}
@@ -202,12 +243,12 @@ def breakeven_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None) ->
             entry["length_group"] = _map_data(breakeven.length_group_map(name, snapshot=snap))
             if breakeven.is_multi_turn(name):
                 entry["turns_model"] = _map_data(breakeven.turns_model_map(name, snapshot=snap))
-            entry["price_efficiency"] = _map_data(breakeven.price_efficiency_map(
-                name, gpu_prices=EXPLORER_GPU_PRICES, efficiencies=EXPLORER_EFFICIENCIES, snapshot=snap))
+            entry["price_efficiency"] = _map_data(breakeven.price_efficiency_map(name, snapshot=snap))
     legend = [{"label": f"{2.0 ** t:g}×", "color": c} for t, c in
               zip(range(-int(RATIO_SPAN), int(RATIO_SPAN) + 1),
                   _colors(2.0 ** np.arange(-RATIO_SPAN, RATIO_SPAN + 1)))]
     return {"workloads": list(workloads), "snapshots": snaps, "kinds": MAP_KINDS, "maps": maps,
+            "start": {"workload": start or workloads[0], "snapshot": snaps[-1], "map": start_map},
             "legend": legend, "palette": palette()}
 
 

@@ -1,12 +1,14 @@
 """One table style for the book: every table a chapter shows goes through `show`.
 
     from tinker_nomics.faces import tables
-    tables.show(frame)                               # a DataFrame, a pandas Styler or a list of row dicts
+    tables.show(frame)                               # display a DataFrame, a pandas Styler or a list of row dicts
     tables.show(frame, caption="Tinker as of 2026-01-05", formats={"tokens": fmt.tokens})
+    tables.table(frame)                              # the Table itself (HTML and text), without displaying it
 
 What it guarantees, so no raw DataFrame reaches a page:
 - numbers go through `fmt` (a column's own formatter from `formats`, else `fmt.number`): no `11837640.0`;
-- headers read as words (`snake_case` becomes `snake case`), and units stay in them as the author wrote them;
+- headers read as words: an input's Python name becomes its display name (faces.labels), other `snake_case`
+  becomes `snake case`, and units stay in them as the author wrote them;
 - a meaningful index (anything but 0, 1, 2, …) is the first column, headed by its name, and never repeated;
 - number-like columns ($99.20, 117.96M, 3.5×, +2.1%, 128 KB) are right-aligned with tabular figures, text left;
   their figures never break, but their headers wrap between words, so a long header does not widen the table;
@@ -26,6 +28,7 @@ import re
 from typing import Callable, Mapping
 
 from .. import fmt
+from . import labels
 
 CLASS = "tn-table"
 # Number-like: an optional sign, currency or ~, digits, and a short unit or suffix ("$1.2K", "3.5×", "128 KB",
@@ -42,7 +45,7 @@ STYLE = f"""<style>
   background-attachment:local,local,scroll,scroll}}
 .{CLASS}-wrap:focus{{outline:2px solid #4C72B0;outline-offset:2px}}
 table.{CLASS}{{border-collapse:collapse;font-size:0.9em;line-height:1.35;margin:0;background:transparent;width:auto}}
-table.{CLASS} caption{{caption-side:top;text-align:left;font-weight:600;padding:0 0 0.35em 0;color:#333}}
+.{CLASS}-caption{{text-align:left;font-weight:600;margin:0.6em 0 0.35em 0;color:#333}}
 table.{CLASS} th,table.{CLASS} td{{padding:0.3em 0.5em;border-bottom:1px solid #e3e3e3;vertical-align:top;
   text-align:left;background:transparent}}
 table.{CLASS} thead th{{border-bottom:2px solid #999;font-weight:600;vertical-align:bottom}}
@@ -74,10 +77,11 @@ class Table:
             cells = [cell("th", v, j, "row") if (j == 0 and self.label_column) else cell("td", v, j)
                      for j, v in enumerate(row)]
             body.append(f"<tr>{''.join(cells)}</tr>")
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        # The caption sits above the scrolling box, so on a phone it wraps at the column instead of scrolling away.
+        caption = f'<p class="{CLASS}-caption">{html.escape(self.caption)}</p>' if self.caption else ""
         label = html.escape(self.caption or (self.header[0] if self.header else "table"))
-        return (f'{STYLE}<div class="{CLASS}-wrap" role="region" tabindex="0" aria-label="{label}">'
-                f'<table class="{CLASS}">{caption}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        return (f'{STYLE}{caption}<div class="{CLASS}-wrap" role="region" tabindex="0" aria-label="{label}">'
+                f'<table class="{CLASS}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
                 f"</table></div>")
 
     def __repr__(self) -> str:
@@ -107,10 +111,18 @@ def _unbroken_words(escaped: str) -> str:
 
 
 def header_text(name) -> str:
-    """A column name as a reader's header: `snake_case` → `snake case`; tuples (MultiIndex) joined by ' · '."""
+    """A column name as a reader's header: an input's Python name becomes its display name (faces.labels:
+    `length_growth` → 'length growth, end ÷ start (g)'), any other `snake_case` → `snake case`; tuples
+    (MultiIndex) joined by ' · '."""
     if isinstance(name, tuple):
         return " · ".join(header_text(part) for part in name if str(part))
-    return str(name).replace("_", " ") if name is not None else ""
+    if name is None:
+        return ""
+    text = str(name)
+    if text in labels.NAMES:
+        return labels.label(text)
+    raw = set(labels.raw_names(text))          # a workload name (math_rl) is a name, and stays
+    return labels.SNAKE.sub(lambda m: m.group(0).replace("_", " ") if m.group(0) in raw else m.group(0), text)
 
 
 def cell_text(value, formatter: Callable | None = None) -> str:
@@ -170,6 +182,9 @@ def table(data, caption: str | None = None, formats: Mapping[str, Callable] | No
     return Table(header, rows, numeric, caption, label_column=keep_index)
 
 
-def show(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> Table:
-    """`table(...)`, named for the cell's last line: `tables.show(frame)` displays the book's table."""
-    return table(data, caption=caption, formats=formats)
+def show(data, caption: str | None = None, formats: Mapping[str, Callable] | None = None) -> None:
+    """Display the book's table for `data` (`table(...)`) where the cell's output goes, and return nothing: every
+    `show` in a cell shows, not only the last one (use `table(...)` for the object itself)."""
+    from IPython.display import display
+
+    display(table(data, caption=caption, formats=formats))

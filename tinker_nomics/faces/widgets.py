@@ -11,8 +11,9 @@ import html
 import io
 
 import ipywidgets as W
+import numpy as np
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import SVG, display
 
 from .. import fmt, sources
 from ..analysis.compare import cheaper_factor
@@ -45,7 +46,8 @@ PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;text-align:left;
              ".tn-panel .tn-group{border:1px solid #e3e3e3;border-radius:6px;padding:4px 8px 6px 8px;min-width:0}"
              ".tn-panel .tn-group-title{font-weight:600;color:#333;margin:2px 0 4px 0}"
              ".tn-panel table.tn-summary td,.tn-panel table.tn-summary th{padding:3px 12px 3px 0;vertical-align:top;"
-             "text-align:left}.tn-panel .tn-changes{color:#7a4b00;margin:4px 0}</style>")
+             "text-align:left}.tn-panel .tn-changes{color:#7a4b00;margin:4px 0}"
+             ".tn-panel .tn-fixed{color:#555;margin:4px 0;font-size:0.92em}</style>")
 
 
 def styled(widget, label: str):
@@ -101,7 +103,7 @@ SLIDERS = {
     "length_growth": (r"length growth, end ÷ start \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
     "substeps": (r"passes per batch \(K\)", lambda: W.IntSlider(min=1, max=8, step=1)),
     "lora_rank": ("LoRA rank", lambda: W.IntSlider(min=1, max=512, step=1)),
-    "turns": (r"turns per rollout \(N\)", lambda: W.IntSlider(min=1, max=60, step=1)),
+    "turns": (r"turns per rollout \(T\)", lambda: W.IntSlider(min=1, max=60, step=1)),
     "output_per_turn": (r"output tokens per turn \(O\)", lambda: W.IntSlider(min=0, max=8192, step=50,
                                                                              readout_format=TOKENS)),
     "observation_per_turn": ("observation tokens per turn", lambda: W.IntSlider(min=0, max=8192, step=50,
@@ -143,8 +145,8 @@ def priced_gpus() -> list[str]:
 
 # Panel figures use fixed margins and are drawn once to PNG here: the notebook's default "tight" bounding box
 # draws every figure twice, and a panel redraws on every slider move (make bench measures the redraw).
-PANEL_FIGSIZE = (7.5, 3.2)
-PANEL_MARGINS = dict(left=0.14, right=0.97, top=0.88, bottom=0.16)
+PANEL_FIGSIZE = (4.8, 3.2)    # inches: at the book's smallest font, text stays >= 9 px on a phone (plots.common)
+PANEL_MARGINS = dict(left=0.2, right=0.97, top=0.88, bottom=0.38)   # room for the legend under the axis
 
 
 def set_holding(widget, value) -> None:
@@ -165,13 +167,15 @@ def panel_axes(size=PANEL_FIGSIZE):
 
 
 def show_png(out: W.Output, fig) -> None:
-    """Replace what `out` shows with `fig` as a PNG, and free the figure."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=fig.dpi)
+    """Replace what `out` shows with `fig`, and free the figure. Drawn as SVG with its text as text (the name is
+    older than the format): PANEL_FIGSIZE and the book's smallest font keep the text readable on a phone
+    (plots.common.PHONE_COLUMN_PX) without the refitting the chapters' figures get, which a redraw cannot afford."""
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
     plt.close(fig)
     out.clear_output(wait=True)
     with out:
-        display(Image(data=buffer.getvalue(), format="png"))
+        display(SVG(data=buffer.getvalue()))
 
 
 class Calculator:
@@ -185,6 +189,7 @@ class Calculator:
     def __init__(self, workload: str = "math_rl", compact: bool = False, **overrides):
         self.out = W.Output()
         self.summary = W.HTML()
+        self.fixed = W.HTML()        # the controls that cannot change this run's result, and why
         self.controls: dict[str, W.Widget] = {}
         self.changes: list[str] = []
         self._quiet = False
@@ -222,7 +227,7 @@ class Calculator:
                                                              c["cache_hit_rate"], self.cached]),
                      group("Self-hosted", [self.gpu, c["num_gpus"], c["gpu_hourly_usd"], c["rollout_efficiency"],
                                            c["mfu"], c["off_policy"]])]
-        self.widget = panel([groups(boxes), self.summary, self.out])   # load() drew the first state
+        self.widget = panel([groups(boxes), self.fixed, self.summary, self.out])   # load() drew the first state
 
     # ---------------------------------------------------------------- state
     @contextlib.contextmanager
@@ -314,22 +319,61 @@ class Calculator:
     def redraw(self):
         if self._quiet:
             return
-        multi_turn = self.controls["turns"].value > 1   # the model reads L for one turn, O and observations for more
-        self.controls["completion_tokens"].disabled = multi_turn
-        for name in ("output_per_turn", "observation_per_turn"):
-            self.controls[name].disabled = not multi_turn
         try:
-            est = estimate(self.scenario())
+            scenario = self.scenario()
+            est = estimate(scenario)
+            fixed = fixed_controls(scenario, {name: self.controls[name] for name in ("rollout_efficiency", "mfu")})
         except TinkerNomicsError as exc:
             self.summary.value = f"<p style='color:#b00'>{html.escape(str(exc))}</p>"
             self.out.clear_output()
             return
+        for name, widget in self.controls.items():
+            widget.disabled = name in fixed
+        self.fixed.value = fixed_html(fixed, self.controls)
         self.summary.value = changes_html(self.changes) + summary_html(est)
         self.changes = []
         fig, ax = panel_axes()
-        plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model} · Tinker prices as of {est.scenario.prices} · "
-                                               f"{est.scenario.method} method")
+        plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model.split('/')[-1]} · prices {est.scenario.prices} · "
+                                               f"{est.scenario.method}")
         show_png(self.out, fig)
+
+
+SINGLE_TURN_ONLY = ("completion_tokens",)
+MULTI_TURN_ONLY = ("output_per_turn", "observation_per_turn")
+PACE_REASONS = {"rollout_efficiency": "training sets the pace of this run at every rollout efficiency, so the "
+                                      "rollout's speed cannot change its bill",
+                "mfu": "rollout sets the pace of this run at every training MFU, so training's speed cannot change "
+                       "its bill"}
+
+
+def fixed_controls(scenario: Scenario, sliders: dict) -> dict[str, str]:
+    """The controls that cannot change this scenario's result, each with the reason: the length inputs of the
+    other kind of run (single- or multi-turn), and a rollout efficiency or MFU slider whose whole range leaves
+    the self-hosted bill where it is (one vectorized estimate over the slider's range each)."""
+    turns = float(np.max(scenario.resolved().turns))
+    fixed = {name: "a multi-turn run reads the output and observation tokens per turn" for name in SINGLE_TURN_ONLY
+             if turns > 1}
+    fixed.update({name: "a single-turn run reads the completion length" for name in MULTI_TURN_ONLY if turns <= 1})
+    for name, slider in sliders.items():
+        grid = np.linspace(slider.min, slider.max, 16)
+        bills = np.asarray(estimate(scenario.replace(**{name: grid})).self_hosted.total_usd, dtype=float)
+        if np.ptp(bills) <= 1e-9 * np.max(bills):
+            fixed[name] = PACE_REASONS[name]
+    return fixed
+
+
+def fixed_html(fixed: dict[str, str], controls: dict) -> str:
+    """The greyed controls and why, under the panel's controls."""
+    if not fixed:
+        return ""
+    items = "; ".join(f"<b>{html.escape(strip_math(controls[name].description))}</b>: {html.escape(reason)}"
+                      for name, reason in fixed.items())
+    return f"<div class='tn-fixed'>Greyed, because they cannot change this run's result: {items}.</div>"
+
+
+def strip_math(label: str) -> str:
+    r"""A control's label without its MathJax delimiters: 'completion tokens \(L\)' → 'completion tokens (L)'."""
+    return label.replace(r"\(", "(").replace(r"\)", ")")
 
 
 def summary_html(est) -> str:
@@ -433,8 +477,7 @@ class ExperimentPanel:
         fig, ax = panel_axes()
         plots.meters_side_by_side([r[0] for r in rows], [r[2] for r in rows], [r[4] for r in rows],
                                   labels=("predicted", "from the logged tokens"), ax=ax,
-                                  title=f"{self.experiment.label}: predicted vs logged, "
-                                        f"Tinker prices as of {est.scenario.prices}")
+                                  title=f"{self.experiment.label}, prices {est.scenario.prices}")
         show_png(self.out, fig)
 
 

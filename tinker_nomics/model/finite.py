@@ -57,7 +57,7 @@ UNPRICED_DOLLARS = ("self_hosted.gpu_hourly_usd", "self_hosted.compute_usd", "se
 def check_finite(est) -> None:
     from .scenario import unpriced_rate
     unpriced = unpriced_rate(est.scenario.gpu_hourly_usd, est.scenario.gpu_hourly_usd_source)
-    bad = None
+    bad, first = None, None
     for name, value in numbers(est).items():
         if unpriced and name in UNPRICED_DOLLARS:
             continue
@@ -66,6 +66,7 @@ def check_finite(est) -> None:
             continue
         broken = ~np.isfinite(array)
         if np.any(broken):
+            first = first or name
             bad = broken if bad is None else np.logical_or(*np.broadcast_arrays(bad, broken))
     if bad is None:
         return
@@ -73,8 +74,8 @@ def check_finite(est) -> None:
     field, value = culprit(est.scenario, index)
     many = f" ({int(bad.sum())} of {bad.size} scenarios)" if bad.ndim else ""
     if field is None:
-        raise TinkerNomicsError(f"the estimate is not a finite number for these inputs{many}: they multiply past "
-                                f"the largest number a float holds")
+        raise TinkerNomicsError(f"the estimate's {first} is not a finite number for these inputs{many}: no input is "
+                                f"out of range, so this is a defect of the model; please report it with the inputs")
     size = "too large" if abs(value) > 1 else "too small"
     raise TinkerNomicsError(f"{field} is {size} ({value:g}){many}: the estimate overflows and its results would "
                             f"not be finite numbers")

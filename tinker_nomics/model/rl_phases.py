@@ -312,9 +312,11 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
 
 
 def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
-    """The update's model-FLOPs utilisation: its FLOPs over (GPUs × peak × its seconds)."""
+    """The update's model-FLOPs utilisation: its FLOPs over (GPUs × peak × its seconds); 0 where a step trains
+    nothing (no response tokens to learn from)."""
+    seconds = np.asarray(phases.training_seconds, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return f.update_gemm_units / phases.training_seconds
+        return np.where(seconds > 0, f.update_gemm_units / np.where(seconds > 0, seconds, 1.0), 0.0)
 
 
 # ------------------------------------------------------------------------------------------------ helpers

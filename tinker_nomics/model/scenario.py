@@ -12,7 +12,8 @@ Methods (a named choice, `method=`):
           rollout replicas, compute-bound-aware decode, attention FLOPs, trained tokens = prompt + completion
           (what Tinker bills), aborted rollouts re-prefilled.
   calibrated (the default) — exact, plus memory-feasible rollouts (the batch that fits, in waves) and
-          efficiencies fitted to published measurements (model/calibrated.py; data/calibration/).
+          per-phase parameters fitted to published measurements (model/rl_phases.py, model/decode.py;
+          data/calibration/parameters.csv).
 
 Presets (data/workloads/workloads.csv) keep the seed's own assumptions (its 70% MBU, its 10% MFU) on rows
 marked for the seed and exact methods; the calibrated method takes its fitted efficiencies instead. A preset's

@@ -48,10 +48,11 @@ def all_errata() -> list[Erratum]:
 
 
 def errata_rows(page: str, errata_list=None) -> list[dict]:
-    """The compact table of one seed page: figure, seed, consistent, why."""
+    """The compact table of one seed page: figure, seed, consistent, why. Only the figures that are errors: one that
+    merely looks inconsistent (`error=False`) is explained in the chapter's prose, not listed."""
     errata_list = all_errata() if errata_list is None else errata_list
     return [{"figure": e.figure, "seed": e.seed_text, "consistent": e.consistent_text, "why": e.why}
-            for e in errata_list if e.page == page]
+            for e in errata_list if e.page == page and e.error]
 
 
 # ------------------------------------------------------------------------------------------ departures

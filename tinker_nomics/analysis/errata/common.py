@@ -116,6 +116,7 @@ class Erratum:
     printed: float | None = None      # the printed figure when the seed's own method gives another number
     details: dict = field(default_factory=dict)   # name -> (value, kind): the numbers the explanation uses
     consistent_kind: str | None = None            # when the consistent number needs another format
+    error: bool = True       # False for a figure that looks inconsistent but is not (explained in prose only)
 
     @property
     def seed_text(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import matplotlib.ticker
 import numpy as np
 
-from .common import axes
+from .common import SMALL, WIDTH, axes
 
 METHOD_STYLES = {  # method -> (colour, marker, filled)
     "seed": ("#8172B3", "s", True), "exact": ("#4C72B0", "o", False), "roofline": ("#C44E52", "x", True),
@@ -15,7 +15,7 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     """Log-log scatter of `predicted` against `measured` (columns of a tinker_nomics.accuracy frame), one
     colour and marker per `method`, with the y = x line and 2× bands. Points above the line: predicted more
     than measured (positive signed error; optimistic for a throughput, pessimistic for a time)."""
-    fig, ax = axes(ax, size=(6.2, 5.0))
+    fig, ax = axes(ax, size=(WIDTH, 4.6))
     values = np.concatenate([np.asarray(frame["predicted"], float), np.asarray(frame["measured"], float)])
     low, high = np.nanmin(values) / 1.6, np.nanmax(values) * 1.6
     line = np.array([low, high])
@@ -36,7 +36,7 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.set_aspect("equal")
     ax.set_xlabel(f"measured {unit}")
     ax.set_ylabel(f"predicted {unit}")
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
     return fig
@@ -53,7 +53,7 @@ def errors_by_source(table, quantity: str, ax=None, title=None):
     rows = table[table["quantity"] == quantity]
     methods = list(dict.fromkeys(rows["method"]))
     sources = [s for s in dict.fromkeys(rows["source"]) if s != "all sources"] + ["all sources"]
-    fig, ax = axes(ax, size=(7.5, 0.55 * len(sources) + 1.4))
+    fig, ax = axes(ax, size=(WIDTH, 0.55 * len(sources) + 1.4))
     height = 0.8 / len(methods)
     y = np.arange(len(sources))
     shown = np.asarray(rows["median_abs_error"], float) * 100
@@ -62,16 +62,14 @@ def errors_by_source(table, quantity: str, ax=None, title=None):
         values = rows[rows["method"] == method].set_index("source").reindex(sources)["median_abs_error"]
         ax.barh(y + (i - (len(methods) - 1) / 2) * height, np.asarray(values, float) * 100, height,
                 label=method, color=METHOD_COLOURS.get(method, LOSO_COLOURS[i % len(LOSO_COLOURS)]))
-    ax.set_yticks(y, sources, fontsize=8)
+    ax.set_yticks(y, sources, fontsize=SMALL)
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.set_xlabel("median |signed error|, % (log scale)")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks([t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000) if lo / 1.5 <= t <= hi * 1.5])
-    height_in = ax.get_position().height * fig.get_figheight()
-    ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / height_in),
-              ncols=len(methods))       # under the axis label, clear of the bars
+    fig.legend(fontsize=SMALL, frameon=False, loc="outside lower center", ncols=2)   # under the axis, clear of the bars
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or quantity, fontsize=10, loc="left")
     return fig

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ... import fmt
-from .common import COLORS, dollar_axis
+from .common import COLORS, SMALL, WIDTH, dollar_axis
 
 SERIES = {"predicted": ("cost model (preset)", "#B0B0B0"), "measured": ("from the logged tokens", None)}
 MINUTE_TICKS = (5, 10, 30, 60, 120, 240)
@@ -25,7 +25,8 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
     tokens (token counts on the bars), then the totals and Tinker's real bill.
     `frame` is experiments.meter_frame(); `bills` maps experiment -> billed USD."""
     names = list(dict.fromkeys(frame["experiment"]))
-    fig, axes = plt.subplots(1, len(names), figsize=(8.5, 3.6), layout="constrained", sharey=False)
+    fig, axes = plt.subplots(len(names), 1, figsize=(WIDTH, 3.0 * len(names) + 0.6), layout="constrained",
+                             sharey=False)
     axes = np.atleast_1d(axes)
     width = 0.38
     for ax, name in zip(axes, names):
@@ -40,7 +41,7 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
                           hatch=None if key == "measured" else "//")
             for bar, t in zip(bars, toks):
                 ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), fmt.tokens(t), ha="center",
-                        va="bottom", fontsize=7.5, rotation=90)
+                        va="bottom", fontsize=SMALL, rotation=90)
         bill = float(bills[name])
         ax.hlines(bill, len(meters) - 1 - width, len(meters) - 1 + width, color="black", lw=1.5,
                   label="Tinker's real bill")
@@ -49,9 +50,10 @@ def meters_predicted_vs_actual(frame, bills: dict, labels: dict, title=None):
         ax.set_ylim(0, ax.get_ylim()[1] * 1.22)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_title(labels.get(name, name), fontsize=10, loc="left")
-    axes[0].set_ylabel("USD at the run's list rates")
+    for ax in axes:
+        ax.set_ylabel("USD at the run's list rates")
     handles, names_ = axes[-1].get_legend_handles_labels()
-    fig.legend(handles, names_, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.legend(handles, names_, loc="outside lower center", ncols=2, fontsize=SMALL, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     return fig
@@ -62,7 +64,7 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
     `comparisons` maps experiment -> experiments.VerlComparison; `printed` maps experiment -> (minutes, USD)
     of a prediction the seed printed, drawn hollow."""
     names = list(comparisons)
-    fig, axes = plt.subplots(1, len(names), figsize=(8.5, 3.8), layout="constrained")
+    fig, axes = plt.subplots(len(names), 1, figsize=(WIDTH, 3.2 * len(names) + 0.6), layout="constrained")
     axes = np.atleast_1d(axes)
     for ax, name in zip(axes, names):
         c = comparisons[name]
@@ -75,7 +77,7 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
                        edgecolors=colour, linewidths=1.5, label=system, zorder=3)
             left = system == "seed's printed prediction"
             ax.annotate(f"{minutes:,.0f} min, {fmt.usd(usd)}", (minutes, usd), textcoords="offset points",
-                        xytext=(-8 if left else 7, -3), ha="right" if left else "left", fontsize=8)
+                        xytext=(-8 if left else 7, -3), ha="right" if left else "left", fontsize=SMALL)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xticks(MINUTE_TICKS, [fmt.hours(m / 60).replace(".00 h", " h").replace(".0 min", " min")
@@ -92,12 +94,13 @@ def cost_vs_wallclock(comparisons: dict, labels: dict, printed: dict | None = No
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_title(f"{labels.get(name, name)}: {c.num_gpus:g} × {c.gpu} at {fmt.usd(c.gpu_hourly_usd)}/GPU-h",
                      fontsize=9, loc="left")
-    axes[0].set_ylabel("USD (log scale)")
+    for ax in axes:
+        ax.set_ylabel("USD (log scale)")
     handles = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=2, fontsize=SMALL, frameon=False)
     if title:
         fig.suptitle(title, fontsize=11, x=0.01, ha="left")
     return fig

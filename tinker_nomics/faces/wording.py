@@ -1,0 +1,155 @@
+"""The sentences and cells every page states a verdict with, so no two pages word the same answer differently.
+
+A verdict (analysis.verdict.Verdict) reads "self-hosting is 4.0× cheaper (in >99% of draws)"; under the close-call
+share it reads "a close call: Tinker is 1.1× cheaper at the point estimate, but only in 47% of draws", never as a
+winner. Bills, spreads and wall-clock read the same way in every table and paragraph.
+
+    from tinker_nomics.faces import wording
+    wording.verdict(v)          # the sentence
+    wording.verdict_cell(v)     # a table cell: "self-hosted 4.0×" or "close call (Tinker 1.1×)"
+"""
+from __future__ import annotations
+
+import math
+
+from .. import fmt
+from ..analysis.uncertainty import probability_text
+from ..analysis.verdict import Verdict, close_call_share
+
+SIDE = {"tinker": "Tinker", "self_hosted": "self-hosting"}          # as the subject of a sentence
+SIDE_CELL = {"tinker": "Tinker", "self_hosted": "self-hosted"}      # in a table cell
+
+
+def probability(p: float) -> str:
+    """A share of draws for prose: '<1%' and '>99%' rather than a rounded 0% or 100% (uncertainty's rule)."""
+    return "n/a" if math.isnan(float(p)) else probability_text(p)
+
+
+def side(name: str, capital: bool = False) -> str:
+    text = SIDE[name]
+    return text[:1].upper() + text[1:] if capital else text
+
+
+def money(usd: float | None) -> str:
+    """A run's bill: whole dollars ($146, $13,668); a dash when not computed."""
+    if usd is None or (isinstance(usd, float) and math.isnan(usd)):
+        return "—"
+    return fmt.usd(usd, cents=False)
+
+
+def spread(p10: float, p90: float) -> str:
+    """The P10–P90 of a bill: '$135–$176'."""
+    return f"{money(p10)}–{money(p90)}"
+
+
+def days(value: float) -> str:
+    """A wall-clock in days: two decimals below one day, one below 100 days, whole above (0.07 days, 23.9 days,
+    1,204 days)."""
+    value = float(value)
+    if math.isnan(value):
+        return "—"
+    text = f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
+    return f"{text} {'day' if text in ('1.0', '1.00') else 'days'}"
+
+
+def share(v: Verdict) -> str:
+    """'in >99% of draws' (the share agreeing with the point estimate), '' when nothing was drawn."""
+    return f"in {probability(v.p_cheaper)} of draws" if v.drawn else ""
+
+
+def verdict(v: Verdict, capital: bool = False) -> str:
+    """The sentence: 'self-hosting is 4.0× cheaper, in >99% of draws', or, below the close-call share,
+    'a close call: Tinker is 1.1× cheaper at the point estimate, but only in 47% of draws'."""
+    if v.close:
+        text = (f"a close call: {side(v.cheaper)} is {fmt.ratio(v.factor)} cheaper at the point estimate, but only "
+                f"{share(v)}")
+    else:
+        text = f"{side(v.cheaper)} is {fmt.ratio(v.factor)} cheaper" + (f", {share(v)}" if v.drawn else "")
+    return text[:1].upper() + text[1:] if capital else text
+
+
+def verdict_cell(v: Verdict) -> str:
+    """A table cell: 'self-hosted 4.0×', or 'close call (Tinker 1.1×)'."""
+    point = f"{SIDE_CELL[v.cheaper]} {fmt.ratio(v.factor)}"
+    return f"close call ({point})" if v.close else point
+
+
+def shares_cell(v: Verdict) -> str:
+    """A table cell with the share of draws each side is cheaper in: 'Tinker <1% · self-hosted >99%'."""
+    if not v.drawn:
+        return "—"
+    return f"Tinker {probability(v.p_tinker)} · self-hosted {probability(v.p_self_hosted)}"
+
+
+def close_call_rule() -> str:
+    """'fewer than 80% of draws' (the close-call share, data/assumptions/defaults.csv)."""
+    return f"fewer than {fmt.pct(close_call_share(), 0)} of draws"
+
+
+def method_line(method: str, prices: str | None, what: str = "") -> str:
+    """The line at the top of a chapter: which method and which price list its numbers use.
+    'Method: calibrated (the package's default) · Tinker prices: 2026-10-07, the newest list'."""
+    from ..model.scenario import DEFAULT_METHOD
+    from ..sources import newest_snapshot
+
+    name = f"{method} (the package's default)" if method == DEFAULT_METHOD else (
+        f"{method} (the original site's arithmetic)" if method == "seed" else method)
+    if prices is None:
+        listed = "none (this chapter prices no tokens)"
+    else:
+        listed = prices + (", the newest list" if prices == newest_snapshot() else
+                           (", the original site's list" if prices == "2026-01-05" else ""))
+    return f"Method: {name} · Tinker prices: {listed}" + (f" · {what}" if what else "")
+
+
+TINKER_WALLCLOCK = ("Tinker's wall-clock is not modelled: Tinker publishes no throughput for its shared pool, and "
+                   "a run's pace there depends on a queue the package cannot see")
+
+
+def answer_rows(answers, model: bool = False, fit: bool = False) -> list[dict]:
+    """The verdict table's rows for analysis.bottom_line.answers, the same on every page that prints it: the verdict
+    first (so a phone shows it without scrolling sideways), then each side's bill with its P10–P90, the share of
+    draws each side wins, and the self-hosted wall-clock (Tinker's is not modelled: `TINKER_WALLCLOCK`). `model`
+    adds the model each side runs, `fit` how the rollout fits on the GPUs."""
+    rows = []
+    for a in answers:
+        r = a.row
+        row = {"workload": a.workload, "verdict": verdict_cell(a.verdict)}
+        if model:
+            row["model (Tinker bills)"] = r.model.split("/")[-1] + (
+                f" ({r.billed_model.split('/')[-1]})" if r.successor else "")
+        row.update({
+            "Tinker (P10–P90)": f"{money(r.tinker_usd)} ({spread(a.tinker_p10, a.tinker_p90)})",
+            "self-hosted (P10–P90)": f"{money(r.self_hosted_usd)} ({spread(a.self_hosted_p10, a.self_hosted_p90)})",
+            "cheaper in": shares_cell(a.verdict),
+            "self-hosted wall-clock": f"{days(a.self_hosted_days)} on {r.num_gpus:g} GPUs",
+        })
+        if fit:
+            row["rollouts"] = rollout_fit(r)
+        rows.append(row)
+    return rows
+
+
+def rollout_fit(r) -> str:
+    """How a run's rollout fits on the GPUs (compare.HeadlineRow): '96 at a time, 11 waves', or that it does not."""
+    run = f"{r.rollout_concurrency:,.0f} at a time" + (f", {r.rollout_waves:g} waves" if r.rollout_waves > 1 else "")
+    return run if r.feasible else f"does not fit on {r.requested_gpus:g} GPUs; {run} on {r.num_gpus:g}"
+
+
+def about(value: float) -> str:
+    """A crossing point for prose: two significant figures above 100 (25,000), one decimal below (8.9)."""
+    value = float(value)
+    return f"{float(f'{value:.2g}'):,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def along(segments, unit: str) -> str:
+    """A 1-D cut (analysis.breakeven.segments) in words: 'self-hosting is cheaper up to about 25,000 tokens, Tinker
+    beyond', or 'Tinker is cheaper at every value from 32 to 65,536 tokens'."""
+    if len(segments) == 1:
+        side_, low, high = segments[0]
+        return f"{side(side_)} is cheaper everywhere from {low:,.0f} to {high:,.0f} {unit}"
+    parts = [f"{side(segments[0][0])} is cheaper up to about {about(segments[0][2])} {unit}"]
+    for side_, low, high in segments[1:-1]:
+        parts.append(f"{side(side_)} from there to about {about(high)}")
+    parts.append(f"{side(segments[-1][0])} beyond")
+    return ", ".join(parts)
