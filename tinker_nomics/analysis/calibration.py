@@ -99,6 +99,7 @@ class DecodeCase:
     plan: decode.ServingPlan
     regimes: tuple[str, ...]
     screened: str            # why the row is left out of the fit ("" = used)
+    limit: float             # output tokens/s at full HBM bandwidth and peak FLOPs with no overhead
 
 
 def _regimes_decode(row: dict, arch, gpus, plan) -> tuple[str, ...]:
@@ -138,8 +139,24 @@ def decode_cases() -> tuple[DecodeCase, ...]:
             f"above the physical limit: {r['measured_output_tok_s']:g} tok/s measured, {ceiling:.4g} at full HBM "
             f"bandwidth and peak FLOPs with no overhead (speculative decoding or a misread table)")
         out.append(DecodeCase(r["case_id"], r["source"], r.get("family") or r["source"], r["model"], r["gpu"],
-                              r["measured_output_tok_s"], plan, _regimes_decode(r, arch, gpus, plan), screened))
+                              r["measured_output_tok_s"], plan, _regimes_decode(r, arch, gpus, plan), screened, ceiling))
     return tuple(out)
+
+
+def screened_summary():
+    """The decode rows screened out above the physical limit, one row per source, model and GPU: their cases and
+    how far above the limit they claim to be (a DataFrame)."""
+    import pandas as pd
+
+    rows = [{"source": c.source, "model": c.model.split("/")[-1], "gpu": c.gpu, "case_id": c.case_id,
+             "over_limit": c.measured / c.limit} for c in decode_cases() if c.screened]
+    if not rows:
+        return pd.DataFrame(columns=["source", "model", "gpu", "cases", "case_ids", "over_limit_low",
+                                     "over_limit_high"])
+    frame = pd.DataFrame(rows)
+    return (frame.groupby(["source", "model", "gpu"], sort=False)
+            .agg(cases=("case_id", "size"), case_ids=("case_id", ", ".join), over_limit_low=("over_limit", "min"),
+                 over_limit_high=("over_limit", "max")).reset_index())
 
 
 def _physical_limit() -> ModelParameters:

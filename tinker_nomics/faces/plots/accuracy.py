@@ -15,7 +15,7 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     """Log-log scatter of `predicted` against `measured` (columns of a tinker_nomics.accuracy frame), one
     colour and marker per `method`, with the y = x line and 2× bands. Points above the line: predicted more
     than measured (positive signed error; optimistic for a throughput, pessimistic for a time)."""
-    fig, ax = axes(ax, size=(WIDTH, 4.6))
+    fig, ax = axes(ax, size=(WIDTH, 5.8))
     values = np.concatenate([np.asarray(frame["predicted"], float), np.asarray(frame["measured"], float)])
     low, high = np.nanmin(values) / 1.6, np.nanmax(values) * 1.6
     line = np.array([low, high])
@@ -36,7 +36,11 @@ def predicted_vs_measured(frame, labels=None, ax=None, title=None, unit="output 
     ax.set_aspect("equal")
     ax.set_xlabel(f"measured {unit}")
     ax.set_ylabel(f"predicted {unit}")
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
+    # below the axes, never over the points (a legend in a corner hides the cases that sit there)
+    if fig.get_layout_engine() is not None:
+        fig.legend(fontsize=SMALL, frameon=False, loc="outside lower center")
+    else:
+        ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
     ax.spines[["top", "right"]].set_visible(False)
     ax.set_title(title or "Predicted against measured", fontsize=10, loc="left")
     return fig
@@ -88,11 +92,12 @@ def primary_regime(regimes: str) -> str:
 
 
 def by_method_and_regime(frame, methods, labels, regime_labels, unit: str, title: str):
-    """Predicted against measured, one panel per method (side by side), each case coloured by its regime, with
-    the y = x line and the 2× band: the default method's held-out predictions next to the seed's and exact's."""
+    """Predicted against measured, one panel per method (stacked, so the figure reads on a phone), each case
+    coloured by its regime, with the y = x line and the 2× band: the default method's held-out predictions under
+    the seed's and exact's."""
     import matplotlib.pyplot as plt
 
-    fig, axs = plt.subplots(1, len(methods), figsize=(3.4 * len(methods), 3.7), sharex=True, sharey=True,
+    fig, axs = plt.subplots(len(methods), 1, figsize=(4.8, 3.1 * len(methods) + 1.0), sharex=True, sharey=True,
                             layout="constrained")
     values = np.concatenate([np.asarray(frame["predicted"], float), np.asarray(frame["measured"], float)])
     low, high = np.nanmin(values) / 1.6, np.nanmax(values) * 1.6
@@ -110,12 +115,10 @@ def by_method_and_regime(frame, methods, labels, regime_labels, unit: str, title
         ax.set_yscale("log")
         ax.set_xlim(low, high)
         ax.set_ylim(low, high)
-        ax.set_aspect("equal")
-        ax.set_title(labels.get(method, method), fontsize=9, loc="left")
-        ax.set_xlabel(f"measured {unit}", fontsize=8)
+        ax.set_title(labels.get(method, method), loc="left")
+        ax.set_ylabel(f"predicted {unit}")
         ax.spines[["top", "right"]].set_visible(False)
-        ax.tick_params(labelsize=8)
-    np.atleast_1d(axs)[0].set_ylabel(f"predicted {unit}", fontsize=8)
-    fig.legend(fontsize=7, frameon=False, loc="outside lower center", ncols=4)
-    fig.suptitle(title, fontsize=10, x=0.01, ha="left")
+    np.atleast_1d(axs)[-1].set_xlabel(f"measured {unit}")
+    fig.legend(frameon=False, loc="outside lower center", ncols=2)
+    fig.suptitle(title, x=0.01, ha="left")
     return fig
