@@ -94,6 +94,8 @@ EXPECTED_MAPPING_DIFFERENCES = {
     # RunPod sells an A100 80GB PCIe and an A100 80GB SXM; the catalog calls the SXM one A100-80GB-SXM, so its
     # plain A100-80GB is the PCIe card (rule a100-80gb-runpod); the reference leaves the variant open.
     ("A100-80GB", "", "A100 80GB PCIe"): "RunPod's A100-80GB is its PCIe card",
+    # Likewise RunPod's plain H100 beside its H100-SXM and H100-NVL (rule h100-runpod).
+    ("H100", "", "H100 PCIe"): "RunPod's H100 is its PCIe card",
 }
 REFERENCE_TO_REGISTRY = {  # (accelerator_normalized, variant_hint) -> our GPU where the two readings agree
     ("H100", ""): "H100 SXM", ("H100", "SXM"): "H100 SXM", ("H100", "PCIe"): "H100 PCIe", ("H100", "NVL"): "H100 NVL",

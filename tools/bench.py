@@ -31,6 +31,9 @@ TARGETS = {  # figure -> (target, unit, "<", ">", "≤" or "≥"): issue 6, and 
     "book_build_cached_seconds": (20.0, "s", "<"),
     "validate_lines_per_second": (100_000.0, "lines/s", "≥"),
     "validate_peak_memory_mb": (500.0, "MB", "≤"),
+    "plan_seconds": (2.0, "s", "<"),                      # issue 21: >= 5,000 candidates x 1,000 draws
+    "plan_candidates": (5000.0, "options", "≥"),
+    "plan_cli_seconds": (2.0, "s", "<"),
 }
 VALIDATE_LINES = 1_000_000
 BUNDLED_LOG = ROOT / "data" / "runs" / "omnimath" / "gptoss-20b-v3b-metrics.jsonl"
@@ -102,6 +105,26 @@ def bench_montecarlo() -> dict:
     t0 = time.perf_counter()
     uncertainty.simulate("swe_rl", n=100_000, seed=0)
     return {"montecarlo_1e5_seconds": time.perf_counter() - t0}
+
+
+def bench_plan() -> dict:
+    """`plan` on math_rl with the committed offers (every candidate, 1,000 draws): the planner's own call after the
+    imports, and the command end to end as a user runs it (a fresh process, JSON out)."""
+    from tinker_nomics import Scenario
+    from tinker_nomics.analysis import plan
+    scenario = Scenario.from_workload("math_rl")
+    plan.plan(scenario, workload="math_rl", deadline_hours=24, draws=50)       # warm the registries
+    t0 = time.perf_counter()
+    result = plan.plan(scenario, workload="math_rl", deadline_hours=24, draws=1000)
+    seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = subprocess.run([PY, "-m", "tinker_nomics", "plan", "--workload", "math_rl", "--deadline", "1d", "--format",
+                           "json"], cwd=ROOT, capture_output=True, text=True)
+    cli = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["options_considered"] == len(result.options)
+    return {"plan_seconds": seconds, "plan_candidates": float(len(result.options)), "plan_draws": result.draws,
+            "plan_cli_seconds": cli}
 
 
 def write_cookbook_log(path: Path, lines: int) -> int:
@@ -207,7 +230,7 @@ def bench_book() -> dict:
     return {"book_build_cold_seconds": cold, "book_build_cached_seconds": cached}
 
 
-MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo,
+MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo, "plan": bench_plan,
                 "validate": bench_validate, "validate_verl": bench_validate_verl, "notebooks": bench_notebooks, "book": bench_book}
 
 

@@ -81,6 +81,8 @@ class Offer:
 
     @property
     def source(self) -> str:
+        if self.catalog_commit.startswith("not known"):
+            return f"skypilot-catalog {self.catalog_path}, commit {self.catalog_commit}, file dated {self.recorded}"
         return f"skypilot-catalog {self.catalog_path} @ {self.catalog_commit}, read {self.recorded}"
 
     @property
