@@ -51,7 +51,7 @@ from ..model.estimate import estimate
 from ..model.scenario import Scenario
 from ..sources.defaults import number
 from ..sources.offers import Offer, load_offers
-from ..sources.price_list import priced_models, snapshots
+from ..sources.price_list import listed_in, snapshots
 from ..sources.services import gpu_hour_services, managed_services, per_token_services
 from ..sources.tables import Column, data_dir, load_table
 from . import tinker_wallclock, uncertainty
@@ -197,7 +197,7 @@ def hosted_scenario(base: Scenario) -> tuple[Scenario | None, str]:
             continue
     config = _config_file(model)
     if config is not None:
-        stand_in = next(iter(priced_models(sources.newest_snapshot())))
+        stand_in = listed_in(sources.newest_snapshot())[0].model
         candidate = base.replace(model=stand_in, model_config=str(config), tinker_cached_prefill=None)
         try:
             estimate(candidate)
@@ -292,10 +292,12 @@ class _Judge:
         """cost and wall: (options, draws) arrays (or None when not computed) -> column arrays."""
         out = {}
         if cost is not None:
-            q = np.quantile(cost, (*QUANTILES, self.confidence), axis=1)
+            with np.errstate(invalid="ignore"):        # a run that never finishes: infinite draws
+                q = np.quantile(cost, (*QUANTILES, self.confidence), axis=1)
             out.update(cost_usd_p10=q[0], cost_usd_p50=q[1], cost_usd_p90=q[2], cost_usd_at_confidence=q[3])
         if wall is not None:
-            q = np.quantile(wall, QUANTILES, axis=1)
+            with np.errstate(invalid="ignore"):
+                q = np.quantile(wall, QUANTILES, axis=1)
             out.update(wall_hours_p10=q[0], wall_hours_p50=q[1], wall_hours_p90=q[2])
             out["p_meets_deadline"] = np.ones(len(wall)) if self.deadline_hours is None else \
                 np.mean(wall <= self.deadline_hours, axis=1)
@@ -643,6 +645,9 @@ def _evaluate_gpu_options(cands: pd.DataFrame, hosted_base: Scenario, base: Scen
         [~has_peak, open_ & ~feasible, open_ & ~finishes],
         [no_peak_text, fit_text, "spot interruptions outpace progress: interruptions an hour × hours lost to each >= 1"],
         default=given)
+    # an option that does not fit (estimate costs it on the count that would) or never finishes has no figures
+    for key in columns:
+        columns[key][~feasible | ~finishes] = np.nan
     out = cands.copy()
     out["feasible"] = feasible
     out["dropped_because"] = dropped
