@@ -94,6 +94,20 @@ def hours(x: float) -> str:
     return f"{x:,.0f} h ({x / 24:.1f} days)"
 
 
+def duration(x_hours: float) -> str:
+    """A wall-clock for a plan, short: 36 min, 3.3 h, 4.6 days (no nested units, so ranges read cleanly)."""
+    x = float(x_hours)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "never"
+    if x < 1:
+        return f"{x * 60:.0f} min"
+    if x < 48:
+        return f"{x:.1f} h"
+    return f"{x / 24:.1f} days"
+
+
 def seconds(x: float) -> str:
     x = float(x)
     return f"{x:.1f} s" if x < 60 else f"{x / 60:.1f} min"

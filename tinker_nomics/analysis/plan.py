@@ -283,10 +283,10 @@ def parse_deadline(text) -> float:
 
 @dataclass(frozen=True)
 class _Judge:
-    """Turns each option's cost and wall-clock draws into the columns the plan shows."""
-    deadline_hours: float | None
+    """Turns each option's cost and wall-clock draws into the columns the plan shows: quantiles, the cost at the
+    confidence quantile, and the share of draws on time for each deadline asked (column p_meets@j)."""
+    deadlines: tuple            # hours; None = no deadline (every draw on time)
     confidence: float
-    budget_usd: float | None
 
     def columns(self, cost: np.ndarray | None, wall: np.ndarray | None) -> dict:
         """cost and wall: (options, draws) arrays (or None when not computed) -> column arrays."""
@@ -299,18 +299,23 @@ class _Judge:
             with np.errstate(invalid="ignore"):
                 q = np.quantile(wall, QUANTILES, axis=1)
             out.update(wall_hours_p10=q[0], wall_hours_p50=q[1], wall_hours_p90=q[2])
-            out["p_meets_deadline"] = np.ones(len(wall)) if self.deadline_hours is None else \
-                np.mean(wall <= self.deadline_hours, axis=1)
+            for j, hours in enumerate(self.deadlines):
+                out[f"p_meets@{j}"] = np.ones(len(wall)) if hours is None else np.mean(wall <= hours, axis=1)
         return out
+
+    @property
+    def keys(self) -> list[str]:
+        return ["cost_usd_p10", "cost_usd_p50", "cost_usd_p90", "cost_usd_at_confidence", "wall_hours_p10",
+                "wall_hours_p50", "wall_hours_p90"] + [f"p_meets@{j}" for j in range(len(self.deadlines))]
 
 
 def _frame(n: int, **columns) -> pd.DataFrame:
-    """A block of options: every column of COLUMNS, scalars repeated, missing ones empty."""
+    """A block of options: every column of COLUMNS (and any p_meets@j given), scalars repeated, missing ones empty."""
     data = {}
-    for c in COLUMNS:
+    for c in COLUMNS + [k for k in columns if k.startswith("p_meets@")]:
         value = columns.get(c)
         data[c] = np.asarray(value) if isinstance(value, (np.ndarray, list, pd.Series)) else [value] * n
-    return pd.DataFrame(data, columns=COLUMNS)
+    return pd.DataFrame(data)
 
 
 # ----------------------------------------------------------------------------------------------- the plan
@@ -333,11 +338,13 @@ class Plan:
 
     def to_dict(self, limit: int | None = None) -> dict:
         """The keys of `tinker-nomics plan --format json` (options ranked; `limit` keeps the first ones)."""
-        options = self.options if limit is None else self.options.head(limit)
+        options = self.options.drop(columns=["offer"], errors="ignore")
+        options = options if limit is None else options.head(limit)
         return {"workload": self.workload, "model": self.scenario.model, "prices": self.scenario.prices,
                 "method": self.scenario.method, "confidence": self.confidence, "deadline_hours": self.deadline_hours,
                 "budget_usd": self.budget_usd, "draws": self.draws, "options_considered": int(len(self.options)),
-                "options": records(options), "best": self.best, "pareto": records(self.pareto),
+                "options": records(options), "best": self.best,
+                "pareto": records(self.pareto.drop(columns=["offer"], errors="ignore")),
                 "cheapest_over_budget": self.cheapest_over_budget, "spot_model": self.spot.describe(),
                 "notes": list(self.notes)}
 
@@ -358,6 +365,35 @@ def _plain(value):
     return value
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """Every option of one workload evaluated once, over its draws, for one or several deadlines; `plan()` ranks
+    them for one deadline, budget and spot choice without evaluating again."""
+    frame: pd.DataFrame                 # unranked options, with p_meets@j for each deadline
+    deadlines: tuple
+    confidence: float
+    draws: int
+    scenario: Scenario
+    workload: str | None
+    notes: tuple[str, ...]
+    spot_model: SpotModel
+
+    def plan(self, deadline_hours: float | None = None, budget_usd: float | None = None,
+             spot: bool | None = None) -> Plan:
+        if deadline_hours not in self.deadlines:
+            raise TinkerNomicsError(f"deadline {deadline_hours!r} was not evaluated; evaluated: {self.deadlines}")
+        _check_inputs(deadline_hours, budget_usd, self.confidence, 1, self.draws, None)
+        frame = self.frame
+        if spot is not None:
+            gpu_option = frame["kind"].isin(["rented", "managed", "given"]).to_numpy()
+            frame = frame[~gpu_option | (frame["spot"].to_numpy(dtype=bool) == spot)]
+        j = self.deadlines.index(deadline_hours)
+        frame = frame.drop(columns=[c for c in frame.columns if c.startswith("p_meets@")]).assign(
+            p_meets_deadline=frame[f"p_meets@{j}"].to_numpy())[COLUMNS + ["offer"]]
+        return _rank(frame, self.scenario, self.workload, deadline_hours, budget_usd, self.confidence, self.draws,
+                     list(self.notes), self.spot_model)
+
+
 def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: float | None = None,
          budget_usd: float | None = None, confidence: float = DEFAULT_CONFIDENCE, max_gpus: int = DEFAULT_MAX_GPUS,
          gpus=None, providers=None, spot: bool | None = None, offers: tuple[Offer, ...] | None = None,
@@ -366,6 +402,21 @@ def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: flo
     """Every way to run `scenario`, ranked (see the module's docstring). `spot`: None both, True spot only,
     False on demand only (for rented GPUs)."""
     _check_inputs(deadline_hours, budget_usd, confidence, max_gpus, draws, given_rate)
+    return evaluate(scenario, workload=workload, deadlines=(deadline_hours,), confidence=confidence,
+                    max_gpus=max_gpus, gpus=gpus, providers=providers, spot=spot, offers=offers,
+                    tinker_lists=tinker_lists, given_rate=given_rate, draws=draws, seed=seed,
+                    spot_model_=spot_model_).plan(deadline_hours, budget_usd)
+
+
+def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None,),
+             confidence: float = DEFAULT_CONFIDENCE, max_gpus: int = DEFAULT_MAX_GPUS, gpus=None, providers=None,
+             spot: bool | None = None, offers: tuple[Offer, ...] | None = None, tinker_lists=(),
+             given_rate: float | None = None, draws: int = DEFAULT_DRAWS, seed: int = 0,
+             spot_model_: SpotModel | None = None) -> Evaluation:
+    """Every option of `scenario`, evaluated over the draws for each of `deadlines` (hours, or None)."""
+    deadlines = tuple(deadlines)
+    for hours in deadlines:
+        _check_inputs(hours, None, confidence, max_gpus, draws, given_rate)
     offers = load_offers() if offers is None else tuple(offers)
     spot_m = spot_model_ or spot_model()
     base = scenario.resolved()
@@ -374,7 +425,7 @@ def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: flo
     if given_rate is not None and not gpu_filter:
         raise TinkerNomicsError("--gpu-hourly-usd in a plan prices the GPUs of --gpus; name them with --gpus")
     drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
-    judge = _Judge(deadline_hours, confidence, budget_usd)
+    judge = _Judge(deadlines, confidence)
     notes: list[str] = []
     blocks = []
     if provider_filter is None or "tinker" in provider_filter:
@@ -387,13 +438,18 @@ def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: flo
         if hosted_base is None:
             notes.append(f"the self-hosted side cannot be evaluated: {why}")
             candidates["feasible"] = False
-            candidates["dropped_because"] = "the self-hosted side cannot be evaluated"
+            candidates["dropped_because"] = "not modelled: the self-hosted side cannot be evaluated"
             blocks.append(candidates)
         else:
             blocks.append(_evaluate_gpu_options(candidates, hosted_base, base, drawn, spot_m, seed, judge))
     blocks.append(_not_applicable(provider_filter))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True)
-    return _rank(frame, base, workload, judge, int(draws), notes, spot_m)
+    for key in judge.keys:
+        if key not in frame:
+            frame[key] = np.nan
+    frame = frame.drop(columns=["p_meets_deadline"])
+    frame["offer"] = offer_key(frame)
+    return Evaluation(frame, deadlines, confidence, int(draws), base, workload, tuple(dict.fromkeys(notes)), spot_m)
 
 
 def _check_inputs(deadline_hours, budget_usd, confidence, max_gpus, draws, given_rate) -> None:
@@ -595,9 +651,7 @@ def _evaluate_gpu_options(cands: pd.DataFrame, hosted_base: Scenario, base: Scen
     on_spot = cands["spot"].to_numpy(dtype=bool)
     instances = cands["instances"].to_numpy(dtype=float)
 
-    columns = {c: np.full(len(cands), np.nan) for c in ("cost_usd_p10", "cost_usd_p50", "cost_usd_p90",
-                                                         "cost_usd_at_confidence", "wall_hours_p10", "wall_hours_p50",
-                                                         "wall_hours_p90", "p_meets_deadline")}
+    columns = {c: np.full(len(cands), np.nan) for c in judge.keys}
     finishes = np.ones(len(cands), bool)
     # On demand, an option's wall-clock is its pair's, and its cost its pair's GPU-hours at its rate plus the
     # sandbox bill: when the sandbox bill is the same in every draw, the cost quantiles are the GPU-hour quantiles
@@ -685,49 +739,89 @@ def _min_wall_strictly_cheaper(c: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(first_of_cost > 0, running[np.maximum(first_of_cost - 1, 0)], np.inf)
 
 
-def _rank(frame: pd.DataFrame, base: Scenario, workload, judge: _Judge, draws: int, notes: list,
-          spot_m: SpotModel) -> Plan:
-    frame = frame.copy()
+def _rank(frame: pd.DataFrame, base: Scenario, workload, deadline_hours, budget_usd, confidence: float, draws: int,
+          notes: list, spot_m: SpotModel) -> Plan:
     cost = frame["cost_usd_p50"].to_numpy(dtype=float)
     wall = frame["wall_hours_p50"].to_numpy(dtype=float)
-    open_ = pd.isna(frame["dropped_because"]).to_numpy()
+    given = frame["dropped_because"].to_numpy(dtype=object)
+    open_ = pd.isna(given)
     feasible = frame["feasible"].to_numpy(dtype=bool)
     p = frame["p_meets_deadline"].to_numpy(dtype=float)
     at_conf = frame["cost_usd_at_confidence"].to_numpy(dtype=float)
-    on_time = np.isfinite(p) & (p >= judge.confidence - 1e-12)
-    within = np.ones(len(frame), bool) if judge.budget_usd is None else \
-        (np.isfinite(at_conf) & (at_conf <= judge.budget_usd))
-    frame["within_budget"] = np.where(np.isfinite(at_conf), within, None)
-    late_text = ("misses the deadline: on time in " + pd.Series(100 * p).map("{:.0f}".format)
-                 + f"% of draws, below {100 * judge.confidence:.0f}%").to_numpy(dtype=object)
-    unknown_wall = ~np.isfinite(p)
-    over_text = ("over budget: $" + pd.Series(at_conf).map("{:,.2f}".format)
-                 + f" at P{100 * judge.confidence:.0f} > ${judge.budget_usd or 0:,.2f}").to_numpy(dtype=object)
+    on_time = np.isfinite(p) & (p >= confidence - 1e-12)
+    within = np.ones(len(frame), bool) if budget_usd is None else (np.isfinite(at_conf) & (at_conf <= budget_usd))
     live = open_ & feasible
-    frame["dropped_because"] = np.select(
-        [live & unknown_wall & (judge.deadline_hours is not None), live & ~unknown_wall & ~on_time,
-         live & on_time & ~within],
-        ["wall-clock not known: no deadline can be checked", late_text, over_text],
-        default=frame["dropped_because"].to_numpy(dtype=object))
-    meets = pd.isna(frame["dropped_because"]).to_numpy()
-    # dropped options: the ones that fit and are only late or over budget first, then the rest
-    reason_rank = np.select([meets, live & ~within & on_time, live], [0, 1, 2], default=3)
+    unknown_wall = live & ~np.isfinite(p) & (deadline_hours is not None)
+    late = live & np.isfinite(p) & ~on_time
+    over_budget = live & on_time & ~within
+    dropped = given.copy()
+    dropped[unknown_wall] = "wall-clock not known: no deadline can be checked"
+    dropped[late] = [f"misses the deadline: on time in {100 * x:.0f}% of draws, below {100 * confidence:.0f}%"
+                     for x in p[late]]
+    dropped[over_budget] = [f"over budget: ${x:,.2f} at P{100 * confidence:.0f} > ${budget_usd:,.2f}"
+                            for x in at_conf[over_budget]]
+    meets = live & ~unknown_wall & ~late & ~over_budget
+    # dropped options: the ones that fit and are only over budget first, then the late ones, then the rest
+    reason_rank = np.select([meets, over_budget, live], [0, 1, 2], default=3)
     order = np.lexsort((np.where(np.isfinite(wall), wall, np.inf), np.where(np.isfinite(cost), cost, np.inf),
                         reason_rank))
     frame = frame.iloc[order].reset_index(drop=True)
-    best = records(frame.head(1))[0] if meets.any() else None
+    frame["dropped_because"] = dropped[order]
+    frame["within_budget"] = np.where(np.isfinite(at_conf), within, None)[order]
+    best = records(frame.head(1).drop(columns=["offer"], errors="ignore"))[0] if meets.any() else None
     over = None
-    if best is None and judge.budget_usd is not None:
-        candidates = frame[(reason_rank[order] == 1)]
-        if len(candidates):
-            over = records(candidates.head(1))[0]
-            notes.append(f"no option meets the budget of ${judge.budget_usd:,.2f}; the cheapest on time, "
-                         f"{over['where']}, costs ${over['cost_usd_p50']:,.2f} (over budget)")
-    dropped = frame["dropped_because"].fillna("")
-    buyable = frame["feasible"].to_numpy(dtype=bool) & (
-        (dropped == "") | dropped.str.startswith(("misses the deadline", "over budget"))).to_numpy()
-    front = pareto_mask(np.where(buyable, frame["cost_usd_p50"].to_numpy(dtype=float), np.nan),
-                        frame["wall_hours_p50"].to_numpy(dtype=float))
+    if best is None and budget_usd is not None and over_budget.any():
+        over = records(frame.iloc[[int(np.sum(reason_rank == 0))]].drop(columns=["offer"], errors="ignore"))[0]
+        notes.append(f"no option meets the budget of ${budget_usd:,.2f}; the cheapest on time, "
+                     f"{over['where']}, costs ${over['cost_usd_p50']:,.2f} (over budget)")
+    buyable = (meets | late | over_budget)[order]
+    front = pareto_mask(np.where(buyable, cost[order], np.nan), wall[order])
     pareto = frame[front].sort_values(["cost_usd_p50", "wall_hours_p50"]).reset_index(drop=True)
-    return Plan(frame, best, pareto, over, judge.deadline_hours, judge.budget_usd, judge.confidence, draws, base,
-                workload, tuple(dict.fromkeys(notes)), spot_m)
+    return Plan(frame, best, pareto, over, deadline_hours, budget_usd, confidence, draws, base, workload,
+                tuple(dict.fromkeys(notes)), spot_m)
+
+
+# ----------------------------------------------------------------------------------------------- reading a plan
+
+
+def offer_key(frame: pd.DataFrame) -> pd.Series:
+    """What makes two options the same offer at different counts: kind, provider, instance type (or the service
+    and GPU), spot and rate."""
+    return frame["kind"].astype(str) + "|" + frame["provider"].astype(str) + "|" + \
+        frame["instance_type"].fillna(frame["where"].str.replace(r" × \d+$", "", regex=True)).astype(str) + "|" + \
+        frame["gpu"].astype(str) + "|" + frame["spot"].astype(str) + "|" + frame["usd_per_gpu_hour"].astype(str)
+
+
+def listed(frame: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
+    """The options a reader scans: each offer at its best count (its first row in the ranking; rows keep their
+    rank as the index), the first `top` of them, then every Tinker and service row not among them."""
+    key = frame["offer"] if "offer" in frame else offer_key(frame)
+    first = frame[~key.duplicated()]
+    head = first if top is None else first.head(top)
+    extra = first[first["kind"].isin(["tinker", "service"]) & ~first.index.isin(head.index)]
+    return pd.concat([head, extra])
+
+
+def sizing(scenario: Scenario, gpu: str, *, workload: str | None = None, max_gpus: int = DEFAULT_MAX_GPUS,
+           deadlines=(None,), confidence: float = DEFAULT_CONFIDENCE, draws: int = DEFAULT_DRAWS,
+           seed: int = 0) -> pd.DataFrame:
+    """How many of one GPU a run needs, whatever they cost: for 1..max_gpus GPUs, whether they hold the model,
+    the wall-clock P10/P50/P90 and GPU-hours P50, and the share of draws on time for each deadline (p_meets@j),
+    from the same `_self_hosted` evaluation the plan uses."""
+    for hours in deadlines:
+        _check_inputs(hours, None, confidence, max_gpus, draws, None)
+    name = sources.get_gpu(gpu).gpu
+    base = scenario.resolved()
+    hosted_base, why = hosted_scenario(scenario)
+    if hosted_base is None:
+        raise TinkerNomicsError(f"the self-hosted side cannot be evaluated: {why}")
+    drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
+    counts = np.arange(1, int(max_gpus) + 1, dtype=float)
+    hosted = _self_hosted(hosted_base, np.full(len(counts), name), counts, drawn)
+    columns = _Judge(tuple(deadlines), confidence).columns(None, hosted.wall_hours)
+    gpu_hours = np.quantile(hosted.gpu_hours, 0.5, axis=1)
+    out = pd.DataFrame({"gpu": name, "num_gpus": counts.astype(int), "feasible": hosted.feasible,
+                        "fitting_gpus": hosted.fitting_gpus, "gpu_hours_p50": gpu_hours, **columns})
+    cols = [c for c in out.columns if c.startswith(("wall", "gpu_hours", "p_meets"))]
+    out.loc[~out["feasible"], cols] = np.nan
+    return out

@@ -80,6 +80,21 @@ class Fit:
     loo_log_errors: tuple[float, ...]
     runs: tuple[str, ...]
 
+    @property
+    def sequence_tokens_per_second(self) -> float:
+        """How fast one rollout's tokens come: 1 / a."""
+        return 1.0 / self.seconds_per_sequence_token
+
+    @property
+    def batch_tokens_per_second(self) -> float:
+        """The pool's throughput for one job: 1 / b."""
+        return 1.0 / self.seconds_per_batch_token
+
+    @property
+    def spread_factor(self) -> float:
+        """One standard deviation of the step-time error as a factor: exp(log_sd)."""
+        return math.exp(self.log_sd)
+
     def step_seconds(self, completion_tokens_per_rollout, sampled_tokens_per_step):
         return (self.seconds_per_sequence_token * np.asarray(completion_tokens_per_rollout, dtype=float)
                 + self.seconds_per_batch_token * np.asarray(sampled_tokens_per_step, dtype=float))
@@ -131,6 +146,12 @@ def committed_fit() -> Fit:
         raise TinkerNomicsError(f"{FIT}: a parameter is negative")
     return Fit(values["seconds_per_sequence_token"], values["seconds_per_batch_token"], values["log_sd"], (),
                tuple(rows[0]["runs"].split("; ")))
+
+
+def measured_models() -> list[str]:
+    """The models of the runs the committed fit was made on (data/services/tinker_step_times.csv)."""
+    rows = load_table(STEP_TIMES, [Column("run"), Column("model"), Column("source")])
+    return sorted({r["model"].split("/")[-1] for r in rows})
 
 
 def tinker_hours(est, error_factor=1.0):

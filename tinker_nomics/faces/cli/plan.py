@@ -98,7 +98,7 @@ def run(args) -> str:
 def _span(p50, p10, p90, money: bool) -> str:
     if p50 is None or pd.isna(p50):
         return "—"
-    f = (lambda x: fmt.usd(x)) if money else fmt.hours
+    f = (lambda x: fmt.usd(x)) if money else fmt.duration
     return f"{f(p50)} ({f(p10)}–{f(p90)})"
 
 
@@ -106,18 +106,6 @@ def _gpus(row: dict) -> str:
     if not row.get("gpu"):
         return "—"
     return f"{row['num_gpus']:g} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
-
-
-def _shown(frame: pd.DataFrame, top: int | None) -> pd.DataFrame:
-    """The best count of each offer (its first row in the ranking), the first `top` of them, and every Tinker and
-    service row."""
-    key = frame["kind"].astype(str) + "|" + frame["provider"].astype(str) + "|" + \
-        frame["instance_type"].fillna(frame["where"]).astype(str) + "|" + frame["gpu"].astype(str) + "|" + \
-        frame["spot"].astype(str) + "|" + frame["usd_per_gpu_hour"].astype(str)
-    first = frame[~key.duplicated()]
-    head = first if top is None else first.head(top)
-    extra = first[first["kind"].isin(["tinker", "service"]) & ~first.index.isin(head.index)]
-    return pd.concat([head, extra])
 
 
 def render(result: planner.Plan, data: dict, top: int | None) -> str:
@@ -143,7 +131,7 @@ def render(result: planner.Plan, data: dict, top: int | None) -> str:
                      f"{fmt.usd(o['cost_usd_at_confidence'])} at the confidence) > budget {fmt.usd(result.budget_usd)}")
     lines.append("")
     front = set(result.pareto["where"])
-    shown = _shown(frame, top)
+    shown = planner.listed(frame, top)
     rows = []
     for rank, row in zip(shown.index + 1, shown.to_dict("records")):
         note = row["dropped_because"] if isinstance(row["dropped_because"], str) else \
