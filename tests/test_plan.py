@@ -330,3 +330,9 @@ def test_a_newer_catalog_copy_is_read_by_the_same_code(tmp_path):
     assert {o["where"] for o in data["options"]} == {"runpod 8x_H100-SXM_SECURE × 1",
                                                      *(f"runpod 8x_H100-SXM_SECURE × {m}" for m in range(2, 9))}
     assert data["best"]["usd_per_gpu_hour"] == pytest.approx(1.9)
+
+
+def test_the_command_lines_defaults_are_the_planners():
+    from tinker_nomics.faces.cli import plan as verb
+    assert (verb.DEFAULT_CONFIDENCE, verb.DEFAULT_MAX_GPUS, verb.DEFAULT_DRAWS) == \
+        (planner.DEFAULT_CONFIDENCE, planner.DEFAULT_MAX_GPUS, planner.DEFAULT_DRAWS)

@@ -44,6 +44,9 @@ ELSEWHERE = {
         "a placeholder path; tests/test_hosted_runs.py and tests/test_ledger.py read TRL output folders",
     "pip install .": "tests/test_wheel.py builds the wheel and installs it into a fresh venv, offline",
     "make calibrate": "tests/test_calibration.py runs tools/calibrate.py --check: the committed table is what the fit gives",
+    "make offers": "tests/test_offers.py: the committed data/hardware/gpu_offers.csv is what tools/import_gpu_offers.py "
+                   "writes from the snapshot",
+    "make tinker-wallclock": "tests/test_services.py runs tools/fit_tinker_wallclock.py --check",
     ".venv/bin/python -m playwright install chromium": "downloads a browser (network); tests/test_find_browser.py "
                                                        "finds a Playwright-installed one",
     ".venv/bin/python -m playwright install chromium --with-deps": "as above, with system libraries (root)",

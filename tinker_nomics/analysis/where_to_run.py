@@ -59,16 +59,31 @@ def evaluations(workloads=PRESETS, deadlines=(24, 168), **kwargs) -> dict[str, p
 
 
 def money_span(row) -> str:
+    """'$14.20 (8.24–23.17)': the median, then P10–P90 in the same unit."""
     if row is None or pd.isna(row.get("cost_usd_p50")):
         return "—"
-    return f"{fmt.usd(row['cost_usd_p50'])} ({fmt.usd(row['cost_usd_p10'])}–{fmt.usd(row['cost_usd_p90'])})"
+    def bare(x):
+        return fmt.usd(x).lstrip("$")
+    return f"{fmt.usd(row['cost_usd_p50'])} ({bare(row['cost_usd_p10'])}–{bare(row['cost_usd_p90'])})"
 
 
 def hours_span(row) -> str:
+    """'36 min (21–58)': the median, then P10–P90, the unit said once when all three share it."""
     if row is None or pd.isna(row.get("wall_hours_p50")):
         return "—"
-    return f"{fmt.duration(row['wall_hours_p50'])} ({fmt.duration(row['wall_hours_p10'])}–" \
-           f"{fmt.duration(row['wall_hours_p90'])})"
+    texts = [fmt.duration(row[k]) for k in ("wall_hours_p50", "wall_hours_p10", "wall_hours_p90")]
+    units = {t.split(" ", 1)[-1] for t in texts}
+    if len(units) == 1 and all(" " in t for t in texts):
+        return f"{texts[0]} ({texts[1].split(' ')[0]}–{texts[2].split(' ')[0]})"
+    return f"{texts[0]} ({texts[1]}–{texts[2]})"
+
+
+def cost_text(row) -> str:
+    return "—" if row is None or pd.isna(row.get("cost_usd_p50")) else fmt.usd(row["cost_usd_p50"])
+
+
+def wall_text(row) -> str:
+    return "—" if row is None or pd.isna(row.get("wall_hours_p50")) else fmt.duration(row["wall_hours_p50"])
 
 
 def gpus_text(row) -> str:
@@ -88,8 +103,7 @@ def uncertainty_text(p: float) -> str:
 
 
 def where_text(row) -> str:
-    text = row["where"]
-    return text + (" (auction-style price)" if isinstance(row.get("caveat"), str) else "")
+    return row["where"]
 
 
 def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:
@@ -100,12 +114,31 @@ def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:
     best = None if p.best is None else p.best["where"]
     for rank, row in planner.listed(p.options, top).iterrows():
         row = row.to_dict()
-        note = row["dropped_because"] if isinstance(row["dropped_because"], str) else ""
-        flags = [x for x in ("best" if row["where"] == best else "", "frontier" if row["where"] in front else "") if x]
-        rows.append({"rank": int(rank) + 1, "where": where_text(row), "GPUs": gpus_text(row),
+        flags = [x for x in ("best" if row["where"] == best else "", "frontier" if row["where"] in front else "",
+                             "auction-style price" if isinstance(row.get("caveat"), str) else "",
+                             row["dropped_because"] if isinstance(row["dropped_because"], str) else "") if x]
+        rows.append({"rank": f"{int(rank) + 1:,}", "where": where_text(row), "GPUs": gpus_text(row),
                      "cost P50 (P10–P90)": money_span(row), "wall-clock P50 (P10–P90)": hours_span(row),
-                     "on time": on_time_text(row), "note": ", ".join(flags + ([note] if note else []))})
+                     "on time": on_time_text(row), "note": "; ".join(flags)})
     return pd.DataFrame(rows)
+
+
+def tinker_row(p: planner.Plan) -> dict:
+    return p.options[p.options["kind"] == "tinker"].iloc[0].to_dict()
+
+
+def tinker_status(p: planner.Plan) -> str:
+    """What Tinker offers for the plan's run: its median cost and wall-clock, or why it cannot take it."""
+    t = tinker_row(p)
+    if isinstance(t["dropped_because"], str) and pd.isna(t["cost_usd_p50"]):
+        return t["dropped_because"].split(": ", 1)[-1]
+    return f"{cost_text(t)}, done in {wall_text(t)}"
+
+
+def fewest_gpus(p: planner.Plan, gpu: str) -> int | None:
+    """The fewest GPUs of one type among the plan's options that hold the model."""
+    fits = p.options[(p.options["gpu"] == gpu) & p.options["feasible"].astype(bool)]
+    return None if fits.empty else int(fits["num_gpus"].min())
 
 
 # ----------------------------------------------------------------------------------------------- the presets
@@ -127,9 +160,11 @@ def best_table(evals: dict, deadlines) -> pd.DataFrame:
                 "best_gpus": gpus_text(best), "best_cost_usd": None if best is None else best["cost_usd_p50"],
                 "best_wall_hours": None if best is None else best["wall_hours_p50"],
                 "best_cost": money_span(best), "best_wall": hours_span(best),
+                "best_cost_text": cost_text(best), "best_wall_text": wall_text(best),
                 "tinker_cost_usd": tinker["cost_usd_p50"], "tinker_wall_hours": tinker["wall_hours_p50"],
                 "tinker_on_time": tinker["p_meets_deadline"], "tinker_cost": money_span(tinker),
                 "tinker_wall": hours_span(tinker), "tinker_on_time_text": on_time_text(tinker),
+                "tinker_cost_text": cost_text(tinker), "tinker_wall_text": wall_text(tinker),
                 "tinker_dropped": tinker["dropped_because"] if isinstance(tinker["dropped_because"], str) else None,
                 "model": p.scenario.model, "prices": p.scenario.prices})
     return pd.DataFrame(rows)
@@ -148,6 +183,18 @@ def deadline_sweep(evals: dict, deadlines) -> pd.DataFrame:
                          "best_where": None if best is None else where_text(best),
                          "best_gpus": gpus_text(best), "spot": None if best is None else bool(best["spot"])})
     return pd.DataFrame(rows)
+
+
+def sweep_table(sweep: pd.DataFrame, workloads, deadlines) -> pd.DataFrame:
+    """The best option per preset (rows) and deadline (columns), short: what it runs on and its median cost."""
+    def cell(r) -> str:
+        if r["best_kind"] is None:
+            return "nothing on time"
+        what = "Tinker" if r["best_kind"] == "Tinker" else r["best_gpus"] + (" spot" if r["spot"] else "")
+        return f"{what}, {fmt.usd(r['best_cost_usd'])}"
+    texts = sweep.assign(cell=[cell(r) for r in sweep.to_dict("records")])
+    return texts.pivot(index="workload", columns="deadline", values="cell").reindex(
+        index=list(workloads), columns=[deadline_label(h) for h in deadlines])
 
 
 def at_count(p: planner.Plan, num_gpus: int) -> pd.DataFrame:

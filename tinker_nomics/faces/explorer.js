@@ -319,7 +319,7 @@
         html("span", { style: "display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;background:" + data.kinds[k].color }, item);
         item.appendChild(document.createTextNode(data.kinds[k].label));
       });
-      var line = html("span", { style: "white-space:nowrap" }, legend);
+      var line = html("span", {}, legend);
       line.appendChild(document.createTextNode("red line: the frontier (no option both cheaper and faster)"));
     }
     function star(x, y) {

@@ -3,18 +3,18 @@ its cost and wall-clock with their spread, ranked; the cheapest option on time; 
 from __future__ import annotations
 
 import argparse
-
-import pandas as pd
+import math
 
 from ... import fmt
-from ...analysis import plan as planner
 from ...errors import TinkerNomicsError
-from ...sources.offers import load_offers
 from ...sources.workloads import get_workload
 from .common import add_format, number, table, to_json
 from .estimate import add_scenario_arguments, in_flags, scenario_from_args
 
 DEFAULT_TOP = 15
+# The planner's own defaults, repeated here so `tinker-nomics --help` and the other verbs need not import pandas
+# (analysis.plan loads only when `plan` runs); tests/test_plan.py checks they are the planner's.
+DEFAULT_CONFIDENCE, DEFAULT_MAX_GPUS, DEFAULT_DRAWS = 0.8, 64, 1000
 
 
 def add_parser(sub) -> None:
@@ -30,11 +30,11 @@ def add_parser(sub) -> None:
     p.add_argument("--deadline", help="wall-clock limit: hours or days, such as 36h, 3d or 48 (hours)")
     p.add_argument("--budget", type=number("--budget"), help="dollars; an option fits the budget when its cost at "
                                                              "the confidence quantile is at most this")
-    p.add_argument("--confidence", type=number("--confidence"), default=planner.DEFAULT_CONFIDENCE,
+    p.add_argument("--confidence", type=number("--confidence"), default=DEFAULT_CONFIDENCE,
                    help=f"share of draws that must meet the deadline and the budget (default "
-                        f"{planner.DEFAULT_CONFIDENCE:g})")
-    p.add_argument("--max-gpus", type=number("--max-gpus"), default=planner.DEFAULT_MAX_GPUS,
-                   help=f"most GPUs to rent (default {planner.DEFAULT_MAX_GPUS})")
+                        f"{DEFAULT_CONFIDENCE:g})")
+    p.add_argument("--max-gpus", type=number("--max-gpus"), default=DEFAULT_MAX_GPUS,
+                   help=f"most GPUs to rent (default {DEFAULT_MAX_GPUS})")
     p.add_argument("--gpus", help="only these GPUs, comma-separated (H100 = every H100 part; see `tinker-nomics gpus`)")
     p.add_argument("--providers", help="only these providers, comma-separated (tinker, fireworks, runpod, vast, ...)")
     p.add_argument("--spot", action=argparse.BooleanOptionalAction, default=None,
@@ -50,8 +50,8 @@ def add_parser(sub) -> None:
                    help="minutes to restart after an interruption (default: the stated range)")
     p.add_argument("--checkpoint-every-steps", type=number("--checkpoint-every-steps"),
                    help="steps between checkpoints (default: tinker-cookbook's save_every)")
-    p.add_argument("--draws", type=number("--draws"), default=planner.DEFAULT_DRAWS,
-                   help=f"Monte-Carlo draws (default {planner.DEFAULT_DRAWS:,})")
+    p.add_argument("--draws", type=number("--draws"), default=DEFAULT_DRAWS,
+                   help=f"Monte-Carlo draws (default {DEFAULT_DRAWS:,})")
     p.add_argument("--top", type=number("--top"), default=DEFAULT_TOP,
                    help=f"options to list (default {DEFAULT_TOP}; table: the best count of each offer; json: the "
                         f"first ranked options); 0 lists every option")
@@ -69,6 +69,9 @@ def _whole(value: float, flag: str, low: int) -> int:
 
 
 def run(args) -> str:
+    from ...analysis import plan as planner        # pandas and the planner load only for this verb
+    from ...sources.offers import load_offers
+
     scenario, calibration_note = scenario_from_args(args)
     deadline = None if args.deadline is None else planner.parse_deadline(args.deadline)
     top = _whole(args.top, "--top", 0)
@@ -95,8 +98,12 @@ def run(args) -> str:
 # ----------------------------------------------------------------------------------------------- text
 
 
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _span(p50, p10, p90, money: bool) -> str:
-    if p50 is None or pd.isna(p50):
+    if _missing(p50):
         return "—"
     f = (lambda x: fmt.usd(x)) if money else fmt.duration
     return f"{f(p50)} ({f(p10)}–{f(p90)})"
@@ -108,7 +115,8 @@ def _gpus(row: dict) -> str:
     return f"{row['num_gpus']:g} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
 
 
-def render(result: planner.Plan, data: dict, top: int | None) -> str:
+def render(result, data: dict, top: int | None) -> str:
+    from ...analysis import plan as planner
     s = result.scenario
     frame = result.options
     head = " · ".join(x for x in (result.workload, s.model, f"method {s.method}", f"Tinker prices {s.prices}") if x)
@@ -144,7 +152,7 @@ def render(result: planner.Plan, data: dict, top: int | None) -> str:
         rows.append([rank, row["where"], _gpus(row), _span(row["cost_usd_p50"], row["cost_usd_p10"],
                                                            row["cost_usd_p90"], True),
                      _span(row["wall_hours_p50"], row["wall_hours_p10"], row["wall_hours_p90"], False),
-                     "—" if p is None or pd.isna(p) else fmt.pct(p, 0), note])
+                     "—" if _missing(p) else fmt.pct(p, 0), note])
     lines.append(table(rows, ["rank", "where", "GPUs", "cost P50 (P10–P90)", "wall-clock P50 (P10–P90)", "on time",
                               "note"]))
     dropped = frame["dropped_because"].dropna().str.replace(r":.*", "", regex=True).value_counts()
