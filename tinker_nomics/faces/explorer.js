@@ -240,6 +240,7 @@
     var deadline = select(controls, "Deadline", "deadline", data.deadlines.map(function (d, i) { return { value: i, label: d }; }), o.deadline);
     var budget = select(controls, "Budget", "budget", data.budgets.map(function (b, i) { return { value: i, label: b }; }), o.budget);
     var spot = select(controls, "Rented GPUs", "spot", data.spots.map(function (s, i) { return { value: data.spot_ids[i], label: s }; }), o.spot);
+    var stateLine = html("p", { "class": "tn-note", "data-role": "state" }, root);
     var best = html("p", { "class": "tn-verdict", "data-role": "best" }, root);
     var over = html("p", { "class": "tn-note", "data-role": "over" }, root);
     var svg = el("svg", { viewBox: "0 0 720 300", width: 720, height: 300, role: "img" }, root);
@@ -257,6 +258,8 @@
       var w = wl.value, mi = model.value;
       var state = data.states[[w, mi, deadline.value, budget.value, spot.value].join("|")];
       var plot = data.plots[w + "|" + mi];
+      stateLine.textContent = [w, data.models[w][mi], "deadline " + data.deadlines[deadline.value],
+        data.budgets[budget.value], data.spots[data.spot_ids.indexOf(spot.value)]].join(" · ");
       best.textContent = state.best;
       over.textContent = state.over || "";
       // the table: the same columns and text as the chapter's
