@@ -349,8 +349,19 @@ class Plan:
                 "notes": list(self.notes)}
 
 
+COUNTS = ("num_gpus", "instances", "gpus_per_instance")
+
+
 def records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    """Rows as plain JSON values: NaN and infinities as None, GPU and instance counts as whole numbers."""
+    out = []
+    for row in frame.to_dict("records"):
+        plain = {k: _plain(v) for k, v in row.items()}
+        for key in COUNTS:
+            if isinstance(plain.get(key), float):
+                plain[key] = int(plain[key])
+        out.append(plain)
+    return out
 
 
 def _plain(value):
@@ -388,8 +399,7 @@ class Evaluation:
             gpu_option = frame["kind"].isin(["rented", "managed", "given"]).to_numpy()
             frame = frame[~gpu_option | (frame["spot"].to_numpy(dtype=bool) == spot)]
         j = self.deadlines.index(deadline_hours)
-        frame = frame.drop(columns=[c for c in frame.columns if c.startswith("p_meets@")]).assign(
-            p_meets_deadline=frame[f"p_meets@{j}"].to_numpy())[COLUMNS + ["offer"]]
+        frame = frame.rename(columns={f"p_meets@{j}": "p_meets_deadline"})[COLUMNS + ["offer"]]
         return _rank(frame, self.scenario, self.workload, deadline_hours, budget_usd, self.confidence, self.draws,
                      list(self.notes), self.spot_model)
 
@@ -449,6 +459,12 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
             frame[key] = np.nan
     frame = frame.drop(columns=["p_meets_deadline"])
     frame["offer"] = offer_key(frame)
+    # numbers as floats, flags as booleans, text as plain Python objects: ranking reorders every column on each
+    # plan, and NumPy takes these faster than pandas' text arrays
+    numbers = [c for c in frame.columns if c.startswith(("cost_", "wall_", "p_meets@"))] + \
+        ["usd_per_gpu_hour", "num_gpus", "instances", "gpus_per_instance"]
+    frame = frame.astype({**{c: float for c in numbers}, "spot": bool, "feasible": bool,
+                          **{c: object for c in frame.columns if c not in numbers and c not in ("spot", "feasible")}})
     return Evaluation(frame, deadlines, confidence, int(draws), base, workload, tuple(dict.fromkeys(notes)), spot_m)
 
 
