@@ -39,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -841,3 +841,7 @@ def sizing(scenario: Scenario, gpu: str, *, workload: str | None = None, max_gpu
     cols = [c for c in out.columns if c.startswith(("wall", "gpu_hours", "p_meets"))]
     out.loc[~out["feasible"], cols] = np.nan
     return out
+
+
+def clear_caches() -> None:
+    _spot_rows.cache_clear()
