@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve test-live book validate calibrate bench clean
+.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench clean
 
 # Which Python: the first make goal that needs .venv checks $(PYTHON) before .venv exists, and stops in one line
 # naming the supported Pythons found on this machine (tools/check_python.sh; the supported minor versions are
 # pyproject.toml's classifiers). An existing, installed .venv is used as it is.
-VENV_GOALS := install test test-fast test-deep test-resolve test-live book validate calibrate bench
+VENV_GOALS := install test test-fast test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench
 ifneq ($(filter $(VENV_GOALS),$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(STAMP)),)
 PYTHON_PROBLEM := $(shell tools/check_python.sh "$(PYTHON)" $(filter $(VENV_GOALS),$(MAKECMDGOALS)))
@@ -80,6 +80,14 @@ calibrate: $(STAMP)  ## fit the phase model to data/measurements/ and write data
 	$(PY) tools/import_verl_phases.py
 	$(PY) tools/build_measurement_cases.py
 	$(PY) tools/calibrate.py
+
+# CATALOG is a folder laid out like skypilot-org/skypilot-catalog's catalogs/ (any vms.csv below it) or one vms.csv;
+# default: the snapshot read on 2026-12-02, in place (../shared/realdata/gpu_offers/catalog; tools/realdata.py). COMMIT and RECORDED date a newer checkout.
+offers: $(STAMP)  ## import the SkyPilot catalog's GPU offers into data/hardware/gpu_offers.csv: make offers [CATALOG=path] [COMMIT=sha RECORDED=YYYY-MM-DD]
+	$(PY) tools/import_gpu_offers.py $(if $(CATALOG),"$(CATALOG)") $(if $(COMMIT),--commit "$(COMMIT)") $(if $(RECORDED),--recorded "$(RECORDED)")
+
+tinker-wallclock: $(STAMP)  ## fit Tinker's step time to the logged Tinker runs; writes data/services/tinker_step_times.csv and tinker_wallclock.csv
+	$(PY) tools/fit_tinker_wallclock.py
 
 bench: install  ## measure speed and memory on this machine (prints JSON and a table; includes two book builds)
 	$(PY) tools/bench.py

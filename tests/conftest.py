@@ -239,6 +239,15 @@ def load_tool(name: str):
 find_browser = load_tool("find_browser")
 
 
+def realdata(name: str):
+    """The real data folder `name` beside the repository (tools/realdata.py), read in place; the test skips,
+    saying so, where this machine does not have it (it carries no licence, so the repository never copies it)."""
+    path = load_tool("realdata").realdata(name)
+    if not path.is_dir():
+        pytest.skip(f"{path} is absent: the real data is read in place, never copied into the repository")
+    return path
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright  # imported here: the fast tests need no Playwright

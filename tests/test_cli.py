@@ -141,6 +141,7 @@ JSON_COMMANDS = {   # one invocation of every command that prints JSON; a new co
                 "--input-len", "1000", "--output-len", "1000"],
     "predict rl-step": ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
                         "1024", "--prompt-len", "200", "--response-len", "1000"],
+    "plan": ["plan", "--workload", "math_rl", "--deadline", "1d", "--max-gpus", "8", "--draws", "50"],
 }
 
 

@@ -77,3 +77,17 @@ def test_axis_ticks_carry_no_needless_decimals(value, kind, label):
                                              (["a", "b", "c"], "a, b and c")])
 def test_series(items, expected):
     assert fmt.series(items) == expected
+
+
+def test_time_in_unit_takes_the_unit_of_the_value_it_is_shown_with():
+    assert fmt.time_in_unit(3.55383e-05) == ("35.5", "µs")
+    assert fmt.time_in_unit(0.0658114) == ("65.8", "ms")
+    assert fmt.time_in_unit(4.07924) == ("4.08", "s")
+    # a range shown beside a value: the value's unit, whatever the end's size
+    assert fmt.time_in_unit(0.001, like=3.55383e-05) == ("1,000", "µs")
+    assert fmt.time_in_unit(60.0, like=4.07924) == ("60", "s")
+
+
+def test_ratio_span_prints_one_factor_where_both_ends_print_alike():
+    assert fmt.ratio_span(1.31, 1.53) == f"{fmt.ratio(1.31)}–{fmt.ratio(1.53)}"
+    assert fmt.ratio_span(1.041, 1.045) == fmt.ratio(1.045)

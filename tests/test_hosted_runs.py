@@ -6,13 +6,13 @@ real log's SOURCE.md (../shared/realdata/verl_runs/*/SOURCE.md, computed there f
 notes' own script).
 """
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hosted_shapes as hs
+from conftest import load_tool
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.model.rl_step import rl_steps
 from tinker_nomics.runs import verl
@@ -22,12 +22,8 @@ from tinker_nomics.runs.reconcile import run_facts
 from tinker_nomics.runs.meters import MeterTokens, bill_meters
 from tinker_nomics.sources import get_arch, get_gpu, number
 
-# The real logs live beside the repository (../shared/realdata/verl_runs, or where TINKER_NOMICS_REALDATA points),
-# never inside it: they carry no licence.
-_CANDIDATES = [Path(os.environ["TINKER_NOMICS_REALDATA"]) / "verl_runs"] if os.environ.get("TINKER_NOMICS_REALDATA") \
-    else [Path(__file__).resolve().parents[1].parent / "shared" / "realdata" / "verl_runs",
-          Path("/work/shared/realdata/verl_runs")]
-REALDATA = next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])
+# The real logs live beside the repository (tools/realdata.py says where), never inside it: they carry no licence.
+REALDATA = load_tool("realdata").realdata("verl_runs")
 
 
 def _verl_shapes(tmp: Path) -> dict:

@@ -44,6 +44,9 @@ ELSEWHERE = {
         "a placeholder path; tests/test_hosted_runs.py and tests/test_ledger.py read TRL output folders",
     "pip install .": "tests/test_wheel.py builds the wheel and installs it into a fresh venv, offline",
     "make calibrate": "tests/test_calibration.py runs tools/calibrate.py --check: the committed table is what the fit gives",
+    "make offers": "tests/test_offers.py: the committed data/hardware/gpu_offers.csv is what tools/import_gpu_offers.py "
+                   "writes from the snapshot",
+    "make tinker-wallclock": "tests/test_services.py runs tools/fit_tinker_wallclock.py --check",
     ".venv/bin/python -m playwright install chromium": "downloads a browser (network); tests/test_find_browser.py "
                                                        "finds a Playwright-installed one",
     ".venv/bin/python -m playwright install chromium --with-deps": "as above, with system libraries (root)",
@@ -169,7 +172,7 @@ assert sweep.tinker.total_usd.shape == (64,)
 cli = json.loads(subprocess.run([sys.executable, "-m", "tinker_nomics", "estimate", "--model", "Qwen3-8B",
     "--prompts-per-step", "64", "--group-size", "16", "--completion-tokens", "512", "--prompt-tokens", "200",
     "--steps", "180", "--format", "json"], capture_output=True, text=True, check=True).stdout)
-assert set(cli) - set(est.to_dict()) == {"produced_by"}, "the README says to_dict() has the JSON's keys"
+assert set(cli) - set(est.to_dict()) == {"produced_by", "other_services"}, "the README says what the JSON adds"
 assert cli["tinker"]["total_usd"] == est.to_dict()["tinker"]["total_usd"]
 """
     done = subprocess.run([sys.executable, "-c", block + checks], cwd=tmp_path, env=ENV, capture_output=True,

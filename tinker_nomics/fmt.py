@@ -94,6 +94,20 @@ def hours(x: float) -> str:
     return f"{x:,.0f} h ({x / 24:,.1f} days)"
 
 
+def duration(x_hours: float) -> str:
+    """A wall-clock for a plan, short: 36 min, 3.3 h, 4.6 days (no nested units, so ranges read cleanly)."""
+    x = float(x_hours)
+    if math.isnan(x):
+        return "n/a"
+    if math.isinf(x):
+        return "never"
+    if x < 1:
+        return f"{x * 60:.0f} min"
+    if x < 48:
+        return f"{x:.1f} h"
+    return f"{x / 24:.1f} days"
+
+
 def seconds(x: float) -> str:
     x = float(x)
     return f"{x:.1f} s" if x < 60 else f"{x / 60:.1f} min"
@@ -107,6 +121,21 @@ def milliseconds(x_seconds: float) -> str:
 def microseconds(x_seconds: float) -> str:
     """A short time in µs (67 µs): per-layer, per-step costs."""
     return f"{float(x_seconds) * 1e6:,.0f} µs"
+
+
+def ratio_span(low: float, high: float) -> str:
+    """A range of factors, '1.3×–1.5×', or one factor where both ends print alike."""
+    a, b = ratio(low), ratio(high)
+    return a if a == b else f"{a}–{b}"
+
+
+def time_in_unit(x_seconds: float, like: float | None = None) -> tuple[str, str]:
+    """A time and its unit, in the unit `like` (default: the time itself) reads best in: µs below a millisecond,
+    ms below a second, else s: (text, unit). A range takes its value's unit through `like`."""
+    x, ref = float(x_seconds), abs(float(x_seconds if like is None else like))
+    scale, unit = (1e6, "µs") if ref < 1e-3 else (1e3, "ms") if ref < 1 else (1.0, "s")
+    v = x * scale
+    return (f"{v:,.0f}" if abs(v) >= 100 or v == round(v) else f"{v:.3g}"), unit
 
 
 def pct(x: float, digits: int = 1) -> str:

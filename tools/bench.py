@@ -40,6 +40,9 @@ TARGETS = {  # figure -> (target, unit, "<", ">", "≤" or "≥"): issue 6, issu
     "validate_per_step_jsonl_peak_memory_mb": (500.0, "MB", "≤"),
     "validate_report_seconds": (60.0, "s", "<"),
     "validate_report_peak_memory_mb": (500.0, "MB", "≤"),
+    "plan_seconds": (2.0, "s", "<"),                      # issue 21: >= 5,000 candidates x 1,000 draws
+    "plan_candidates": (5000.0, "options", "≥"),
+    "plan_cli_seconds": (2.0, "s", "<"),
 }
 # `tinker-nomics validate` on the 1,000,000-line log, end to end as a user runs it (reading, pricing on both sides,
 # writing): case -> the options after the log. Each runs in a process of its own.
@@ -133,6 +136,26 @@ def bench_montecarlo() -> dict:
     t0 = time.perf_counter()
     uncertainty.simulate("swe_rl", n=100_000, seed=0)
     return {"montecarlo_1e5_seconds": time.perf_counter() - t0}
+
+
+def bench_plan() -> dict:
+    """`plan` on math_rl with the committed offers (every candidate, 1,000 draws): the planner's own call after the
+    imports, and the command end to end as a user runs it (a fresh process, JSON out)."""
+    from tinker_nomics import Scenario
+    from tinker_nomics.analysis import plan
+    scenario = Scenario.from_workload("math_rl")
+    plan.plan(scenario, workload="math_rl", deadline_hours=24, draws=50)       # warm the registries
+    t0 = time.perf_counter()
+    result = plan.plan(scenario, workload="math_rl", deadline_hours=24, draws=1000)
+    seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = subprocess.run([PY, "-m", "tinker_nomics", "plan", "--workload", "math_rl", "--deadline", "1d", "--format",
+                           "json"], cwd=ROOT, capture_output=True, text=True)
+    cli = time.perf_counter() - t0
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["options_considered"] == len(result.options)
+    return {"plan_seconds": seconds, "plan_candidates": float(len(result.options)), "plan_draws": result.draws,
+            "plan_cli_seconds": cli}
 
 
 def write_cookbook_log(path: Path, lines: int) -> int:
@@ -246,7 +269,7 @@ def bench_book() -> dict:
     return {"book_build_cold_seconds": cold, "book_build_cached_seconds": cached}
 
 
-MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo,
+MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo, "plan": bench_plan,
                 "validate": bench_validate, "validate_verl": bench_validate_verl, "notebooks": bench_notebooks, "book": bench_book}
 
 

@@ -19,21 +19,23 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
 
+from realdata import realdata  # noqa: E402
 from tinker_nomics.runs import verl  # noqa: E402
 from tinker_nomics.runs.measured import plain_steps  # noqa: E402
 
 TABLE = REPO / "data" / "measurements" / "rl_phases.csv"
+
+
 def _logs() -> Path:
-    """The real logs beside the repository (../shared/realdata/verl_runs), or where TINKER_NOMICS_REALDATA points."""
-    import os
-    env = os.environ.get("TINKER_NOMICS_REALDATA")
-    candidates = [Path(env) / "verl_runs"] if env else [REPO.parent / "shared" / "realdata" / "verl_runs",
-                                                       Path("/work/shared/realdata/verl_runs")]
-    for path in candidates:
-        if path.is_dir():
-            return path
-    raise SystemExit(f"the real verl logs are not at {candidates[0]} (set TINKER_NOMICS_REALDATA)")
+    """The real verl logs, read in place (tools/realdata.py says where)."""
+    path = realdata("verl_runs")
+    if not path.is_dir():
+        raise SystemExit(f"the real verl logs are not at {path} (set TINKER_NOMICS_REALDATA)")
+    return path
+
+
 FAMILY_PREFIX = "verl console log"
 COLUMNS = ["source_url", "source_family", "framework", "framework_version", "algorithm", "critic", "kl_reference",
            "model", "gpu", "num_gpus", "rollout_engine", "rollout_tp", "gpu_memory_utilization", "offload",

@@ -113,6 +113,29 @@ def _parse_params(text: str, where: str) -> dict:
     return {k: (tuple(v) if k == "values" else v[0]) for k, v in out.items() if v}
 
 
+def parse_distribution(kind: str, parameters: str, where: str) -> tuple[str, dict]:
+    """(kind, parameters) of one distribution as a data table writes it ('triangular', 'low=1 mode=1.5 high=2.5'),
+    checked; `where` names the table row in the error."""
+    kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise TinkerNomicsError(f"{where} column distribution: {kind!r} is not one of {', '.join(KINDS)}")
+    params = _parse_params(parameters, where)
+    missing = [name for name in KINDS[kind] if name not in params]
+    if missing:
+        raise TinkerNomicsError(f"{where}: {kind} needs {', '.join(missing)}")
+    if kind in ("uniform", "triangular", "loguniform") and not (
+            params["low"] <= params.get("mode", params["low"]) <= params["high"]):
+        raise TinkerNomicsError(f"{where}: needs low <= mode <= high")
+    if kind == "loguniform" and params["low"] <= 0:
+        raise TinkerNomicsError(f"{where}: loguniform needs low > 0")
+    return kind, params
+
+
+def stream(seed: int, name: str) -> np.random.Generator:
+    """A seeded random stream of its own for `name` (a workload, or another quantity the planner draws)."""
+    return _rng(seed, name)
+
+
 @functools.lru_cache(maxsize=None)
 def distributions() -> tuple[Distribution, ...]:
     rows = load_table("assumptions/uncertainty.csv", [
@@ -124,18 +147,7 @@ def distributions() -> tuple[Distribution, ...]:
         where = f"assumptions/uncertainty.csv row {r['_row']}"
         if r["parameter"] not in BOUNDS:
             raise TinkerNomicsError(f"{where} column parameter: {r['parameter']!r} is not a numeric Scenario field")
-        kind = r["distribution"].strip().lower()
-        if kind not in KINDS:
-            raise TinkerNomicsError(f"{where} column distribution: {kind!r} is not one of {', '.join(KINDS)}")
-        params = _parse_params(r["parameters"], where)
-        missing = [name for name in KINDS[kind] if name not in params]
-        if missing:
-            raise TinkerNomicsError(f"{where}: {kind} needs {', '.join(missing)}")
-        if kind in ("uniform", "triangular", "loguniform") and not (
-                params["low"] <= params.get("mode", params["low"]) <= params["high"]):
-            raise TinkerNomicsError(f"{where}: needs low <= mode <= high")
-        if kind == "loguniform" and params["low"] <= 0:
-            raise TinkerNomicsError(f"{where}: loguniform needs low > 0")
+        kind, params = parse_distribution(r["distribution"], r["parameters"], where)
         applies = tuple(r["applies_to"].split())
         unknown = [w for w in applies if w != "all" and w not in known]
         if unknown:
@@ -179,6 +191,27 @@ def probability_text(p: float) -> str:
 def _rng(seed: int, workload: str) -> np.random.Generator:
     # One independent stream per workload, so adding a workload does not change another's draws.
     return np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(workload.encode())]))
+
+
+def draw_inputs(workload: str, resolved: Scenario, n: int, seed: int = 0, method: str | None = None,
+                leave_out=()) -> dict[str, np.ndarray]:
+    """n draws of every uncertain input data/assumptions/uncertainty.csv gives `workload` under `method` (a
+    relative row scales the resolved scenario's value), from the workload's own seeded stream: the one sampler
+    the Monte-Carlo and the planner share. `leave_out` names inputs the caller fixes (the planner keeps the
+    off-policy bound the user chose); they are still drawn, so the other inputs' draws do not change."""
+    rng = _rng(seed, workload)
+    draws = {}
+    method = method or str(resolved.method)
+    for name, dist in sorted(for_workload(workload, method).items()):
+        if name == "model_error_factor" and method == "calibrated":
+            # the calibrated model's own held-out error, widest over the regimes this scenario falls in
+            dist = dataclasses.replace(dist, params={**dist.params, "sigma": scenario_model_error(resolved)})
+        values = dist.draw(n, rng)
+        if dist.relative:
+            values = values * float(getattr(resolved, name))
+        if name not in leave_out:
+            draws[name] = values
+    return draws
 
 
 @dataclass(frozen=True)
@@ -287,15 +320,7 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
         base = base.replace(model=model, prices=snapshot, tinker_cached_prefill=cached)
         successor = succ is not None
     resolved = base.resolved()
-    rng = _rng(seed, workload)
-    draws = {}
-    for name, dist in sorted(for_workload(workload, method).items()):
-        if name == "model_error_factor" and method == "calibrated":
-            dist = dataclasses.replace(dist, params={**dist.params, "sigma": scenario_model_error(resolved)})
-        values = dist.draw(n, rng)
-        if dist.relative:
-            values = values * float(getattr(resolved, name))
-        draws[name] = values
+    draws = draw_inputs(workload, resolved, n, seed, method)
     point = estimate(base)
     est = estimate(base.replace(**draws))
     return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws,

@@ -79,7 +79,11 @@
       ".tn-control output{min-width:9em;font-variant-numeric:tabular-nums}" +
       ".tn-control input:disabled{opacity:.45}.tn-why{color:#7a4b00;font-size:12.5px}" +
       ".tn-explorer svg{max-width:100%;height:auto;display:block}" +
-      ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}";
+      ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}" +
+      ".tn-table-wrap{overflow-x:auto;max-width:100%}table.tn-plan{border-collapse:collapse;font-size:12.5px;margin:6px 0}" +
+      "table.tn-plan th,table.tn-plan td{padding:3px 7px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}" +
+      "table.tn-plan th{border-bottom:2px solid #999}table.tn-plan td.num{text-align:right;white-space:nowrap;" +
+      "font-variant-numeric:tabular-nums}";
     var s = document.createElement("style");
     s.id = "tn-explorer-style";
     s.textContent = css;
@@ -275,6 +279,115 @@
     draw();
   }
 
+  /* ---------------------------------------------------------------- where to run it */
+  function planner(root, data) {
+    var controls = html("div", { "class": "tn-controls" }, root);
+    var o = data.opening;
+    var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), o.workload);
+    var modelWrap = html("span", {}, controls);
+    var model = null;
+    var deadline = select(controls, "Deadline", "deadline", data.deadlines.map(function (d, i) { return { value: i, label: d }; }), o.deadline);
+    var budget = select(controls, "Budget", "budget", data.budgets.map(function (b, i) { return { value: i, label: b }; }), o.budget);
+    var spot = select(controls, "Rented GPUs", "spot", data.spots.map(function (s, i) { return { value: data.spot_ids[i], label: s }; }), o.spot);
+    var stateLine = html("p", { "class": "tn-note", "data-role": "state" }, root);
+    var best = html("p", { "class": "tn-verdict", "data-role": "best" }, root);
+    var over = html("p", { "class": "tn-note", "data-role": "over" }, root);
+    var svg = el("svg", { viewBox: "0 0 720 300", width: 720, height: 300, role: "img" }, root);
+    var legend = html("p", { "class": "tn-note", "data-role": "legend" }, root);
+    var wrap = html("div", { "class": "tn-table-wrap" }, root);
+    var table = html("table", { "class": "tn-plan", "data-role": "options" }, wrap);
+    html("p", { "class": "tn-note" }, root, data.note);
+
+    function models(current) {
+      while (modelWrap.firstChild) modelWrap.removeChild(modelWrap.firstChild);
+      model = select(modelWrap, "Model", "model", data.models[wl.value].map(function (m, i) { return { value: i, label: m }; }), current || 0);
+      model.addEventListener("change", draw);
+    }
+    function draw() {
+      var w = wl.value, mi = model.value;
+      var state = data.states[[w, mi, deadline.value, budget.value, spot.value].join("|")];
+      var plot = data.plots[w + "|" + mi];
+      stateLine.textContent = [w, data.models[w][mi], "deadline " + data.deadlines[deadline.value],
+        data.budgets[budget.value], data.spots[data.spot_ids.indexOf(spot.value)]].join(" · ");
+      best.textContent = state.best;
+      over.textContent = state.over || "";
+      // the table: the same columns and text as the chapter's
+      while (table.firstChild) table.removeChild(table.firstChild);
+      var head = html("tr", {}, html("thead", {}, table));
+      data.columns.forEach(function (c) { html("th", {}, head, c); });
+      var body = html("tbody", {}, table);
+      state.rows.forEach(function (r) {
+        var opt = plot.options[r[0]];
+        var tr = html("tr", {}, body);
+        [String(r[1]), opt[0], opt[1], opt[2], opt[3], r[2], r[3]].forEach(function (cell, i) {
+          html("td", { "class": (i === 0 || i >= 3 && i <= 5) ? "num" : "" }, tr, cell);
+        });
+      });
+      // the figure: positions precomputed on log axes (0..1); only layout here
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var left = 70, top = 12, width = 620, height = 240;
+      function px(f) { return left + f * width; }
+      function py(f) { return top + height - f * height; }
+      el("rect", { x: left, y: top, width: width, height: height, fill: "none", stroke: "#bbb" }, svg);
+      plot.x_ticks.forEach(function (t) {
+        el("line", { x1: px(t[0]), x2: px(t[0]), y1: top, y2: top + height, stroke: "#eee" }, svg);
+        el("text", { x: px(t[0]), y: top + height + 14, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, t[1]);
+      });
+      plot.y_ticks.forEach(function (t) {
+        el("line", { x1: left, x2: left + width, y1: py(t[0]), y2: py(t[0]), stroke: "#eee" }, svg);
+        el("text", { x: left - 6, y: py(t[0]) + 3, "text-anchor": "end", "font-size": 10, fill: MUTED }, svg, t[1]);
+      });
+      el("text", { x: left + width / 2, y: top + height + 30, "text-anchor": "middle", "font-size": 11, fill: INK }, svg, "wall-clock (median)");
+      el("text", { x: 12, y: top + height / 2, "font-size": 11, fill: INK, transform: "rotate(-90 12 " + (top + height / 2) + ")", "text-anchor": "middle" }, svg, "cost (median)");
+      var dx = plot.deadline_x[deadline.value];
+      if (dx !== null && dx >= 0 && dx <= 1) {
+        el("line", { x1: px(dx), x2: px(dx), y1: top, y2: top + height, stroke: INK, "stroke-dasharray": "4 3", "data-role": "deadline" }, svg);
+        el("text", { x: px(dx) + 3, y: top + 10, "font-size": 10, fill: INK }, svg, "deadline");
+      }
+      var front = plot.frontier[spot.value].filter(function (i) { return plot.options[i][5] !== null; });
+      if (front.length) {
+        var pts = [];
+        front.forEach(function (i, n) {
+          var opt = plot.options[i];
+          if (n > 0) pts.push(px(opt[5]).toFixed(1) + "," + py(plot.options[front[n - 1]][6]).toFixed(1));
+          pts.push(px(opt[5]).toFixed(1) + "," + py(opt[6]).toFixed(1));
+        });
+        el("polyline", { points: pts.join(" "), fill: "none", stroke: "#C44E52", "stroke-width": 1.6, "data-role": "frontier" }, svg);
+      }
+      state.rows.forEach(function (r, n) {
+        var opt = plot.options[r[0]];
+        if (opt[5] === null || opt[6] === null) return;
+        var color = data.kinds[opt[4]].color;
+        var mark = opt[4] === "tinker" ? el("path", { d: star(px(opt[5]), py(opt[6])), fill: color, "data-role": "option" }, svg)
+          : el("circle", { cx: px(opt[5]).toFixed(1), cy: py(opt[6]).toFixed(1), r: n === 0 && r[3].indexOf("best") === 0 ? 7 : 4.5,
+                           fill: color, stroke: n === 0 && r[3].indexOf("best") === 0 ? INK : "white", "stroke-width": 1.5, "data-role": "option" }, svg);
+        el("title", {}, mark, opt[0] + ": " + opt[2] + ", " + opt[3]);
+      });
+      var seen = {};
+      legend.textContent = "";
+      state.rows.forEach(function (r) { seen[plot.options[r[0]][4]] = true; });
+      Object.keys(data.kinds).filter(function (k) { return seen[k]; }).forEach(function (k) {
+        var item = html("span", { style: "margin-right:14px;white-space:nowrap" }, legend);
+        html("span", { style: "display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;background:" + data.kinds[k].color }, item);
+        item.appendChild(document.createTextNode(data.kinds[k].label));
+      });
+      var line = html("span", {}, legend);
+      line.appendChild(document.createTextNode("red line: the frontier (no option both cheaper and faster)"));
+    }
+    function star(x, y) {
+      var d = "", r;
+      for (var i = 0; i < 10; i++) {
+        r = i % 2 === 0 ? 9 : 4;
+        d += (i === 0 ? "M" : "L") + (x + r * Math.sin(i * Math.PI / 5)).toFixed(1) + "," + (y - r * Math.cos(i * Math.PI / 5)).toFixed(1);
+      }
+      return d + "Z";
+    }
+    wl.addEventListener("change", function () { models(0); draw(); });
+    [deadline, budget, spot].forEach(function (c) { c.addEventListener("change", draw); });
+    models(o.model);
+    draw();
+  }
+
   function drawAll() {
     style();
     var roots = document.querySelectorAll(".tn-explorer:not([data-ready])");
@@ -288,6 +401,7 @@
       try {
         if (kindName === "takeaway") takeaway(root, data);
         else if (kindName === "breakeven") breakeven(root, data);
+        else if (kindName === "planner") planner(root, data);
       } catch (err) {
         html("p", { "class": "tn-note" }, root, "The explorer failed to draw: " + err);
         throw err;

@@ -5,6 +5,7 @@ up and draws them as SVG. No cost formula lives in the JavaScript.
     from tinker_nomics import explorer
     explorer.takeaway_html()        # workload × price snapshot × GPU offer × rollout efficiency × MFU
     explorer.breakeven_html()       # the break-even maps per workload, price snapshot and map
+    explorer.planner_html()         # where to run it: workload × model × deadline × budget × spot
 
 Each function returns an HTML fragment: a container, its data as an embedded JSON block, and the script
 (included once per fragment; it runs once per page and draws every explorer found).
@@ -20,7 +21,7 @@ import matplotlib
 import numpy as np
 
 from .. import fmt, sources
-from ..analysis import bottom_line, breakeven, timeline, uncertainty
+from ..analysis import bottom_line, breakeven, timeline, uncertainty, where_to_run
 from ..model.estimate import estimate, with_efficiencies
 from ..model.scenario import DEFAULT_METHOD, Scenario
 from ..sources.workloads import get_workload
@@ -260,3 +261,153 @@ def display(fragment: str):
     """Show an explorer in a notebook (the book renders the same HTML)."""
     from IPython.display import HTML
     return HTML(fragment)
+
+
+# ----------------------------------------------------------------------------------------------- where to run it
+
+PLANNER_DEADLINES = (12.0, 24.0, 72.0, 168.0, 336.0)        # hours: the explorer's deadline choices
+PLANNER_BUDGETS = (None, 1000.0, 10000.0)                   # dollars (None: no budget)
+PLANNER_SPOTS = (("both", None, "on demand and spot"), ("demand", False, "on demand only"))
+PLANNER_ALTERNATE = "meta-llama/Llama-3.1-70B"              # a 70B model beside each preset's own
+PLANNER_KINDS = {"tinker": ("Tinker", "#4C72B0"), "managed": ("managed GPUs", "#DD8452"),
+                 "rented": ("rented, on demand", "#8C8C8C"), "spot": ("rented, spot", "#55A868"),
+                 "service": ("managed service", "#8172B3"), "given": ("your rate", "#937860")}
+PLANNER_TOP = 8
+
+
+def planner_models(workload: str, alternate: str = PLANNER_ALTERNATE) -> list[str]:
+    """The models the explorer offers for a preset: its own, and the 70B alternate."""
+    own = sources.resolve_model(get_workload(workload).fields["model"])
+    return list(dict.fromkeys([own, sources.resolve_model(alternate)]))
+
+
+def planner_evaluation(workload: str, model: str, deadlines=PLANNER_DEADLINES, draws: int = 300, seed: int = 0,
+                       prices: str = "latest"):
+    """The evaluation behind one workload and model of the explorer (the chapter's tables use the same one)."""
+    own = planner_models(workload)[0]
+    return where_to_run.evaluation(workload, model=None if model == own else model, deadlines=tuple(deadlines),
+                                   prices=prices, draws=draws, seed=seed)
+
+
+def _log_position(values, low, high):
+    return [None if v is None or not np.isfinite(v) else round(float((np.log(v) - np.log(low))
+                                                                     / (np.log(high) - np.log(low))), 4)
+            for v in values]
+
+
+def _log_ticks(low, high, candidates, label):
+    ticks = [c for c in candidates if low <= c <= high]
+    return [[p, label(c)] for p, c in zip(_log_position(ticks, low, high), ticks)]
+
+
+HOUR_TICKS = (1 / 6, 0.5, 1, 3, 6, 12, 24, 72, 168, 336, 720, 2160)
+USD_TICKS = tuple(m * 10.0 ** e for e in range(-1, 7) for m in (1, 3))
+
+
+def _hour_tick(h: float) -> str:
+    return f"{h * 60:.0f} min" if h < 1 else (f"{h:g} h" if h < 24 else f"{h / 24:g} d")
+
+
+@functools.lru_cache(maxsize=None)
+def planner_data(workloads=timeline.TAKEAWAY_WORKLOADS, deadlines=PLANNER_DEADLINES, budgets=PLANNER_BUDGETS,
+                 draws: int = 300, seed: int = 0, prices: str = "latest", opening: str = "math_rl",
+                 opening_deadline: float = 168.0, top: int = PLANNER_TOP) -> dict:
+    """Every state of the planner explorer, precomputed: for each workload × model × deadline × budget × spot choice,
+    the best option and the ranked rows (the text of where_to_run.listed_table, as the chapter prints them), and
+    for the figure each shown option's position on log axes and the frontier. The page only looks them up.
+
+    Per workload and model, `options` holds each option shown in any state once (its where, GPUs, cost and
+    wall-clock text, kind and position); a state's rows name an option and add what depends on the state (rank,
+    share on time, note)."""
+    states, plots = {}, {}
+    models = {w: planner_models(w) for w in workloads}
+    columns = None
+    for w in workloads:
+        for mi, model in enumerate(models[w]):
+            ev = planner_evaluation(w, model, deadlines, draws, seed, prices)
+            options: dict = {}     # where -> [index, where, GPUs, cost text, wall text, kind, wall, cost]
+
+            def option(row: dict, text: dict | None = None) -> int:
+                key = row["where"]
+                if key not in options:
+                    t = text or {"where": where_to_run.where_text(row), "GPUs": where_to_run.gpus_text(row),
+                                 "cost P50 (P10–P90)": where_to_run.money_span(row),
+                                 "wall-clock P50 (P10–P90)": where_to_run.hours_span(row)}
+                    kind = "spot" if bool(row["spot"]) else str(row["kind"])
+                    options[key] = [len(options), t["where"], t["GPUs"], t["cost P50 (P10–P90)"],
+                                    t["wall-clock P50 (P10–P90)"], kind, _finite(row["wall_hours_p50"]),
+                                    _finite(row["cost_usd_p50"])]
+                return options[key][0]
+
+            frontiers = {}
+            for sid, spot, _ in PLANNER_SPOTS:
+                for j, hours in enumerate(deadlines):
+                    for k, budget in enumerate(budgets):
+                        p = ev.plan(hours, budget, spot)
+                        table = where_to_run.listed_table(p, top)
+                        columns = list(table.columns)
+                        shown = where_to_run.planner.listed(p.options, top).to_dict("records")
+                        rows = [[option(r, t), t["rank"], t["on time"], t["note"]]
+                                for r, t in zip(shown, table.to_dict("records"))]
+                        states[f"{w}|{mi}|{j}|{k}|{sid}"] = {"rows": rows, "best": _best_text(p),
+                                                             "over": _over_text(p)}
+                        if j == 0 and k == 0:
+                            front = p.pareto.sort_values("wall_hours_p50").to_dict("records")
+                            frontiers[sid] = [option(r) for r in front]
+            listed = sorted(options.values(), key=lambda v: v[0])
+            walls = [v[6] for v in listed if v[6] is not None] + list(deadlines)
+            costs = [v[7] for v in listed if v[7] is not None]
+            xlo, xhi = min(walls) / 1.6, max(walls) * 1.6
+            ylo, yhi = (min(costs) / 1.6, max(costs) * 1.6) if costs else (1.0, 10.0)
+            xs = _log_position([v[6] for v in listed], xlo, xhi)
+            ys = _log_position([v[7] for v in listed], ylo, yhi)
+            plots[f"{w}|{mi}"] = {
+                "options": [[v[1], v[2], v[3], v[4], v[5], x, y] for v, x, y in zip(listed, xs, ys)],
+                "frontier": frontiers, "deadline_x": _log_position(list(deadlines), xlo, xhi),
+                "x_ticks": _log_ticks(xlo, xhi, HOUR_TICKS, _hour_tick),
+                "y_ticks": _log_ticks(ylo, yhi, USD_TICKS, lambda c: fmt.usd(c, cents=c < 1))}
+    opening_scenario = planner_evaluation(opening, models[opening][0], deadlines, draws, seed, prices).scenario
+    return {"workloads": list(workloads), "models": {w: [m.split("/")[-1] for m in ms] for w, ms in models.items()},
+            "deadlines": [where_to_run.deadline_label(h) for h in deadlines],
+            "budgets": ["no budget" if b is None else fmt.usd(b, cents=False) for b in budgets],
+            "spots": [label for _, _, label in PLANNER_SPOTS], "spot_ids": [sid for sid, _, _ in PLANNER_SPOTS],
+            "opening": {"workload": opening, "model": 0, "deadline": list(deadlines).index(opening_deadline),
+                        "budget": 0, "spot": PLANNER_SPOTS[0][0]},
+            "columns": columns, "states": states, "plots": plots,
+            "kinds": {k: {"label": label, "color": color} for k, (label, color) in PLANNER_KINDS.items()},
+            "note": f"{draws:,} draws per option; calibrated method; Tinker at the {opening_scenario.prices} list; "
+                    f"GPU offers: SkyPilot catalog read {', '.join(where_to_run.catalog_counts()['recorded'])}"}
+
+
+def planner_rows(data: dict, state: str) -> list[list[str]]:
+    """A state's table as the page shows it (the same columns and text as where_to_run.listed_table)."""
+    w, mi = state.split("|")[:2]
+    options = data["plots"][f"{w}|{mi}"]["options"]
+    return [[str(rank), options[i][0], options[i][1], options[i][2], options[i][3], on_time, note]
+            for i, rank, on_time, note in data["states"][state]["rows"]]
+
+
+def _finite(value):
+    return float(value) if value is not None and np.isfinite(float(value)) else None
+
+
+def _best_text(p) -> str:
+    b = p.best
+    if b is None:
+        return (f"No option fits, finishes in {where_to_run.deadline_label(p.deadline_hours)} in "
+                f"{fmt.pct(p.confidence, 0)} of the draws" + ("" if p.budget_usd is None else " and meets the budget")
+                + ".")
+    return (f"Best: {where_to_run.where_text(b)} ({where_to_run.gpus_text(b)}), {where_to_run.money_span(b)}, "
+            f"wall-clock {where_to_run.hours_span(b)}.")
+
+
+def _over_text(p) -> str | None:
+    o = p.cheapest_over_budget
+    if o is None:
+        return None
+    return (f"Over budget: the cheapest option on time, {where_to_run.where_text(o)}, costs "
+            f"{fmt.usd(o['cost_usd_p50'])} (P50).")
+
+
+def planner_html(**kwargs) -> str:
+    return _fragment("planner", planner_data(**kwargs), "Where to run it, explorable")

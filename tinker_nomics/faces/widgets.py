@@ -573,3 +573,66 @@ class FlopPanel:
         ]
         body = "".join(f"<tr><th>{html.escape(a)}</th><td>{b}</td></tr>" for a, b in rows)
         self.report.value = f"<table class='tn-summary'>{body}</table>"
+
+
+class PlannerPanel:
+    """Where to run it, live: a workload, its model (the preset's or the 70B alternate), a deadline, a budget and
+    whether spot instances may be rented; the best option, the ranked options (the chapter's table) and every
+    option's cost against its wall-clock with the frontier. The evaluation behind each workload and model is the
+    kernel-free explorer's (faces.explorer.planner_evaluation), made once and ranked again on every change."""
+
+    def __init__(self, workload: str = "math_rl", draws: int = 300, prices: str = "latest"):
+        from .explorer import PLANNER_DEADLINES, planner_models
+
+        self.draws, self.prices, self.deadlines = draws, prices, PLANNER_DEADLINES
+        self.out = W.Output()
+        self.summary = W.HTML()
+        self.workload = styled(W.Dropdown(options=list(workloads()), value=get_workload(workload).name),
+                               "workload preset")
+        self.model = styled(W.Dropdown(options=planner_models(self.workload.value)), "model")
+        from ..analysis.where_to_run import deadline_label
+        self.deadline = styled(W.Dropdown(options=[(deadline_label(h), h) for h in PLANNER_DEADLINES],
+                                          value=168.0), "deadline")
+        self.budget = styled(W.BoundedFloatText(value=0.0, min=0.0, max=1e7, step=100.0),
+                             "budget, $ (0: none)")
+        self.spot = W.Checkbox(value=True, description="rent spot instances too", indent=False,
+                               layout=W.Layout(**ROW))
+        self.workload.observe(self._on_workload, names="value")
+        for w in (self.model, self.deadline, self.budget, self.spot):
+            w.observe(lambda change: self.redraw(), names="value")
+        boxes = [group("Run", [self.workload, self.model]),
+                 group("Constraints", [self.deadline, self.budget, self.spot])]
+        self.widget = panel([groups(boxes), self.summary, self.out])
+        self.redraw()
+
+    def _on_workload(self, change):
+        from .explorer import planner_models
+        self.model.unobserve_all("value")
+        self.model.options = planner_models(change["new"])
+        self.model.observe(lambda c: self.redraw(), names="value")
+        self.redraw()
+
+    def plan(self):
+        from .explorer import planner_evaluation
+        ev = planner_evaluation(self.workload.value, self.model.value, self.deadlines, self.draws, 0, self.prices)
+        return ev.plan(self.deadline.value, self.budget.value or None, None if self.spot.value else False)
+
+    def redraw(self):
+        from ..analysis import where_to_run
+        from . import tables
+        try:
+            p = self.plan()
+        except TinkerNomicsError as exc:
+            self.summary.value = f"<p style='color:#b00'>{html.escape(str(exc))}</p>"
+            self.out.clear_output()
+            return
+        best = "no option fits, is on time at the confidence and within the budget" if p.best is None else \
+            (f"{where_to_run.where_text(p.best)} ({where_to_run.gpus_text(p.best)}): "
+             f"{where_to_run.money_span(p.best)}, wall-clock {where_to_run.hours_span(p.best)}")
+        over = "" if p.cheapest_over_budget is None else \
+            f"<p>Over budget: the cheapest on time costs {fmt.usd(p.cheapest_over_budget['cost_usd_p50'])}.</p>"
+        self.summary.value = (f"<p><b>Best:</b> {html.escape(best)}</p>{over}"
+                              + tables.table(where_to_run.listed_table(p))._repr_html_())
+        fig, ax = panel_axes((7.5, 3.8))
+        plots.pareto(p, ax=ax, title=f"{p.workload} · {p.scenario.model.split('/')[-1]} · Tinker at {p.scenario.prices}")
+        show_png(self.out, fig)

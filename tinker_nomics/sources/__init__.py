@@ -3,6 +3,7 @@
     tables         load a CSV with its schema check; lenient name lookup; where data/ is
     defaults       sourced defaults and seed constants (data/assumptions/defaults.csv)
     hardware       GPUs, their rental prices, sandbox rates
+    offers         rented-GPU offers: the SkyPilot catalog's vms.csv files, read and mapped to the GPU registry
     price_list     Tinker's price lists as recorded: rows, snapshots, models priced
     architectures  model architectures and model names
     prices         a model's price as of a snapshot (carry-forward rules), storage
@@ -17,8 +18,8 @@
 """
 from __future__ import annotations
 
-from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_config, literature, price_list, prices,
-               provenance, successors, tables, workloads)
+from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_config, literature, offers, price_list,
+               prices, provenance, successors, tables, workloads)
 from .architectures import (ARCH_ALIASES, ModelArch, get_arch, has_arch, model_names, models, resolve_model,
                             split_context)
 from .defaults import Assumption, assumption, assumptions, number
@@ -36,7 +37,7 @@ __all__ = [
     "price_ratio", "price_rows", "priced_models", "resolve_model", "resolve_snapshot", "sandbox_rates", "snapshots",
     "split_context", "storage_usd_per_gb_month",
 ]
-MODULES = (tables, defaults, hardware, price_list, architectures, prices, successors, workloads, literature,
+MODULES = (tables, defaults, hardware, offers, price_list, architectures, prices, successors, workloads, literature,
            bundled_runs, calibration, provenance)
 
 

@@ -1,5 +1,5 @@
-"""The `tinker-nomics` command line, one module per verb: estimate, predict, the listings (workloads, models,
-gpus, prices) and validate.
+"""The `tinker-nomics` command line, one module per verb: estimate, predict, plan, the listings (workloads,
+models, gpus, prices) and validate.
 
 Exit status 0 on success, 2 on bad arguments or bad input with one line on stderr naming the bad value.
 """
@@ -12,13 +12,13 @@ import traceback
 
 from ...errors import TinkerNomicsError
 from ...version import __version__
-from . import estimate, listings, predict, validate
+from . import estimate, listings, plan, predict, validate
 from .common import OneLineParser
 from .estimate import NUMERIC_FLAGS
 
 __all__ = ["NUMERIC_FLAGS", "build_parser", "main"]
 
-COMMANDS = {"estimate": estimate.run, "predict": predict.run, "workloads": listings.cmd_workloads, "models": listings.cmd_models,
+COMMANDS = {"estimate": estimate.run, "predict": predict.run, "plan": plan.run, "workloads": listings.cmd_workloads, "models": listings.cmd_models,
             "gpus": listings.cmd_gpus, "prices": listings.cmd_prices, "validate": validate.run}
 
 
@@ -29,6 +29,7 @@ def build_parser() -> OneLineParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     estimate.add_parser(sub)
     predict.add_parser(sub)
+    plan.add_parser(sub)
     listings.add_parsers(sub)
     validate.add_parser(sub)
     return parser

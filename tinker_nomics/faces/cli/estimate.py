@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 import re
 
+import numpy as np
+
 from ... import fmt
+from ...analysis.services import other_services
 from ...errors import TinkerNomicsError
 from ...model.estimate import estimate
 from ...model.scenario import Scenario
@@ -43,36 +46,41 @@ NUMERIC_FLAGS = {
 }
 
 
-def add_parser(sub) -> None:
-    est = sub.add_parser("estimate", help="one scenario, Tinker versus self-hosted",
-                         description="Estimate one RL run on Tinker and on rented GPUs. A --workload preset fills "
-                                     "the inputs; explicit flags override it.")
-    est.add_argument("--workload", help="preset: " + ", ".join(workloads()))
-    est.add_argument("--model", help="model id or short name (Qwen/Qwen3-8B or Qwen3-8B)")
-    est.add_argument("--model-config", help="a Hugging Face config.json: the self-hosted side's architecture (the "
-                                            "Tinker bill uses --model, or the model the config names)")
-    est.add_argument("--prices", help="Tinker price snapshot (default: the newest; see `tinker-nomics prices`)")
+HARDWARE_FLAGS = ("--gpu", "--num-gpus")     # one GPU choice: estimate's, not plan's (plan tries them all)
+
+
+def add_scenario_arguments(parser, hardware: bool = True) -> None:
+    """The workload flags `estimate` takes (a preset and every Scenario field), for every verb that runs a
+    workload (estimate, plan). `hardware=False` leaves out the one-GPU choice (--gpu, --num-gpus)."""
+    parser.add_argument("--workload", help="preset: " + ", ".join(workloads()))
+    parser.add_argument("--model", help="model id or short name (Qwen/Qwen3-8B or Qwen3-8B)")
+    parser.add_argument("--model-config", help="a Hugging Face config.json: the self-hosted side's architecture (the "
+                                               "Tinker bill uses --model, or the model the config names)")
+    parser.add_argument("--prices", help="Tinker price snapshot (default: the newest; see `tinker-nomics prices`)")
     for flag, (_, text) in NUMERIC_FLAGS.items():
-        est.add_argument(flag, type=number(flag), help=text)
-    est.add_argument("--tinker-cached-prefill", action=argparse.BooleanOptionalAction, default=None,
-                     help="bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
-    est.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
-    est.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")
-    est.add_argument("--method", help="calibrated (default: exact, memory-feasible rollouts, efficiencies fitted to "
-                                      "published measurements), exact (architecture-exact) or seed (the original "
-                                      "site's formulas)")
-    est.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
-    est.add_argument("--fine-tune", help="lora (default) or full")
-    est.add_argument("--calibration", metavar="FILE",
-                     help="use the rollout efficiency and MFU fitted from your own run (written by `validate RUN "
-                          "--save-calibration FILE`); --rollout-efficiency, --mfu and --method still override it")
-    add_format(est)
+        if hardware or flag not in HARDWARE_FLAGS:
+            parser.add_argument(flag, type=number(flag), help=text)
+    parser.add_argument("--tinker-cached-prefill", action=argparse.BooleanOptionalAction, default=None,
+                        help="bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
+    if hardware:
+        parser.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
+    parser.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")
+    parser.add_argument("--method", help="calibrated (default: exact, memory-feasible rollouts, efficiencies fitted "
+                                         "to published measurements), exact (architecture-exact) or seed (the "
+                                         "original site's formulas)")
+    parser.add_argument("--decode-model", help="auto, bandwidth (roofline on bytes only) or roofline (compute-aware)")
+    parser.add_argument("--fine-tune", help="lora (default) or full")
+    parser.add_argument("--calibration", metavar="FILE",
+                        help="use the rollout efficiency and MFU fitted from your own run (written by `validate RUN "
+                             "--save-calibration FILE`); --rollout-efficiency, --mfu and --method still override it")
 
 
-def run(args) -> str:
-    overrides = {field: getattr(args, flag[2:].replace("-", "_")) for flag, (field, _) in NUMERIC_FLAGS.items()}
-    overrides.update(model=args.model, prices=args.prices, gpu=args.gpu, sandbox=args.sandbox, method=args.method,
-                     decode_model=args.decode_model, fine_tune=args.fine_tune,
+def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
+    """The Scenario the workload flags describe (a preset with flags over it), the calibration file's note, and the
+    fields that file set (each with how an error names it: `in_flags`)."""
+    overrides = {field: getattr(args, flag[2:].replace("-", "_"), None) for flag, (field, _) in NUMERIC_FLAGS.items()}
+    overrides.update(model=args.model, prices=args.prices, gpu=getattr(args, "gpu", None), sandbox=args.sandbox,
+                     method=args.method, decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
     calibration_note = None
     from_file: dict[str, str] = {}   # Scenario field -> how an error names it when the calibration file set it
@@ -91,24 +99,67 @@ def run(args) -> str:
             calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
                                  f"{args.method.strip().lower()} as given")
     if args.workload:
-        scenario = Scenario.from_workload(args.workload, **overrides)
-    else:
-        scenario = Scenario(**{k: v for k, v in overrides.items() if v is not None})
+        return Scenario.from_workload(args.workload, **overrides), calibration_note, from_file
+    return Scenario(**{k: v for k, v in overrides.items() if v is not None}), calibration_note, from_file
+
+
+def in_flags(exc: TinkerNomicsError, from_file: dict[str, str] | None = None) -> TinkerNomicsError:
+    """The error with Scenario field names replaced by the flags a user types (or, for a value a calibration file
+    set, by the file's name for it)."""
+    message = str(exc)
+    for flag, (field, _) in NUMERIC_FLAGS.items():
+        message = re.sub(rf"\b{field}\b", (from_file or {}).get(field, flag), message)
+    return TinkerNomicsError(message)
+
+
+def add_parser(sub) -> None:
+    est = sub.add_parser("estimate", help="one scenario, Tinker versus self-hosted",
+                         description="Estimate one RL run on Tinker and on rented GPUs. A --workload preset fills "
+                                     "the inputs; explicit flags override it.")
+    add_scenario_arguments(est)
+    est.add_argument("--gpu-offers", metavar="PATH",
+                     help="a copy of the SkyPilot catalog (a folder laid out like its catalogs/, or one vms.csv): "
+                          "without --gpu-hourly-usd, the GPU is priced at the cheapest on-demand offer for it there")
+    add_format(est)
+
+
+def run(args) -> str:
+    scenario, calibration_note, from_file = scenario_from_args(args)
+    if args.gpu_offers is not None and args.gpu_hourly_usd is None:
+        scenario = _priced_from_offers(scenario, args.gpu_offers)
     try:
         result = estimate(scenario)
+        quotes = other_services(scenario, result) if _scalar(result) else []
     except TinkerNomicsError as exc:  # speak in flags, not Python field names
-        message = str(exc)
-        for flag, (field, _) in NUMERIC_FLAGS.items():
-            message = re.sub(rf"\b{field}\b", from_file.get(field, flag), message)
-        raise TinkerNomicsError(message) from None
+        raise in_flags(exc, from_file) from None
     data = result.to_dict()
     if args.workload:
         data["workload"] = get_workload(args.workload).name
     if calibration_note:
         data["notes"].append(calibration_note)
+    data["other_services"] = [q.to_dict() for q in quotes]
     if args.format == "json":
         return to_json(data)
     return render_estimate(data)
+
+
+def _scalar(result) -> bool:
+    return result.self_hosted is None or np.ndim(result.self_hosted.total_usd) == 0
+
+
+def _priced_from_offers(scenario: Scenario, path: str) -> Scenario:
+    """The scenario at the cheapest on-demand offer for its GPU in the catalog copy at `path`."""
+    from ...sources.offers import load_offers
+
+    gpu = scenario.resolved().gpu
+    found = [o for o in load_offers(path) if o.gpu == gpu and "on_demand_below_spot" not in o.flags]
+    if not found:
+        raise TinkerNomicsError(f"--gpu-offers {path}: no on-demand offer for {gpu} there; give --gpu-hourly-usd")
+    cheapest = min(found, key=lambda o: (o.usd_per_gpu_hour, o.provider, o.instance_type))
+    source = (f"cheapest on-demand offer for {gpu} in {path}: {cheapest.provider} {cheapest.instance_type} "
+              f"(${cheapest.usd_per_hour:g}/h for {cheapest.accelerator_count} GPU{'s' * (cheapest.accelerator_count != 1)}; "
+              f"{cheapest.source})")
+    return scenario.replace(gpu_hourly_usd=cheapest.usd_per_gpu_hour, gpu_hourly_usd_source=source)
 
 
 def render_estimate(d: dict) -> str:
@@ -158,6 +209,7 @@ def render_estimate(d: dict) -> str:
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
         lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}" if priced else
                      "Cheaper       unknown (the self-hosted dollars are not known)")
+    lines += other_services_lines(d.get("other_services", []))
     for note in d["notes"]:
         lines.append(f"Note: {note}")
     return "\n".join(lines)
@@ -172,3 +224,14 @@ def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:
     if other > 0:
         return f"{name} ({fmt.usd(cheaper)} against {fmt.usd(other)})"
     return f"neither (both cost {fmt.usd(0.0)})"
+
+
+def other_services_lines(quotes: list[dict]) -> list[str]:
+    """One line per managed service that prices the model or the GPU (tinker-nomics plan compares them all)."""
+    lines = ["Other services"] if quotes else []
+    for q in quotes:
+        total = "rates incomplete" if q["total_usd"] is None else fmt.usd(q["total_usd"])
+        state = "" if q["available"] else f"; {q['why_not']}"
+        lines.append(f"{'':14}{q['service']}: {total}" + (f" = {q['detail']}" if q["total_usd"] is not None
+                                                           else "") + state)
+    return lines

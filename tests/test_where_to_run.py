@@ -1,0 +1,136 @@
+"""The "Where to run it" chapter's arithmetic (analysis/where_to_run.py), its figures, its kernel-free planner
+explorer (faces/explorer.py planner_*) and its panel: the explorer's opening state is the chapter's table, value by
+value; every state is precomputed; the page's script only looks values up."""
+from __future__ import annotations
+
+import json
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+
+from tinker_nomics.analysis import plan as planner
+from tinker_nomics.analysis import where_to_run
+from tinker_nomics.faces import explorer, plots
+
+matplotlib.use("Agg")
+DRAWS = 60
+
+
+@pytest.fixture(scope="module")
+def data():
+    return explorer.planner_data(workloads=("math_rl", "harbor_rl"), draws=DRAWS)
+
+
+def _chapter_table(workload: str, deadline: float, model_index: int = 0, budget=None, spot=None):
+    """What the chapter's notebook shows for this state: listed_table of the explorer's own evaluation."""
+    model = explorer.planner_models(workload)[model_index]
+    ev = explorer.planner_evaluation(workload, model, explorer.PLANNER_DEADLINES, DRAWS, 0, "latest")
+    return where_to_run.listed_table(ev.plan(deadline, budget, spot))
+
+
+def test_opening_state_is_the_chapters_table_value_by_value(data):
+    o = data["opening"]
+    assert (o["workload"], o["model"], o["budget"], o["spot"]) == ("math_rl", 0, 0, "both")
+    key = f"{o['workload']}|{o['model']}|{o['deadline']}|{o['budget']}|{o['spot']}"
+    table = _chapter_table("math_rl", explorer.PLANNER_DEADLINES[o["deadline"]])
+    assert data["columns"] == list(table.columns)
+    assert explorer.planner_rows(data, key) == table.astype(str).values.tolist()
+
+
+@pytest.mark.parametrize("state", ["harbor_rl|1|0|1|demand", "math_rl|1|4|2|both", "harbor_rl|0|1|0|both"])
+def test_other_states_are_their_plans(data, state):
+    w, mi, j, k, sid = state.split("|")
+    spot = dict((s, v) for s, v, _ in explorer.PLANNER_SPOTS)[sid]
+    table = _chapter_table(w, explorer.PLANNER_DEADLINES[int(j)], int(mi), explorer.PLANNER_BUDGETS[int(k)], spot)
+    assert explorer.planner_rows(data, state) == table.astype(str).values.tolist()
+
+
+def test_every_state_is_there_and_points_at_its_options(data):
+    n = len(data["workloads"]) * 2 * len(explorer.PLANNER_DEADLINES) * len(explorer.PLANNER_BUDGETS) * \
+        len(explorer.PLANNER_SPOTS)
+    assert len(data["states"]) == n
+    for key, state in data["states"].items():
+        w, mi = key.split("|")[:2]
+        options = data["plots"][f"{w}|{mi}"]["options"]
+        assert state["rows"] and state["best"]
+        assert all(0 <= row[0] < len(options) for row in state["rows"])
+    for plot in data["plots"].values():
+        for option in plot["options"]:
+            assert all(v is None or -0.01 <= v <= 1.01 for v in option[5:])
+        assert all(0 <= i < len(plot["options"]) for ids in plot["frontier"].values() for i in ids)
+        assert [t[0] for t in plot["x_ticks"]] == sorted(t[0] for t in plot["x_ticks"])
+
+
+def test_the_70b_state_says_tinker_does_not_price_it(data):
+    rows = explorer.planner_rows(data, "math_rl|1|3|0|both")
+    tinker = [r for r in rows if r[1].startswith("Tinker")]
+    assert tinker and tinker[0][-1].startswith("not priced")
+
+
+def test_the_page_carries_the_data_and_the_script(data):
+    fragment = explorer._fragment("planner", data, "Where to run it, explorable")
+    body = re.search(r'class="tn-data">(.*?)</script>', fragment, re.S).group(1)
+    assert "</" not in body and json.loads(body)["columns"] == data["columns"]
+    js = explorer.SCRIPT.read_text()
+    assert 'kindName === "planner"' in js and "function planner(root, data)" in js
+
+
+def test_best_table_and_sweep_agree_with_the_plans():
+    evals = where_to_run.evaluations(("math_rl",), deadlines=(24.0, 168.0), draws=DRAWS)
+    table = where_to_run.best_table(evals, (24.0, 168.0))
+    for row in table.to_dict("records"):
+        p = evals["math_rl"].plan(row["deadline_hours"])
+        assert row["best_cost_usd"] == p.best["cost_usd_p50"]
+        assert row["tinker_cost_usd"] == p.options[p.options["kind"] == "tinker"].iloc[0]["cost_usd_p50"]
+    ratio = where_to_run.versus_tinker(table)
+    assert np.allclose(ratio, table["tinker_cost_usd"] / table["best_cost_usd"])
+    sweep = where_to_run.deadline_sweep(evals, (24.0, 168.0))
+    assert sweep["best_cost_usd"].tolist() == table["best_cost_usd"].tolist()
+
+
+def test_sizing_and_its_table():
+    from tinker_nomics import Scenario
+    frame = planner.sizing(Scenario.from_workload("math_rl", model="Qwen2.5-7B"), "H20", workload="math_rl",
+                           max_gpus=6, deadlines=(24.0,), draws=DRAWS)
+    fit = where_to_run.fewest_that_fit(frame)
+    assert fit == int(frame["fitting_gpus"].iloc[0]) and not frame["feasible"].iloc[:fit - 1].any()
+    text = where_to_run.sizing_table(frame)
+    assert text["holds the model"].tolist() == ["no"] * (fit - 1) + ["yes"] * (6 - fit + 1)
+    on_time = where_to_run.fewest_on_time(frame)
+    assert on_time is None or frame.loc[frame["num_gpus"] == on_time, "p_meets@0"].iloc[0] >= 0.8
+
+
+def test_counts_and_tables_of_the_sources():
+    counts = where_to_run.catalog_counts()
+    assert counts["offers"] == counts["mapped"] + counts["unmapped"] and counts["providers"] == 12
+    assert counts["suspect"] == 4 and counts["recorded"] == ["2026-12-02"]
+    summary = where_to_run.offer_summary()
+    assert summary["offers"].sum() == counts["mapped"] - counts["suspect"]
+    services = where_to_run.services_table()
+    assert "Fireworks dedicated trainers" in set(services["service"])
+
+
+def test_figures_draw():
+    evals = where_to_run.evaluations(("math_rl",), deadlines=(24.0, 168.0), draws=DRAWS)
+    p = evals["math_rl"].plan(168.0)
+    fig = plots.pareto(p, title="math_rl")
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "frontier" in labels and "Tinker (per token)" in labels and "best" in labels
+    fig = plots.best_by_deadline(where_to_run.deadline_sweep(evals, (24.0, 168.0)))
+    assert fig.axes[0].get_xlabel() == "deadline"
+
+
+def test_panel_redraws():
+    pytest.importorskip("ipywidgets")
+    from tinker_nomics.faces.widgets import PlannerPanel
+    panel = PlannerPanel("math_rl", draws=DRAWS)
+    first = panel.summary.value
+    assert "Best:" in first
+    panel.deadline.value = 12.0
+    panel.spot.value = False
+    assert panel.plan().options["spot"].sum() == 0
+    panel.workload.value = "harbor_rl"
+    assert panel.model.options == tuple(explorer.planner_models("harbor_rl"))
+    assert "Tinker" in panel.summary.value
