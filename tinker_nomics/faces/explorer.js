@@ -292,7 +292,7 @@
     var stateLine = html("p", { "class": "tn-note", "data-role": "state" }, root);
     var best = html("p", { "class": "tn-verdict", "data-role": "best" }, root);
     var over = html("p", { "class": "tn-note", "data-role": "over" }, root);
-    var svg = el("svg", { viewBox: "0 0 720 300", width: 720, height: 300, role: "img" }, root);
+    var svg = el("svg", { role: "img" }, root);
     var legend = html("p", { "class": "tn-note", "data-role": "legend" }, root);
     var wrap = html("div", { "class": "tn-table-wrap" }, root);
     var table = html("table", { "class": "tn-plan", "data-role": "options" }, wrap);
@@ -325,24 +325,29 @@
       });
       // the figure: positions precomputed on log axes (0..1); only layout here
       while (svg.firstChild) svg.removeChild(svg.firstChild);
-      var left = 70, top = 12, width = 620, height = 240;
+      // drawn at the explorer's own width, so its text keeps its size on a phone
+      var W = widthOf(root), left = 62, top = 12, width = W - left - 14, height = 240;
+      svg.setAttribute("viewBox", "0 0 " + W + " 300");
+      svg.setAttribute("width", W);
+      svg.setAttribute("height", 300);
       function px(f) { return left + f * width; }
       function py(f) { return top + height - f * height; }
       el("rect", { x: left, y: top, width: width, height: height, fill: "none", stroke: "#bbb" }, svg);
-      plot.x_ticks.forEach(function (t) {
+      var xstep = width < 420 ? 2 : 1;   // on a phone every other tick is labelled, so labels never overlap
+      plot.x_ticks.forEach(function (t, i) {
         el("line", { x1: px(t[0]), x2: px(t[0]), y1: top, y2: top + height, stroke: "#eee" }, svg);
-        el("text", { x: px(t[0]), y: top + height + 14, "text-anchor": "middle", "font-size": 10, fill: MUTED }, svg, t[1]);
+        if (i % xstep === 0) el("text", { x: px(t[0]), y: top + height + 14, "text-anchor": "middle", "font-size": 11, fill: MUTED }, svg, t[1]);
       });
       plot.y_ticks.forEach(function (t) {
         el("line", { x1: left, x2: left + width, y1: py(t[0]), y2: py(t[0]), stroke: "#eee" }, svg);
-        el("text", { x: left - 6, y: py(t[0]) + 3, "text-anchor": "end", "font-size": 10, fill: MUTED }, svg, t[1]);
+        el("text", { x: left - 6, y: py(t[0]) + 3, "text-anchor": "end", "font-size": 11, fill: MUTED }, svg, t[1]);
       });
-      el("text", { x: left + width / 2, y: top + height + 30, "text-anchor": "middle", "font-size": 11, fill: INK }, svg, "wall-clock (median)");
-      el("text", { x: 12, y: top + height / 2, "font-size": 11, fill: INK, transform: "rotate(-90 12 " + (top + height / 2) + ")", "text-anchor": "middle" }, svg, "cost (median)");
+      el("text", { x: left + width / 2, y: top + height + 30, "text-anchor": "middle", "font-size": 12, fill: INK }, svg, "wall-clock (median)");
+      el("text", { x: 12, y: top + height / 2, "font-size": 12, fill: INK, transform: "rotate(-90 12 " + (top + height / 2) + ")", "text-anchor": "middle" }, svg, "cost (median)");
       var dx = plot.deadline_x[deadline.value];
       if (dx !== null && dx >= 0 && dx <= 1) {
         el("line", { x1: px(dx), x2: px(dx), y1: top, y2: top + height, stroke: INK, "stroke-dasharray": "4 3", "data-role": "deadline" }, svg);
-        el("text", { x: px(dx) + 3, y: top + 10, "font-size": 10, fill: INK }, svg, "deadline");
+        el("text", { x: px(dx) + 3, y: top + 11, "font-size": 11, fill: INK }, svg, "deadline");
       }
       var front = plot.frontier[spot.value].filter(function (i) { return plot.options[i][5] !== null; });
       if (front.length) {
