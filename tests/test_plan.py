@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tinker_nomics import Scenario, estimate
+from tinker_nomics import Scenario, TinkerNomicsError, estimate
 from tinker_nomics.analysis import plan as planner
 from tinker_nomics.analysis import uncertainty
 from tinker_nomics.faces.cli import main
@@ -301,6 +301,22 @@ def test_a_list_that_retired_the_model_names_the_newest_that_bills_it():
         newest["dropped_because"]
     assert rows.loc["Tinker (2026-H1 list)", "cost_usd_p50"] > 0
     assert pd.isna(rows.loc["Tinker (2026-H1 list)", "dropped_because"])
+
+
+def test_a_model_without_an_architecture_plans_on_tinker_only():
+    """thinkingmachines/Inkling: priced by Tinker, no published architecture (data/models has no row for it): the GPU
+    options are listed, dropped as not modelled, with one note; sizing it is one line."""
+    from tinker_nomics.sources import has_arch
+    assert not has_arch("Inkling")
+    scenario = Scenario.from_workload("math_rl", model="Inkling")
+    p = planner.plan(scenario, workload="math_rl", offers=SMALL, draws=40, max_gpus=8)
+    gpus = p.options[p.options["kind"].isin(["rented", "managed"])]
+    assert len(gpus) and (gpus["dropped_because"] == "not modelled: the self-hosted side cannot be evaluated").all()
+    assert p.notes.count("the self-hosted side cannot be evaluated: thinkingmachines/Inkling has no published "
+                         "architecture (give its config.json with --model-config)") == 1
+    assert p.best is not None and p.best["kind"] == "tinker"
+    with pytest.raises(TinkerNomicsError, match="^the self-hosted side cannot be evaluated: thinkingmachines/Inkling"):
+        planner.sizing(scenario, "H100", draws=20, max_gpus=2)
 
 
 def test_a_plan_for_a_model_with_neither_side_is_one_line():
