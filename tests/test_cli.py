@@ -68,7 +68,7 @@ def test_python_module_entry_point():
     (["--prices", "2025-01-01"], "unknown price snapshot '2025-01-01'"),
     (["--sandbox", "docker"], "unknown sandbox 'docker'"),
     (["--method", "magic"], "method must be one of seed, exact, calibrated"),
-    (["--model", "Llama-3.1-8B", "--prices", "2026-10-07"], "no Tinker price for meta-llama/Llama-3.1-8B"),
+    (["--model", "Qwen3.8-27B"], "neither side can be computed for Qwen/Qwen3.8-27B"),   # no price, no architecture
     (["--model-config", "/nonexistent/config.json"], "cannot read model config /nonexistent/config.json"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needle):
@@ -266,11 +266,10 @@ def test_model_config_instead_of_model(tmp_path):
     by_config = estimate_json("--workload", "math_rl", "--model-config", str(path))
     by_name = estimate_json("--workload", "math_rl")
     assert by_config["self_hosted"]["total_usd"] == pytest.approx(by_name["self_hosted"]["total_usd"])
-    cfg["_name_or_path"] = "someone/unpriced-model"
+    cfg["_name_or_path"] = "someone/unpriced-model"     # no registry knows it: the self-hosted side only
     path.write_text(json.dumps(cfg))
-    code, _, err = run("estimate", "--prompts-per-step", "8", "--group-size", "8", "--steps", "10",
-                       "--completion-tokens", "100", "--prompt-tokens", "10", "--model-config", str(path))
-    assert code == 2 and "give --model" in err and err.count("\n") == 1
+    unpriced = estimate_json("--workload", "math_rl", "--model", "someone/unpriced-model", "--model-config", str(path))
+    assert unpriced["self_hosted"] == by_config["self_hosted"] and unpriced["tinker"]["total_usd"] is None
 
 
 # ----------------------------------------------------------------------------- predict

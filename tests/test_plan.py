@@ -7,11 +7,12 @@ import io
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tinker_nomics import Scenario, estimate
+from tinker_nomics import Scenario, TinkerNomicsError, estimate
 from tinker_nomics.analysis import plan as planner
 from tinker_nomics.analysis import uncertainty
 from tinker_nomics.faces.cli import main
@@ -268,12 +269,61 @@ def test_a_given_rate_prices_gpus_no_offer_lists():
     assert (h20[h20["num_gpus"] < fitting]["dropped_because"].str.startswith("does not fit")).all()
 
 
-def test_a_model_tinker_does_not_price_still_plans_on_gpus():
-    p = planner.plan(Scenario.from_workload("math_rl", model="Qwen2.5-7B"), workload="math_rl", offers=SMALL,
-                     draws=40, max_gpus=8)
+def test_a_model_tinker_does_not_offer_still_plans_on_gpus():
+    """Qwen2.5-7B has an architecture (data/models/configs) and no Tinker price in any list: Tinker is listed as not
+    offered, with estimate's reason and no figures, and the GPU options are estimate's own self-hosted side on the
+    model itself (no stand-in model, no other price list)."""
+    scenario = Scenario.from_workload("math_rl", model="Qwen2.5-7B")
+    p = planner.plan(scenario, workload="math_rl", offers=SMALL, draws=40, max_gpus=8)
     tinker = p.options[p.options["kind"] == "tinker"].iloc[0]
-    assert tinker["dropped_because"].startswith("not priced")
+    reason = estimate(scenario).tinker_not_offered
+    assert reason and tinker["dropped_because"] == f"not offered: {reason}"
+    assert np.isnan(tinker["cost_usd_p50"]) and np.isnan(tinker["wall_hours_p50"])
     assert p.best is not None and p.best["kind"] == "rented"
+    option = p.options[(p.options["kind"] == "rented") & p.options["feasible"] & ~p.options["spot"]].iloc[0]
+    draws = uncertainty.draw_inputs("math_rl", scenario.resolved(), 40, 0, leave_out=planner.FIXED_INPUTS)
+    est = estimate(scenario.replace(gpu=option["gpu"], num_gpus=float(option["num_gpus"]),
+                                    gpu_hourly_usd=option["usd_per_gpu_hour"], **draws))
+    assert est.scenario.model == "Qwen/Qwen2.5-7B" and est.tinker_not_offered == reason
+    assert option["cost_usd_p50"] == pytest.approx(np.median(est.self_hosted.total_usd), rel=1e-9)
+    assert option["wall_hours_p50"] == pytest.approx(np.median(est.self_hosted.wallclock_hours), rel=1e-9)
+
+
+def test_a_list_that_retired_the_model_names_the_newest_that_bills_it():
+    """Llama-3.1-70B is priced in the January and H1 lists only (data/prices/tinker_prices.csv): at the newest list
+    Tinker is not offered, and the reason names 2026-H1; with that list added, Tinker is priced there."""
+    scenario = Scenario.from_workload("math_rl", model="Llama-3.1-70B")
+    p = planner.plan(scenario, workload="math_rl", offers=SMALL, draws=40, max_gpus=8, providers=["tinker"],
+                     tinker_lists=["2026-H1"])
+    rows = p.options.set_index("where")
+    newest = rows.loc[f"Tinker ({scenario.resolved().prices} list)"]
+    assert newest["dropped_because"].startswith("not offered: ") and "newest list that bills it is 2026-H1" in \
+        newest["dropped_because"]
+    assert rows.loc["Tinker (2026-H1 list)", "cost_usd_p50"] > 0
+    assert pd.isna(rows.loc["Tinker (2026-H1 list)", "dropped_because"])
+
+
+def test_a_model_without_an_architecture_plans_on_tinker_only():
+    """thinkingmachines/Inkling: priced by Tinker, no published architecture (data/models has no row for it): the GPU
+    options are listed, dropped as not modelled, with one note; sizing it is one line."""
+    from tinker_nomics.sources import has_arch
+    assert not has_arch("Inkling")
+    scenario = Scenario.from_workload("math_rl", model="Inkling")
+    p = planner.plan(scenario, workload="math_rl", offers=SMALL, draws=40, max_gpus=8)
+    gpus = p.options[p.options["kind"].isin(["rented", "managed"])]
+    assert len(gpus) and (gpus["dropped_because"] == "not modelled: the self-hosted side cannot be evaluated").all()
+    assert p.notes.count("the self-hosted side cannot be evaluated: thinkingmachines/Inkling has no published "
+                         "architecture (give its config.json with --model-config)") == 1
+    assert p.best is not None and p.best["kind"] == "tinker"
+    with pytest.raises(TinkerNomicsError, match="^the self-hosted side cannot be evaluated: thinkingmachines/Inkling"):
+        planner.sizing(scenario, "H100", draws=20, max_gpus=2)
+
+
+def test_a_plan_for_a_model_with_neither_side_is_one_line():
+    """Qwen3.8-27B: sampling rates only in Tinker's lists and no published architecture: nothing can be planned."""
+    code, out, err = run("plan", "--workload", "math_rl", "--model", "Qwen3.8-27B", "--draws", "20")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "neither side can be computed for Qwen/Qwen3.8-27B" in err
 
 
 def test_over_budget_still_shows_the_cheapest():

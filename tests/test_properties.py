@@ -110,3 +110,21 @@ def test_vectorized_equals_scalar(fields):
         assert float(vector.tinker.total_usd[i]) == __import__("pytest").approx(float(scalar.tinker.total_usd))
         assert float(vector.self_hosted.total_usd[i]) == __import__("pytest").approx(
             float(scalar.self_hosted.total_usd))
+
+
+@given(scenarios, st.sampled_from(["seed", "exact", "calibrated"]))
+def test_the_self_hosted_side_does_not_depend_on_the_tinker_side(fields, method):
+    """Qwen2.5-7B (no Tinker price in any list) and Qwen3-8B (priced) given Qwen2.5-7B's config.json: the same
+    self-hosted side and token streams, the Tinker side absent for one and billed for the other."""
+    from tinker_nomics.model import finite
+    from tinker_nomics.sources.tables import data_dir
+    config = str(data_dir() / "models" / "configs" / "Qwen--Qwen2.5-7B.json")
+    fields = {**fields, "method": method, "prices": "2026-10-07"}
+    alone = estimate(Scenario(**{**fields, "model": "Qwen2.5-7B"}))
+    priced = estimate(Scenario(**{**fields, "model": "Qwen3-8B", "model_config": config}))
+    assert alone.tinker_not_offered and priced.tinker_not_offered is None
+    ours, theirs = finite.numbers(alone), finite.numbers(priced)
+    for name in ours:
+        if not name.startswith("tinker."):
+            assert np.array_equal(np.asarray(ours[name]), np.asarray(theirs[name]), equal_nan=True), name
+    assert np.isnan(float(alone.tinker.total_usd)) and np.isfinite(float(priced.tinker.total_usd))

@@ -206,7 +206,9 @@ def test_models_listing_names_only_snapshots_that_price_the_model():
             assert get_price(model, snap).complete, (model, snap)
     est = estimate(Scenario.from_workload("math_rl", model="Qwen3-8B", prices="2026-10-07"))
     assert float(est.tinker.total_usd) > 0
-    with pytest.raises(TinkerNomicsError, match="no train price for Qwen/Qwen3.8-27B .* no source gives it"):
+    # sampling rates only, and no architecture to fall back on: neither side can be computed
+    with pytest.raises(TinkerNomicsError, match=r"gives only sampling rates for Qwen/Qwen3.8-27B \(no train price\); "
+                                                r"no Tinker list bills it, and it has no published architecture"):
         estimate(Scenario.from_workload("math_rl", model="Qwen/Qwen3.8-27B", prices="2026-10-07"))
 
 

@@ -63,10 +63,10 @@ def test_every_state_is_there_and_points_at_its_options(data):
         assert [t[0] for t in plot["x_ticks"]] == sorted(t[0] for t in plot["x_ticks"])
 
 
-def test_the_70b_state_says_tinker_does_not_price_it(data):
+def test_the_70b_state_says_tinker_does_not_offer_it(data):
     rows = explorer.planner_rows(data, "math_rl|1|3|0|both")
     tinker = [r for r in rows if r[1].startswith("Tinker")]
-    assert tinker and tinker[0][-1].startswith("not priced")
+    assert tinker and tinker[0][-1].startswith("not offered")
 
 
 def test_the_page_carries_the_data_and_the_script(data):

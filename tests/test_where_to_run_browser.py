@@ -42,5 +42,5 @@ def test_planner_explorer_opens_on_the_chapters_table(page):  # noqa: F811
     assert rows != chapter and not any("(spot)" in r[1] for r in rows)
     root.locator('select[data-control="workload"]').select_option("harbor_rl")
     root.locator('select[data-control="model"]').select_option("1")
-    assert any(r[1].startswith("Tinker") and r[-1].startswith("not priced") for r in _explorer_rows(root))
+    assert any(r[1].startswith("Tinker") and r[-1].startswith("not offered") for r in _explorer_rows(root))
     _clean(page)

@@ -111,7 +111,7 @@ def _crossings_1d(x: np.ndarray, log_ratio: np.ndarray) -> list[float]:
 def _meshgrid_map(workload: str, x_field: str, x, y_field: str, y, snapshot: str | None, **overrides) -> Map:
     base = base_scenario(workload, snapshot, **overrides)
     xx, yy = np.meshgrid(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
-    est = estimate(base.replace(**{x_field: xx, y_field: yy}))
+    est = estimate(base.replace(**{x_field: xx, y_field: yy})).tinker_required("a break-even map")
     resolved = with_efficiencies(base)      # the calibrated method's own efficiencies, where the preset sits
     preset = (float(getattr(resolved, x_field)), float(getattr(resolved, y_field)))
     shape = xx.shape
@@ -166,7 +166,8 @@ def turns_model_map(workload: str, turns=TURNS, models=None, snapshot: str | Non
     turns = np.asarray(turns, dtype=float)
     tinker, hosted = [], []
     for model in models:
-        est = estimate(base.replace(model=model, turns=turns, tinker_cached_prefill=_has_cached(model, snap)))
+        est = estimate(base.replace(model=model, turns=turns, tinker_cached_prefill=_has_cached(model, snap))
+                       ).tinker_required("a break-even map")
         tinker.append(np.broadcast_to(est.tinker.total_usd, turns.shape))
         hosted.append(np.broadcast_to(est.self_hosted.total_usd, turns.shape))
     resolved = base.resolved()
@@ -185,7 +186,8 @@ def crossings(workload: str, field_name: str, values, snapshot: str | None = Non
     """A 1-D cut: the values of one input where self-hosted / Tinker crosses 1, from one vectorized call,
     located by linear interpolation of log(ratio) between neighbouring grid points."""
     values = np.asarray(values, dtype=float)
-    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values}))
+    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values})
+                   ).tinker_required("a break-even")
     log_ratio = np.log(np.broadcast_to(est.self_hosted.total_usd, values.shape)
                        / np.broadcast_to(est.tinker.total_usd, values.shape))
     return np.asarray(_crossings_1d(values, log_ratio))
@@ -196,7 +198,8 @@ def segments(workload: str, field_name: str, values, snapshot: str | None = None
     self-hosted / Tinker crosses 1 (`crossings`): [("self_hosted", 32, 19650.4), ("tinker", 19650.4, 65536)].
     A tie counts for Tinker, as everywhere."""
     values = np.asarray(values, dtype=float)
-    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values}))
+    est = estimate(base_scenario(workload, snapshot, **overrides).replace(**{field_name: values})
+                   ).tinker_required("the cheaper side")
     tinker_cheaper = np.broadcast_to(est.tinker.total_usd, values.shape) <= np.broadcast_to(
         est.self_hosted.total_usd, values.shape)
     edges = [float(values[0]), *map(float, crossings(workload, field_name, values, snapshot, **overrides)),
@@ -215,6 +218,6 @@ def offers_below(offers, usd_per_gpu_hour: float) -> int:
 def breakeven_gpu_price(workload: str, snapshot: str | None = None, **overrides) -> float:
     """The $/GPU-hour at which self-hosting costs what Tinker bills, everything else at the preset.
     Tinker's bill does not depend on the GPU price and the GPU bill is linear in it, so this is exact."""
-    est = estimate(base_scenario(workload, snapshot, **overrides))
+    est = estimate(base_scenario(workload, snapshot, **overrides)).tinker_required("a break-even GPU price")
     hosted = est.self_hosted
     return float((est.tinker.total_usd - hosted.sandbox_usd) / hosted.gpu_hours)

@@ -95,7 +95,7 @@ def workload_table(names, **overrides) -> list[WorkloadRow]:
     self-hosted, who is cheaper and by what factor. `overrides` apply to every preset (e.g. method="exact")."""
     rows = []
     for name in names:
-        est = estimate(Scenario.from_workload(name, **overrides))
+        est = estimate(Scenario.from_workload(name, **overrides)).tinker_required("the workload table")
         free = None
         if has_prefix_cache(name):
             free = float(estimate(Scenario.from_workload(name, **{**overrides, **FREE_CACHED_PREFILL}))
@@ -154,8 +154,11 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
         scenario = Scenario.from_workload(name, prices=prices, **{"method": "calibrated", **overrides})
         try:
             est = estimate(scenario)
+            why_not = est.tinker_not_offered
         except TinkerNomicsError as exc:
-            rows.append(HeadlineRow(name, str(get_workload(name).fields["model"]), None, False, str(exc), None, None,
+            why_not = str(exc)
+        if why_not is not None:
+            rows.append(HeadlineRow(name, str(get_workload(name).fields["model"]), None, False, why_not, None, None,
                                     None, None, str(scenario.gpu or ""), float("nan"), float("nan"), False,
                                     float("nan"), float("nan"), float("nan")))
             continue
@@ -244,7 +247,7 @@ def off_policy_speedups(scenario: Scenario, off_policy=(0, 1, 2, 4, 8)) -> OffPo
     ks = np.asarray(off_policy, dtype=float)
     if not np.any(ks == 0):
         raise ValueError("off_policy must include 0 (the synchronous baseline)")
-    est = estimate(scenario.replace(off_policy=ks))
+    est = estimate(scenario.replace(off_policy=ks)).tinker_required("the off-policy comparison")
     s = est.self_hosted
     wall = np.asarray(s.wallclock_hours, dtype=float)
     baseline = wall[ks == 0][0]
@@ -283,6 +286,8 @@ def method_comparison(scenario: Scenario) -> list[MethodRow]:
         ("rollout KV cache", "gb", lambda e: e.self_hosted.kv_cache_gb * 1e9),
         ("self-hosted cost", "usd", lambda e: e.self_hosted.total_usd),
     ]
+    if seed.tinker_not_offered is not None:       # no Tinker bill to compare
+        spec = [row for row in spec if row[0] != "Tinker bill"]
     return [MethodRow(label, kind, *pair(getter)) for label, kind, getter in spec]
 
 

@@ -6,7 +6,8 @@
 
 The options:
   Tinker          at the scenario's price list (and at other dated lists when asked): the bill `estimate`
-                  computes; the wall-clock from Tinker's measured step times (analysis/tinker_wallclock.py);
+                  computes; the wall-clock from Tinker's measured step times (analysis/tinker_wallclock.py); a list
+                  that bills neither the model nor a successor lists Tinker as not offered, with `estimate`'s reason;
   per-token       other services that meter prefill / sample / train, for the model when they price it
                   (data/services/managed_services.csv; the bill by the same billing code as Tinker's);
   managed GPUs    dedicated GPUs a service bills per GPU-hour (Fireworks), any count up to --max-gpus;
@@ -47,13 +48,13 @@ import pandas as pd
 from .. import sources
 from ..errors import TinkerNomicsError, UnknownNameError, _squash
 from ..model import billing
-from ..model.estimate import estimate
+from ..model.estimate import estimate, sandbox_bill
 from ..model.scenario import Scenario
 from ..sources.defaults import number
 from ..sources.offers import Offer, load_offers
-from ..sources.price_list import listed_in, snapshots
+from ..sources.price_list import snapshots
 from ..sources.services import gpu_hour_services, managed_services, per_token_services
-from ..sources.tables import Column, data_dir, load_table
+from ..sources.tables import Column, load_table
 from . import tinker_wallclock, uncertainty
 
 DEFAULT_MAX_GPUS = 64
@@ -157,6 +158,8 @@ def _self_hosted(base: Scenario, gpus: np.ndarray, counts: np.ndarray, draws: di
     est = estimate(base.replace(gpu=np.asarray(gpus, dtype=object)[:, None],
                                 num_gpus=np.asarray(counts, dtype=float)[:, None], gpu_hourly_usd=1.0, **drawn))
     s = est.self_hosted
+    if s is None:
+        raise TinkerNomicsError(f"the self-hosted side cannot be evaluated: {_no_architecture(est)}")
     wall = np.array(np.broadcast_to(s.wallclock_hours, shape), dtype=float)
     gpu_hours = np.array(np.broadcast_to(s.gpu_hours, shape), dtype=float)
     sandbox = np.array(np.broadcast_to(s.sandbox_usd, shape), dtype=float)
@@ -165,44 +168,9 @@ def _self_hosted(base: Scenario, gpus: np.ndarray, counts: np.ndarray, draws: di
     return Hosted(wall, gpu_hours, sandbox, feasible, fitting)
 
 
-def hosted_scenario(base: Scenario) -> tuple[Scenario | None, str]:
-    """A scenario `estimate` can evaluate for the self-hosted side of `base`, and why not when there is none.
-
-    estimate() bills Tinker first and refuses a model the price list does not price; the self-hosted side does not
-    depend on the list. So: the scenario itself; else the same at the newest list that prices the model (or its
-    successor); else, for a model whose architecture comes from a config.json in data/models/configs, that config
-    with a model Tinker prices standing in for the (ignored) bill. (A model-wing change letting estimate() leave
-    the Tinker side empty would remove this.)"""
-    try:
-        estimate(base)
-        return base, ""
-    except TinkerNomicsError as exc:
-        reason = str(exc)
-    model = sources.resolve_model(base.model) if base.model else None
-    for snap in reversed(list(snapshots())):
-        try:
-            candidate = base.replace(prices=snap, tinker_cached_prefill=None)
-            estimate(candidate)
-            return candidate, ""
-        except TinkerNomicsError:
-            continue
-    config = _config_file(model)
-    if config is not None:
-        stand_in = listed_in(sources.newest_snapshot())[0].model
-        candidate = base.replace(model=stand_in, model_config=str(config), tinker_cached_prefill=None)
-        try:
-            estimate(candidate)
-            return candidate, ""
-        except TinkerNomicsError:
-            pass
-    return None, reason
-
-
-def _config_file(model: str | None):
-    if not model:
-        return None
-    path = data_dir() / "models" / "configs" / f"{model.replace('/', '--')}.json"
-    return path if path.is_file() else None
+def _no_architecture(est) -> str:
+    """Why an estimate has no self-hosted side (a model priced by Tinker whose architecture is not published)."""
+    return f"{est.scenario.model} has no published architecture (give its config.json with --model-config)"
 
 
 # ----------------------------------------------------------------------------------------------- names people type
@@ -427,6 +395,7 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
         raise TinkerNomicsError("--gpu-hourly-usd in a plan prices the GPUs of --gpus; name them with --gpus")
     drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
     judge = _Judge(deadlines, confidence)
+    point = estimate(scenario)    # one line when neither side can be computed (no Tinker price, no architecture)
     notes: list[str] = []
     blocks = []
     if provider_filter is None or "tinker" in provider_filter:
@@ -435,14 +404,13 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     blocks.append(_per_token_options(scenario, base, drawn, provider_filter, judge))
     candidates = _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_rate)
     if len(candidates):
-        hosted_base, why = hosted_scenario(scenario)
-        if hosted_base is None:
-            notes.append(f"the self-hosted side cannot be evaluated: {why}")
+        if point.self_hosted is None:
+            notes.append(f"the self-hosted side cannot be evaluated: {_no_architecture(point)}")
             candidates["feasible"] = False
             candidates["dropped_because"] = "not modelled: the self-hosted side cannot be evaluated"
             blocks.append(candidates)
         else:
-            blocks.append(_evaluate_gpu_options(candidates, hosted_base, base, drawn, spot_m, seed, judge))
+            blocks.append(_evaluate_gpu_options(candidates, scenario, base, drawn, spot_m, seed, judge))
     blocks.append(_not_applicable(provider_filter))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True)
     for key in judge.keys:
@@ -493,12 +461,11 @@ def _lists(names) -> list[str]:
 def _tinker_option(scenario: Scenario, snapshot: str, drawn: dict, seed: int, judge: _Judge,
                    notes: list) -> pd.DataFrame:
     where = f"Tinker ({snapshot} list)"
-    try:
-        est = estimate(scenario.replace(prices=snapshot, tinker_cached_prefill=scenario.tinker_cached_prefill,
-                                        **drawn))
-    except TinkerNomicsError as exc:
+    est = estimate(scenario.replace(prices=snapshot, tinker_cached_prefill=scenario.tinker_cached_prefill, **drawn))
+    if est.tinker_not_offered is not None:
         return _frame(1, where=where, billing="per_token", provider="tinker", spot=False, feasible=True,
-                      dropped_because=f"not priced: {exc}", kind="tinker", source=f"Tinker prices {snapshot}")
+                      dropped_because=f"not offered: {est.tinker_not_offered}", kind="tinker",
+                      source=f"Tinker prices {snapshot}")
     fit = tinker_wallclock.committed_fit()
     error = uncertainty.Distribution("tinker_time", ("all",), "lognormal", {"median": 1.0, "sigma": fit.log_sd},
                                      False, tinker_wallclock.FIT, "the leave-one-run-out spread of the step-time fit")
@@ -519,17 +486,12 @@ def _per_token_options(scenario: Scenario, base: Scenario, drawn: dict, provider
     services = [s for s in per_token_services(base.model)
                 if provider_filter is None or _provider_key(s.vendor) in provider_filter]
     blocks = []
-    est = None
-    if services:
-        try:
-            est = estimate(scenario.replace(**drawn))
-        except TinkerNomicsError:
-            est = None       # the token streams need a model Tinker prices (estimate bills Tinker first)
+    est = estimate(scenario.replace(**drawn)) if services else None
     for s in services:
         columns = {}
-        if s.complete and est is not None:
+        if s.complete:
             bill = billing.tinker_bill(est.tokens.sample, est.tokens.train, est.tokens.prefill, s.price(),
-                                       sandbox_usd=est.tinker.sandbox_usd)
+                                       sandbox_usd=sandbox_bill(est.scenario, est.tokens.rollouts))
             columns = judge.columns(np.atleast_1d(np.asarray(bill.total_usd, dtype=float)).ravel()[None, :], None)
         why = f"unavailable: {s.why_not}" if not s.available else \
             "wall-clock not known: no measured throughput for this service"
@@ -819,12 +781,9 @@ def sizing(scenario: Scenario, gpu: str, *, workload: str | None = None, max_gpu
         _check_inputs(hours, None, confidence, max_gpus, draws, None)
     name = sources.get_gpu(gpu).gpu
     base = scenario.resolved()
-    hosted_base, why = hosted_scenario(scenario)
-    if hosted_base is None:
-        raise TinkerNomicsError(f"the self-hosted side cannot be evaluated: {why}")
     drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
     counts = np.arange(1, int(max_gpus) + 1, dtype=float)
-    hosted = _self_hosted(hosted_base, np.full(len(counts), name), counts, drawn)
+    hosted = _self_hosted(scenario, np.full(len(counts), name), counts, drawn)
     columns = _Judge(tuple(deadlines), confidence).columns(None, hosted.wall_hours)
     gpu_hours = np.quantile(hosted.gpu_hours, 0.5, axis=1)
     out = pd.DataFrame({"gpu": name, "num_gpus": counts.astype(int), "feasible": hosted.feasible,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import billing
-from ..model.estimate import Estimate, estimate
+from ..model.estimate import Estimate, estimate, sandbox_bill
 from ..model.scenario import Scenario
 from ..sources.services import ManagedService, gpu_hour_services, per_token_services
 
@@ -50,7 +50,7 @@ def _per_token(s: ManagedService, est: Estimate) -> ServiceQuote:
     total, detail = None, "the service does not price all three meters for this model"
     if s.complete:
         bill = billing.tinker_bill(est.tokens.sample, est.tokens.train, est.tokens.prefill, s.price(),
-                                   sandbox_usd=est.tinker.sandbox_usd)
+                                   sandbox_usd=sandbox_bill(est.scenario, est.tokens.rollouts))
         total = float(np.asarray(bill.total_usd))
         detail = (f"sample ${float(bill.sample_usd):,.2f} + train ${float(bill.train_usd):,.2f} + prefill "
                   f"${float(bill.prefill_usd):,.2f} + sandbox ${float(bill.sandbox_usd):,.2f} at "

@@ -28,7 +28,7 @@ from ..errors import TinkerNomicsError
 from ..model.estimate import estimate
 from ..model.scenario import BOUNDS, DEFAULT_METHOD, METHODS, Scenario
 from ..sources.calibration import model_error
-from ..sources.successors import model_for
+from ..sources.successors import billed_as
 from ..sources.tables import Column, load_table
 from ..sources.workloads import workloads
 from . import timeline
@@ -226,18 +226,27 @@ class MonteCarlo:
     self_hosted_usd: np.ndarray
     point_tinker_usd: float      # the preset itself, no draws
     point_self_hosted_usd: float
+    tinker_not_offered: str | None = None   # why Tinker's list bills neither the model nor a successor (its dollars
+                                            # are then NaN, and no comparison of the two sides can be made)
 
     @property
     def n(self) -> int:
         return int(self.tinker_usd.size)
 
+    def _compared(self, what: str) -> None:
+        if self.tinker_not_offered is not None:
+            raise TinkerNomicsError(f"{what} needs Tinker's bill, and Tinker does not offer this run: "
+                                    f"{self.tinker_not_offered}")
+
     @property
     def ratio(self) -> np.ndarray:
         """Self-hosted / Tinker per draw (above 1: Tinker is cheaper)."""
+        self._compared("self-hosted / Tinker")
         return self.self_hosted_usd / self.tinker_usd
 
     @property
     def p_tinker_cheaper(self) -> float:
+        self._compared("P(Tinker cheaper)")
         return float(np.mean(self.tinker_usd <= self.self_hosted_usd))
 
     @property
@@ -254,6 +263,7 @@ class MonteCarlo:
     @property
     def tinker_median_over_point(self) -> float:
         """The median Tinker bill over the draws, as a multiple of the preset's point estimate."""
+        self._compared("Tinker's median over its point estimate")
         return float(np.median(self.tinker_usd)) / self.point_tinker_usd
 
     def median_input(self, parameter: str, cheaper: str | None = None) -> float:
@@ -262,6 +272,7 @@ class MonteCarlo:
         values = self.draws[parameter]
         if cheaper is None:
             return float(np.median(values))
+        self._compared("the draws where one side is cheaper")
         tinker_wins = self.tinker_usd <= self.self_hosted_usd
         if cheaper not in ("tinker", "self_hosted"):
             raise ValueError(f"cheaper must be 'tinker', 'self_hosted' or None, not {cheaper!r}")
@@ -275,6 +286,11 @@ class MonteCarlo:
         return float(np.mean(np.asarray(self.draws[parameter]) >= value))
 
     def quantiles(self, q=QUANTILES) -> dict[str, np.ndarray]:
+        """The quantiles of both bills and of their ratio (NaN for Tinker's and the ratio when Tinker does not offer
+        the run: `tinker_not_offered` says why)."""
+        if self.tinker_not_offered is not None:
+            unknown = np.full(np.shape(q), np.nan)
+            return {"tinker": unknown, "self_hosted": np.quantile(self.self_hosted_usd, q), "ratio": unknown}
         return {"tinker": np.quantile(self.tinker_usd, q), "self_hosted": np.quantile(self.self_hosted_usd, q),
                 "ratio": np.quantile(self.ratio, q)}
 
@@ -312,20 +328,25 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
         if snapshot is not None:
             base = base.replace(prices=snapshot)
         resolved = base.resolved()
-        successor = model_for(resolved.model, resolved.prices)[1] is not None
+        billed = billed_as(resolved.model, resolved.prices)     # None: Tinker does not offer the run
+        successor = billed is not None and billed[1] is not None
         cached = bool(resolved.tinker_cached_prefill)
     elif snapshot is not None:
-        model, succ = model_for(base.model, snapshot)
-        cached = timeline.has_cached_rate(model, snapshot)
+        billed = billed_as(base.model, snapshot)
+        model, succ = billed if billed is not None else (base.model, None)
+        cached = billed is not None and timeline.has_cached_rate(model, snapshot)
         base = base.replace(model=model, prices=snapshot, tinker_cached_prefill=cached)
         successor = succ is not None
     resolved = base.resolved()
     draws = draw_inputs(workload, resolved, n, seed, method)
     point = estimate(base)
     est = estimate(base.replace(**draws))
+    if est.self_hosted is None:
+        raise TinkerNomicsError(f"the Monte-Carlo needs the self-hosted side, and {resolved.model} has no published "
+                                f"architecture")
     return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws,
                       np.asarray(est.tinker.total_usd, dtype=float), np.asarray(est.self_hosted.total_usd, dtype=float),
-                      float(point.tinker.total_usd), float(point.self_hosted.total_usd))
+                      float(point.tinker.total_usd), float(point.self_hosted.total_usd), est.tinker_not_offered)
 
 
 def scenario_regimes(scenario: Scenario) -> tuple[str, ...]:
@@ -374,7 +395,8 @@ def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
                      **{f"self_hosted_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["self_hosted"])},
                      "self_hosted_point": mc.point_self_hosted_usd,
                      **{f"ratio_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["ratio"])},
-                     "p_tinker_cheaper": mc.p_tinker_cheaper})
+                     "p_tinker_cheaper": None if mc.tinker_not_offered else mc.p_tinker_cheaper,
+                     "tinker_not_offered": mc.tinker_not_offered})
     return pd.DataFrame(rows)
 
 

@@ -24,7 +24,7 @@ from ..model.estimate import estimate, with_efficiencies
 from ..model.scenario import METHODS, Scenario
 from ..runs.calibrate import SIGN_CONVENTION
 from ..sources.price_list import priced_models, snapshots
-from ..sources.successors import model_for
+from ..sources.successors import billed_as
 from ..sources.workloads import get_workload, workloads
 from . import plots
 
@@ -127,15 +127,14 @@ SLIDERS = {
 def priced_architectures(snapshot: str) -> list[str]:
     """Models with a published architecture that Tinker bills as of `snapshot`: priced there, or retired and
     billed on a successor that is (sources.successors)."""
-    names = []
-    for model in priced_models():
-        try:
-            model_for(model, snapshot)
-        except TinkerNomicsError:
-            continue
-        if sources.has_arch(model):
-            names.append(model)
-    return names
+    return [model for model in priced_models() if billed_as(model, snapshot) is not None and sources.has_arch(model)]
+
+
+def model_options(snapshot: str, keep: str) -> list[str]:
+    """The panel's models at a price list: those Tinker bills there (`priced_architectures`), and `keep`, the model
+    the panel holds, when the list does not bill it (its Tinker side is then not offered; its self-hosted side
+    stands)."""
+    return list(dict.fromkeys([*priced_architectures(snapshot), keep]))
 
 
 def priced_gpus() -> list[str]:
@@ -180,8 +179,9 @@ def show_png(out: W.Output, fig) -> None:
 
 class Calculator:
     """A workload picker, registry pickers and sliders in labelled groups; a summary table and a cost-breakdown
-    figure. Every consequence of a change beyond the control itself is stated above the summary: a model
-    switched because the chosen price list does not price it, a new GPU's $/GPU-hour and where it comes from.
+    figure. Every consequence of a change beyond the control itself is stated above the summary: a price list that
+    bills the model on its successor or not at all (Tinker's side then not offered), a new GPU's $/GPU-hour and
+    where it comes from.
 
     `compact=True` keeps the summary and figure but shows only the controls a one-workload page needs
     (workload, model, prices, the run's size and the agentic knobs)."""
@@ -247,7 +247,7 @@ class Calculator:
             if self.workload.value != get_workload(workload).name:
                 self.workload.value = get_workload(workload).name
             self.prices.value = preset.prices
-            self.model.options = priced_architectures(preset.prices)
+            self.model.options = model_options(preset.prices, preset.model)
             self.model.value = preset.model
             self.gpu.value = preset.gpu
             self.sandbox.value = preset.sandbox
@@ -261,23 +261,20 @@ class Calculator:
         self.redraw()
 
     def _on_prices(self, change):
+        """The model stays: Tinker's side is billed at the new list, on the model's successor where the list has
+        retired it, or not offered where it bills neither (the self-hosted side does not depend on the list)."""
         current = self.model.value
         with self._holding():
-            self.model.options = priced_architectures(change["new"])
-            if current in self.model.options:
-                self.model.value = current
-                self.changes = []
-            else:
-                self.model.value = self.model.options[0]
-                self.changes = [f"The {change['new']} price list does not price {current}, nor a successor of it: "
-                                f"the model is now {self.model.value}, the first model it prices."]
-        try:
-            billed, successor = model_for(self.model.value, change["new"])
-        except TinkerNomicsError:
-            billed, successor = self.model.value, None
-        if successor is not None:   # kept, but Tinker bills it as its successor (sources.successors)
-            self.changes.append(f"The {change['new']} price list does not price {self.model.value}: Tinker's side is "
-                                f"billed as its successor {billed}; the self-hosted side runs {self.model.value}.")
+            self.model.options = model_options(change["new"], current)
+            self.model.value = current
+        billed = billed_as(current, change["new"])
+        self.changes = []
+        if billed is None:
+            self.changes.append(f"The {change['new']} price list bills neither {current} nor a successor of it: "
+                                f"Tinker's side is not offered; the self-hosted side is unchanged.")
+        elif billed[1] is not None:   # kept, but Tinker bills it as its successor (sources.successors)
+            self.changes.append(f"The {change['new']} price list does not price {current}: Tinker's side is "
+                                f"billed as its successor {billed[0]}; the self-hosted side runs {current}.")
         self.redraw()
 
     def _on_gpu(self, change):
@@ -380,22 +377,26 @@ def summary_html(est) -> str:
     """A small table: tokens, Tinker's bill, self-hosted hours and dollars, the cheaper side."""
     t, s, k, sc = est.tinker, est.self_hosted, est.tokens, est.scenario
     side, factor = cheaper_factor(est)
+    tinker = (f"not offered: {html.escape(est.tinker_not_offered)}" if est.tinker_not_offered else
+              f"<b>{fmt.usd(t.total_usd)}</b> (sample {fmt.usd(t.sample_usd)}, train "
+              f"{fmt.usd(t.train_usd)}, prefill {fmt.usd(t.prefill_usd)}, sandbox {fmt.usd(t.sandbox_usd)}, "
+              f"storage {fmt.usd(t.storage_usd)} for a {fmt.size_gb(est.checkpoint_gb)} adapter at "
+              f"rank {float(sc.lora_rank):g})")
     rows = [("Prices", f"Tinker as of {sc.prices}"
                        + (f"; {float(s.num_gpus):g} × {sc.gpu} at {fmt.usd(s.gpu_hourly_usd)} per GPU-hour "
                           f"({html.escape(str(sc.gpu_hourly_usd_source))})" if s is not None else "")),
             ("Tokens", f"sample {fmt.tokens(k.sample)} · train {fmt.tokens(k.train)} · "
                        f"prefill {fmt.tokens(k.prefill)}"),
-            ("Tinker", f"<b>{fmt.usd(t.total_usd)}</b> (sample {fmt.usd(t.sample_usd)}, train "
-                       f"{fmt.usd(t.train_usd)}, prefill {fmt.usd(t.prefill_usd)}, sandbox {fmt.usd(t.sandbox_usd)}, "
-                       f"storage {fmt.usd(t.storage_usd)} for a {fmt.size_gb(est.checkpoint_gb)} adapter at "
-                       f"rank {float(sc.lora_rank):g})")]
+            ("Tinker", tinker)]
     if s is not None:
         rows += [("Self-hosted", f"<b>{fmt.usd(s.total_usd)}</b> ({float(s.gpu_hours):,.1f} GPU-h on "
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
                  ("Time", f"rollout {fmt.hours(s.rollout_hours)}, training {fmt.hours(s.train_hours)}, "
                           f"wall-clock {fmt.hours(s.wallclock_hours)}"),
-                 ("Cheaper", f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
-    rows += [("Note", html.escape(n)) for n in est.notes]
+                 ("Cheaper", "unknown (Tinker does not offer this model)" if est.tinker_not_offered else
+                             f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
+    rows += [("Note", html.escape(n)) for n in est.notes
+             if not (est.tinker_not_offered and n.endswith(est.tinker_not_offered))]   # the Tinker row says it
     body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)
     return f"<table class='tn-summary'>{body}</table>"
 

@@ -61,6 +61,14 @@ def storage_cost(checkpoint_gb, steps, usd_per_gb_month):
     return kept * checkpoint_gb * months * usd_per_gb_month
 
 
+def not_offered_bill(sample_tokens, train_tokens, prefill_tokens, sandbox_usd=0.0, storage_usd=0.0) -> TinkerBill:
+    """The bill of a run Tinker does not offer (its list prices neither the model nor a successor): every dollar NaN,
+    not computed, in the shape the priced bill would have."""
+    return TinkerBill(meter_cost(sample_tokens, np.nan), meter_cost(train_tokens, np.nan),
+                      meter_cost(prefill_tokens, np.nan), np.asarray(sandbox_usd, dtype=float) * np.nan,
+                      np.asarray(storage_usd, dtype=float) * np.nan)
+
+
 def tinker_bill(sample_tokens, train_tokens, prefill_tokens, price: Price, cached_share=0.0, cached_rate=None,
                 sandbox_usd=0.0, storage_usd=0.0) -> TinkerBill:
     return TinkerBill(meter_cost(sample_tokens, price.rate("sample")), meter_cost(train_tokens, price.rate("train")),

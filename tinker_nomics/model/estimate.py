@@ -2,6 +2,11 @@
 
 `estimate(scenario)` resolves the inputs (Scenario.resolved), counts the token streams (tokens), bills them
 (billing) and costs the same work on rented GPUs (selfhosted), all vectorized over array inputs.
+
+Each side needs its own input: Tinker's bill a price list that bills the model (or its named successor), the
+self-hosted side the model's architecture (the registry's, or a config.json). A model the list does not bill gets
+the self-hosted side only (Tinker's dollars NaN, `Estimate.tinker_not_offered` and a note saying why); a model
+without an architecture gets Tinker's side only; a model with neither is refused in one line.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from ..errors import TinkerNomicsError
 from ..sources.calibration import parameters
 from ..sources.hf_config import load_config
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
-from ..sources.successors import Successor, model_for
+from ..sources.successors import Successor, billed_as, not_offered_reason
 from . import billing, lora, tabular, tokens
 from .finite import finite_only
 from .scenario import Scenario, unpriced_rate
@@ -25,7 +30,7 @@ from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cos
 @dataclass(frozen=True)
 class Estimate:
     scenario: Scenario
-    price: Price
+    price: Price | None                      # None: Tinker does not offer the run (tinker_not_offered says why)
     tokens: tokens.TokenStreams
     per_rollout: tokens.Rollout
     tinker: billing.TinkerBill
@@ -34,18 +39,35 @@ class Estimate:
     checkpoint_gb: np.ndarray
     notes: tuple[str, ...] = field(default_factory=tuple)
     successor: Successor | None = None       # Tinker no longer prices the model: billed on this successor
+    tinker_not_offered: str | None = None    # why Tinker's list bills neither the model nor a successor: every
+                                             # Tinker dollar is then NaN (not computed); the token streams and the
+                                             # self-hosted side are computed as usual
 
     @property
     def cheaper(self):
+        """"tinker" or "self_hosted" per scenario; "unknown" where either side's dollars are not computed (Tinker
+        does not offer the model, or the GPU has no sourced $/GPU-hour): no side is claimed."""
         if self.self_hosted is None:
             return np.asarray("tinker")
-        side = np.where(self.tinker.total_usd <= self.self_hosted.total_usd, "tinker", "self_hosted")
-        return np.where(np.isnan(self.self_hosted.total_usd), "unknown", side)   # no $/GPU-hour: no side claimed
+        tinker, hosted = self.tinker.total_usd, self.self_hosted.total_usd
+        side = np.where(tinker <= hosted, "tinker", "self_hosted")
+        return np.where(np.isnan(tinker) | np.isnan(hosted), "unknown", side)
+
+    def tinker_required(self, purpose: str) -> "Estimate":
+        """This estimate, for a `purpose` that compares against Tinker's bill (a break-even, a verdict); one line
+        naming why when Tinker does not offer the run."""
+        if self.tinker_not_offered is not None:
+            raise TinkerNomicsError(f"{purpose} needs Tinker's bill, and Tinker does not offer this run: "
+                                    f"{self.tinker_not_offered}")
+        return self
 
     def to_dict(self) -> dict:
         """The nested keys of `tinker-nomics estimate --format json`; arrays become lists, and a number that is
-        not computed (NaN: e.g. the LoRA size of a model without an architecture) becomes None, with a note."""
-        return tabular.json_tree(self.tree())
+        not computed (NaN: e.g. the LoRA size of a model without an architecture, Tinker's dollars for a model it does
+        not offer) becomes None, with a note; so does a `cheaper` that claims no side."""
+        out = tabular.json_tree(self.tree())
+        out["cheaper"] = _claimed(out["cheaper"])
+        return out
 
     def to_frame(self):
         """A pandas DataFrame with one row per scenario and flat dotted columns (`tinker.total_usd`,
@@ -54,7 +76,7 @@ class Estimate:
 
     def tree(self) -> dict:
         """The nested keys of `to_dict()` with the values as computed (NumPy arrays and scalars)."""
-        t, s = self.tinker, self.self_hosted
+        t, s, price = self.tinker, self.self_hosted, self.price
         out = {
             "scenario": {f.name: getattr(self.scenario, f.name) for f in dataclasses.fields(self.scenario)},
             "tokens": {"sample": self.tokens.sample, "train": self.tokens.train, "prefill": self.tokens.prefill,
@@ -62,11 +84,11 @@ class Estimate:
                        "rollouts": self.tokens.rollouts},
             "tinker": {"sample_usd": t.sample_usd, "train_usd": t.train_usd, "prefill_usd": t.prefill_usd,
                        "sandbox_usd": t.sandbox_usd, "storage_usd": t.storage_usd, "total_usd": t.total_usd,
-                       "rates_usd_per_million": {"prefill": self.price.prefill, "sample": self.price.sample,
-                                                 "train": self.price.train,
-                                                 "cached_prefill": self.price.cached_prefill},
-                       "rates_source": self.price.provenance, "billed_model": self.price.model,
-                       "successor_of": self.successor.retired if self.successor else None},
+                       "rates_usd_per_million": {meter: getattr(price, meter) if price else None
+                                                 for meter in ("prefill", "sample", "train", "cached_prefill")},
+                       "rates_source": price.provenance if price else {}, "billed_model": price.model if price else None,
+                       "successor_of": self.successor.retired if self.successor else None,
+                       "not_offered": self.tinker_not_offered},
             "lora": {"parameters": self.lora_parameters, "checkpoint_gb": self.checkpoint_gb},
             "cheaper": self.cheaper,
             "notes": list(self.notes),
@@ -97,9 +119,22 @@ def estimate(scenario: Scenario) -> Estimate:
     s = scenario.resolved()
     seed = s.method == "seed"
     notes: list[str] = []
-    billed, successor = _billed_model(s.model, s.prices)
-    price = get_price(billed, s.prices)
-    notes.extend(price.notes)
+    if s.model_config:
+        arch = load_config(s.model_config)
+    else:
+        arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
+    billed = billed_as(s.model, s.prices)
+    price, successor, not_offered = None, None, None
+    if billed is None:        # Tinker's side is not computed; the self-hosted side does not depend on it
+        not_offered = not_offered_reason(s.model, s.prices)
+        if arch is None:
+            raise TinkerNomicsError(f"neither side can be computed for {s.model}: {not_offered}, and it has no "
+                                    f"published architecture (give its config.json with --model-config)")
+        notes.append(f"Tinker's side is not computed: {not_offered}")
+    else:
+        billed_model, successor = billed
+        price = get_price(billed_model, s.prices)
+        notes.extend(price.notes)
     if successor is not None:
         notes.append(f"Tinker's {s.prices} list no longer prices {successor.retired}: billed on its named successor "
                      f"{successor.successor} (data/models/successors.csv); the self-hosted side runs {s.model}")
@@ -111,7 +146,7 @@ def estimate(scenario: Scenario) -> Estimate:
                                    eval_prompts=s.eval_prompts, abort_prefill=not seed)
 
     cached_rate = None
-    if s.tinker_cached_prefill:
+    if s.tinker_cached_prefill and price is not None:
         cached_rate = s.tinker_cached_prefill_usd_per_m if s.tinker_cached_prefill_usd_per_m is not None \
             else price.cached_prefill
         if cached_rate is None:
@@ -120,15 +155,9 @@ def estimate(scenario: Scenario) -> Estimate:
                          f"at the full rate")
     cached_share = s.cache_hit_rate if cached_rate is not None else 0.0
     sandbox_rollouts = streams.rollouts * tokens.abort_multiplier(s.off_policy) if not seed else streams.rollouts
-    sandbox_usd = billing.sandbox_cost(streams.rollouts, s.sandbox_seconds_per_rollout, s.sandbox,
-                                       s.sandbox_cpu_cores, s.sandbox_memory_gib)
-    self_sandbox_usd = billing.sandbox_cost(sandbox_rollouts, s.sandbox_seconds_per_rollout, s.sandbox,
-                                            s.sandbox_cpu_cores, s.sandbox_memory_gib)
+    sandbox_usd = sandbox_bill(s, streams.rollouts)
+    self_sandbox_usd = sandbox_bill(s, sandbox_rollouts)
 
-    if s.model_config:
-        arch = load_config(s.model_config)
-    else:
-        arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
     if arch is not None:
         lora_params = lora.lora_params(arch, s.lora_rank, s.method)
         ckpt_gb = lora.checkpoint_gb(lora_params)
@@ -138,8 +167,11 @@ def estimate(scenario: Scenario) -> Estimate:
         storage_usd = np.asarray(0.0)
         notes.append(f"{price.model} has no published architecture: checkpoint storage and the self-hosted "
                      f"side are not computed")
-    bill = billing.tinker_bill(streams.sample, streams.train, streams.prefill, price, cached_share, cached_rate,
-                               sandbox_usd, storage_usd)
+    if price is not None:
+        bill = billing.tinker_bill(streams.sample, streams.train, streams.prefill, price, cached_share, cached_rate,
+                                   sandbox_usd, storage_usd)
+    else:
+        bill = billing.not_offered_bill(streams.sample, streams.train, streams.prefill, sandbox_usd, storage_usd)
 
     hosted = None
     if arch is not None and s.method == "calibrated":
@@ -198,7 +230,16 @@ def estimate(scenario: Scenario) -> Estimate:
     if hosted is not None and unpriced_rate(s.gpu_hourly_usd, s.gpu_hourly_usd_source):
         notes.append(f"the self-hosted dollars are unknown: {s.gpu_hourly_usd_source.split(': ', 1)[1]}")
     return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes),
-                    successor)
+                    successor, not_offered)
+
+
+def sandbox_bill(scenario: Scenario, rollouts):
+    """The sandboxes' bill for `rollouts` rollouts of a resolved scenario (its sandbox, seconds, cores and memory):
+    Tinker's side bills the rollouts it samples, a managed per-token service the same, self-hosting also the aborted
+    ones it re-runs."""
+    s = scenario
+    return billing.sandbox_cost(rollouts, s.sandbox_seconds_per_rollout, s.sandbox, s.sandbox_cpu_cores,
+                                s.sandbox_memory_gib)
 
 
 def with_efficiencies(scenario: Scenario) -> Scenario:
@@ -217,12 +258,11 @@ def with_efficiencies(scenario: Scenario) -> Scenario:
     return s.replace(rollout_efficiency=efficiency, mfu=mfu)
 
 
-def _billed_model(model: str, snapshot: str) -> tuple[str, Successor | None]:
-    """The model Tinker bills: the model itself while the snapshot prices it, else its named successor."""
-    try:
-        return model_for(model, snapshot)
-    except TinkerNomicsError:
-        return model, None      # get_price then says which snapshots price it
+def _claimed(cheaper):
+    """`cheaper` as JSON: "unknown" (no side claimed) becomes None."""
+    if isinstance(cheaper, list):
+        return [_claimed(x) for x in cheaper]
+    return None if cheaper == "unknown" else cheaper
 
 
 def _gpu_label(gpu) -> str:

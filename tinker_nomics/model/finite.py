@@ -52,14 +52,21 @@ def numbers(est) -> dict[str, np.ndarray]:
 # The self-hosted dollars of a GPU without a sourced $/GPU-hour (scenario.unpriced_rate): not computed, so NaN,
 # which the JSON shows as null beside the note saying why; every other number must still be finite.
 UNPRICED_DOLLARS = ("self_hosted.gpu_hourly_usd", "self_hosted.compute_usd", "self_hosted.total_usd")
+# Tinker's dollars of a run Tinker does not offer (Estimate.tinker_not_offered: its list prices neither the model nor a
+# successor): not computed, NaN, null in JSON beside the note; the token streams and the self-hosted side stay finite.
+NOT_OFFERED_DOLLARS = ("tinker.sample_usd", "tinker.train_usd", "tinker.prefill_usd", "tinker.sandbox_usd",
+                       "tinker.storage_usd", "tinker.total_usd")
 
 
 def check_finite(est) -> None:
     from .scenario import unpriced_rate
-    unpriced = unpriced_rate(est.scenario.gpu_hourly_usd, est.scenario.gpu_hourly_usd_source)
+    allowed = set(UNPRICED_DOLLARS if unpriced_rate(est.scenario.gpu_hourly_usd, est.scenario.gpu_hourly_usd_source)
+                  else ())
+    if est.tinker_not_offered is not None:
+        allowed.update(NOT_OFFERED_DOLLARS)
     bad, first = None, None
     for name, value in numbers(est).items():
-        if unpriced and name in UNPRICED_DOLLARS:
+        if name in allowed:
             continue
         array = np.asarray(value)
         if array.dtype.kind not in "fc":

@@ -148,7 +148,7 @@ class Scenario:
                 values["model"] = config_model_name(values["model_config"])
         if values["model"] is None:
             raise TinkerNomicsError("model is required (e.g. Qwen3-8B), or start from a workload preset")
-        values["model"] = sources.resolve_model(values["model"])
+        values["model"] = _model_name(values["model"], values["model_config"])
         values["prices"] = resolve_snapshot(values["prices"])
         calibrated = str(values["method"] or DEFAULT_METHOD).strip().lower() == "calibrated"
         for name in ("gpu", "sandbox", "turns", "length_growth", "substeps", "failure_overhead", "cache_hit_rate",
@@ -249,12 +249,17 @@ def preset_fields(workload: Workload, method: str | None = None) -> dict:
 
 
 def config_model_name(path: str) -> str:
-    """The model a config.json names (`_name_or_path`), for Tinker's price list; one line if it names none."""
-    arch = load_config(path)
-    if arch.hf_id and sources.architectures.has_name(arch.hf_id):
-        return arch.hf_id
-    raise TinkerNomicsError(f"model config {path} names no model Tinker prices ({arch.hf_id!r}); give --model with "
-                            f"the Tinker model to bill (the config still describes the self-hosted side)")
+    """The model a config.json names (`_name_or_path`, else its folder's name): the name Tinker's price lists are
+    searched for (a model they do not price gets the self-hosted side only)."""
+    return load_config(path).hf_id
+
+
+def _model_name(name: str, model_config: str | None) -> str:
+    """The registry's id for a model name. A name the registries do not know is an error (with the closest names),
+    unless a config.json gives the model's architecture: then it is kept as given, and Tinker does not offer it."""
+    if model_config is not None and name.strip() and not sources.architectures.has_name(name):
+        return name.strip()
+    return sources.resolve_model(name)
 
 
 def _has_cached_rate(model: str, snapshot: str) -> bool:

@@ -9,7 +9,8 @@ import functools
 from dataclasses import dataclass
 
 from ..errors import TinkerNomicsError
-from .architectures import has_arch, resolve_model
+from .architectures import has_arch, has_name, resolve_model
+from .price_list import snapshots
 from .prices import get_price
 from .tables import Column, load_table
 
@@ -58,10 +59,50 @@ def is_priced(model: str, snapshot: str) -> bool:
 
 def model_for(model: str, snapshot: str) -> tuple[str, Successor | None]:
     """The model a preset is billed as at `snapshot`: itself while Tinker prices it, else its successor."""
-    canonical = resolve_model(model)
+    canonical = resolve_model(model)      # a name no registry knows: one line with the closest names
+    billed = billed_as(canonical, snapshot)
+    if billed is None:
+        raise TinkerNomicsError(f"{canonical} has no complete Tinker price as of {snapshot} and no priced successor")
+    return billed
+
+
+def billed_as(model: str, snapshot: str) -> tuple[str, Successor | None] | None:
+    """`model_for`, or None when Tinker's `snapshot` list bills neither the model nor a named successor (a name
+    the registries do not know, given with its own config.json, included): Tinker does not offer the run."""
+    canonical = _canonical(model)
     if is_priced(canonical, snapshot):
         return canonical, None
     successor = successors().get(canonical)
     if successor is not None and is_priced(successor.successor, snapshot):
         return successor.successor, successor
-    raise TinkerNomicsError(f"{canonical} has no complete Tinker price as of {snapshot} and no priced successor")
+    return None
+
+
+def not_offered_reason(model: str, snapshot: str) -> str:
+    """Why Tinker's `snapshot` list bills neither `model` nor a named successor (`billed_as` is None), in one clause
+    that names the newest list that does bill it, if any: 'the 2026-10-07 price list does not price
+    meta-llama/Llama-3.1-70B; the newest list that bills it is 2026-H1'."""
+    canonical = _canonical(model)
+    successor = successors().get(canonical)
+    if successor is not None:
+        what = f"the {snapshot} price list prices neither {canonical} nor its named successor {successor.successor}"
+    elif _sampling_only(canonical, snapshot):
+        what = f"the {snapshot} price list gives only sampling rates for {canonical} (no train price)"
+    else:
+        what = f"the {snapshot} price list does not price {canonical}"
+    elsewhere = [s for s in snapshots() if billed_as(canonical, s) is not None]
+    if elsewhere:
+        return f"{what}; the newest list that bills it is {elsewhere[-1]}"
+    return f"{what}; no Tinker list bills it"
+
+
+def _canonical(model: str) -> str:
+    """The registry's id for `model`; a name the registries do not know (a model given by its config.json) as is."""
+    return resolve_model(model) if has_name(model) else model.strip()
+
+
+def _sampling_only(model: str, snapshot: str) -> bool:
+    try:
+        return not get_price(model, snapshot).complete
+    except TinkerNomicsError:
+        return False

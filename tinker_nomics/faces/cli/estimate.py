@@ -164,6 +164,7 @@ def _priced_from_offers(scenario: Scenario, path: str) -> Scenario:
 
 def render_estimate(d: dict) -> str:
     sc, tk, tokens, sh = d["scenario"], d["tinker"], d["tokens"], d["self_hosted"]
+    not_offered = tk.get("not_offered")     # Tinker's list bills neither the model nor a successor: no dollars
     billed = tk.get("billed_model")
     prices = f"Tinker prices {sc['prices']}" + (f" (billed as {billed}, its successor)" if billed and
                                                  billed != sc["model"] else "")
@@ -176,6 +177,7 @@ def render_estimate(d: dict) -> str:
              "",
              f"Tokens        sample {fmt.tokens(tokens['sample'])}   train {fmt.tokens(tokens['train'])}   "
              f"prefill {fmt.tokens(tokens['prefill'])}",
+             f"Tinker        not offered: {not_offered}" if not_offered else
              f"Tinker        {fmt.usd(tk['total_usd'])} = sample {fmt.usd(tk['sample_usd'])} + train "
              f"{fmt.usd(tk['train_usd'])} + prefill {fmt.usd(tk['prefill_usd'])} + sandbox "
              f"{fmt.usd(tk['sandbox_usd'])} + storage {fmt.usd(tk['storage_usd'])}"]
@@ -207,11 +209,16 @@ def render_estimate(d: dict) -> str:
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
             f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
-        lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}" if priced else
-                     "Cheaper       unknown (the self-hosted dollars are not known)")
+        if not_offered:
+            lines.append("Cheaper       unknown (Tinker does not offer this model)")
+        elif priced:
+            lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
+        else:
+            lines.append("Cheaper       unknown (the self-hosted dollars are not known)")
     lines += other_services_lines(d.get("other_services", []))
     for note in d["notes"]:
-        lines.append(f"Note: {note}")
+        if not (not_offered and note.endswith(not_offered)):   # the Tinker line says it already
+            lines.append(f"Note: {note}")
     return "\n".join(lines)
 
 

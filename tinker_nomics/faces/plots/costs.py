@@ -16,8 +16,9 @@ def cost_breakdown(est, ax=None, title=None):
     """Two stacked bars: Tinker's meters, and self-hosted GPU time plus sandbox."""
     fig, ax = axes(ax)
     t = est.tinker
-    tinker_parts = [("sample", t.sample_usd), ("train", t.train_usd), ("prefill", t.prefill_usd),
-                    ("sandbox", t.sandbox_usd), ("storage", t.storage_usd)]
+    tinker_parts = [] if est.tinker_not_offered else [
+        ("sample", t.sample_usd), ("train", t.train_usd), ("prefill", t.prefill_usd), ("sandbox", t.sandbox_usd),
+        ("storage", t.storage_usd)]
     rows = [("Tinker", tinker_parts)]
     if est.self_hosted is not None:
         s = est.self_hosted
@@ -32,7 +33,7 @@ def cost_breakdown(est, ax=None, title=None):
             ax.barh(y, value, left=left, color=COLORS[name], label=None if name in used else name, height=0.55)
             used.add(name)
             left += value
-        ax.text(left, y, "  " + fmt.usd(left), va="center", fontsize=9)
+        ax.text(left, y, "  " + (fmt.usd(left) if parts else "not offered"), va="center", fontsize=9)
     ax.set_yticks(range(len(rows)), [label for label, _ in reversed(rows)])
     dollar_axis(ax)
     ax.set_xlim(0, ax.get_xlim()[1] * 1.22)
