@@ -91,3 +91,10 @@ def test_time_in_unit_takes_the_unit_of_the_value_it_is_shown_with():
 def test_ratio_span_prints_one_factor_where_both_ends_print_alike():
     assert fmt.ratio_span(1.31, 1.53) == f"{fmt.ratio(1.31)}–{fmt.ratio(1.53)}"
     assert fmt.ratio_span(1.041, 1.045) == fmt.ratio(1.045)
+
+
+def test_count_agrees_with_its_number():
+    assert fmt.count(1, "row") == "1 row"
+    assert fmt.count(2, "row") == "2 rows"
+    assert fmt.count(0, "family", "families") == "0 families"
+    assert fmt.count(1024, "sequence") == "1,024 sequences"

@@ -123,6 +123,12 @@ def microseconds(x_seconds: float) -> str:
     return f"{float(x_seconds) * 1e6:,.0f} µs"
 
 
+def count(n: float, noun: str, plural: str | None = None) -> str:
+    """A whole count with its noun, singular or plural: '1 row', '2 rows', '1,024 sequences'."""
+    n = float(n)
+    return f"{n:,.0f} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def ratio_span(low: float, high: float) -> str:
     """A range of factors, '1.3×–1.5×', or one factor where both ends print alike."""
     a, b = ratio(low), ratio(high)
