@@ -123,7 +123,7 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
                 rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
                 micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
                 kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
-                concurrency=None, multi_turn=False) -> RLFeatures:
+                concurrency=None, multi_turn=False, compact_plan: bool = False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -132,7 +132,12 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
     `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
     each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
-    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms)."""
+    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms).
+
+    `compact_plan`: where the engine's GPU counts come out the same for every scenario (the usual sweep over token
+    counts), keep them as one number, so that what follows from them alone (tensor parallelism, replicas, the GPUs
+    used, the exchange and the refit) is computed once, not once per scenario; features then have the smallest
+    shape their values need, and the caller broadcasts them (phase_cost does)."""
     n = np.asarray(num_gpus, dtype=float)
     s = np.asarray(samples, dtype=float)
     p = np.asarray(prompt_tokens, dtype=float)
@@ -149,7 +154,7 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
-                            rollout_memory_fraction, precision, kv_precision)
+                            rollout_memory_fraction, precision, kv_precision, compact_plan)
     else:
         plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
     tp, replicas, batch, gpus_used, fitting, feasible = plan
@@ -216,14 +221,17 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision):
-    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible)."""
+                 precision, kv_precision, compact=False):
+    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible);
+    `compact`: the GPU counts as one number where they are the same for every scenario."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
     held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
     need_shared = decode.power_of_two_above(held / shared)
     need_alone = decode.power_of_two_above(held / alone)
+    if compact:
+        need_shared, need_alone = _one_if_same(need_shared), _one_if_same(need_alone)
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
     if rollout_tensor_parallel is None:
         need = np.where(need_shared <= n, need_shared, need_alone)
@@ -240,6 +248,14 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
     batch = np.maximum(np.minimum(np.minimum(s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
     return tp, replicas, batch, gpus_used, fitting, fitting <= n
+
+
+def _one_if_same(x):
+    """`x` as a single number (a 0-d array) when all its elements are equal, else `x` unchanged."""
+    x = np.asarray(x)
+    if x.ndim and x.size and np.all(x == x.flat[0]):
+        return np.asarray(x.flat[0])
+    return x
 
 
 def _rule_plan(arch, gpus, n, concurrency, kv_context, fine_tune, terms: Terms):

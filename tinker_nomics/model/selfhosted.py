@@ -99,7 +99,8 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               optimizer_steps=optimizer_steps, rollout_tensor_parallel=rollout_tensor_parallel,
                               rollout_memory_fraction=rollout_memory_fraction, micro_batch_tokens=micro_batch_tokens,
                               micro_batch_samples=micro_batch_samples, terms=terms, decode_context=decode_context,
-                              kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn)
+                              kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
+                              compact_plan=True)   # every figure is broadcast to the run's shape below
     phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency)
     train_mfu = rl_phases.achieved_mfu(f, phases)
     gpus_used, fitting, replica, in_flight, waves, feasible = (f.gpus_used, f.fitting_gpus, f.tensor_parallel,
