@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from tinker_nomics import Scenario, TinkerNomicsError, estimate, sources as registry
@@ -84,6 +84,9 @@ def sandbox_dir(tmp_path_factory):
 @given(table=st.sampled_from(TABLES), how=st.sampled_from(["truncate", "bytes", "cell", "drop_lines",
                                                            "shuffle_header"]),
        seed=st.integers(0, 2**32 - 1))
+# found by this test: stray quotes run a cell of the offers table past the csv module's field limit, which the data
+# date (sources/provenance.py) let through as an internal error
+@example(table=Path("hardware/gpu_offers.csv"), how="bytes", seed=8388607)
 def test_corrupted_registry_gives_result_or_one_line_error(sandbox_dir, table, how, seed):
     copy = sandbox_dir / f"data-{seed}"
     if copy.exists():

@@ -112,9 +112,9 @@ def bench_widget() -> dict:
     rendered = []
     original = widgets_module.display
 
-    def render(obj, *args, **kwargs):  # a Figure is drawn to PNG as the inline backend would; an Image is drawn
-        data = getattr(obj, "data", None)
-        rendered.append(len(data) if isinstance(data, bytes) else len(print_figure(obj, "png")))
+    def render(obj, *args, **kwargs):  # a Figure is drawn to PNG as the inline backend would; an Image or SVG
+        data = getattr(obj, "data", None)  # (show_png's drawing) is already drawn
+        rendered.append(len(data) if isinstance(data, (bytes, str)) else len(print_figure(obj, "png")))
     widgets_module.display = render
     try:
         calc = Calculator("swe_rl")

@@ -100,7 +100,7 @@ def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16"):
     body = body_params(arch)
     head = output_head_params(arch) * HEAD_BYTES
     if not arch.is_moe:
-        return np.broadcast_to(body * per + head, np.shape(b)).astype(float)
+        return np.broadcast_to(body * per + head, np.shape(b))   # one figure at the batch's shape, not materialized
     e, k = arch.num_experts, arch.experts_per_token
     routed = roofline.routed_expert_params(arch)
     touched = 1.0 - np.power(1.0 - k / e, b)

@@ -71,6 +71,8 @@ def check_finite(est) -> None:
         array = np.asarray(value)
         if array.dtype.kind not in "fc":
             continue
+        if np.isfinite(array).all():   # the usual case, in one pass
+            continue
         broken = ~np.isfinite(array)
         if np.any(broken):
             first = first or name

@@ -123,7 +123,7 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
                 rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
                 micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
                 kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
-                concurrency=None, multi_turn=False) -> RLFeatures:
+                concurrency=None, multi_turn=False, compact_plan: bool = False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -132,7 +132,12 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
     `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
     each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
-    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms)."""
+    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms).
+
+    `compact_plan`: where the engine's GPU counts come out the same for every scenario (the usual sweep over token
+    counts), keep them as one number, so that what follows from them alone (tensor parallelism, replicas, the GPUs
+    used, the exchange and the refit) is computed once, not once per scenario; features then have the smallest
+    shape their values need, and the caller broadcasts them (phase_cost does)."""
     n = np.asarray(num_gpus, dtype=float)
     s = np.asarray(samples, dtype=float)
     p = np.asarray(prompt_tokens, dtype=float)
@@ -149,7 +154,7 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
-                            rollout_memory_fraction, precision, kv_precision)
+                            rollout_memory_fraction, precision, kv_precision, compact_plan)
     else:
         plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
     tp, replicas, batch, gpus_used, fitting, feasible = plan
@@ -216,14 +221,17 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision):
-    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible)."""
+                 precision, kv_precision, compact=False):
+    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible);
+    `compact`: the GPU counts as one number where they are the same for every scenario."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
     held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
     need_shared = decode.power_of_two_above(held / shared)
     need_alone = decode.power_of_two_above(held / alone)
+    if compact:
+        need_shared, need_alone = _one_if_same(need_shared), _one_if_same(need_alone)
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
     if rollout_tensor_parallel is None:
         need = np.where(need_shared <= n, need_shared, need_alone)
@@ -240,6 +248,14 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
     batch = np.maximum(np.minimum(np.minimum(s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
     return tp, replicas, batch, gpus_used, fitting, fitting <= n
+
+
+def _one_if_same(x):
+    """`x` as a single number (a 0-d array) when all its elements are equal, else `x` unchanged."""
+    x = np.asarray(x)
+    if x.ndim and x.size and np.all(x == x.flat[0]):
+        return np.asarray(x.flat[0])
+    return x
 
 
 def _rule_plan(arch, gpus, n, concurrency, kv_context, fine_tune, terms: Terms):
@@ -278,37 +294,45 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
     the fitted decode bandwidth efficiency; `mfu` replaces the whole update by FLOPs / (GPUs × peak × mfu) (the
     user's own measured utilisation); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model
     error)."""
-    step = decode.step_seconds(f.decode, p, rollout_efficiency)
-    decode_s = f.decode_steps * step.seconds
+    decode_s = f.decode_steps * decode.step_seconds(f.decode, p, rollout_efficiency).seconds
     prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
                                  else np.asarray(prefill_efficiency, dtype=float))
     factor = np.asarray(time_factor, dtype=float)
-    generation = (decode_s + prefill + p.generation_overhead_seconds) * factor
+    generation = _times(decode_s + prefill + p.generation_overhead_seconds, factor)
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
     per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0)) + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
     per_pass = f.micro_batches * p.micro_batch_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
-    logprob = f.logprob_passes * per_pass * factor
+    logprob = _times(f.logprob_passes * per_pass, factor)
     gemm = f.update_gemm_units / eta
-    # the update's micro-batches run forward and backward (and the recomputed forward): `update_passes` forward
-    # equivalents each, every one paying the fixed per-micro-batch cost
-    update = gemm + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
-        + f.exchange_seconds + f.update_passes * f.alltoall_seconds
     if mfu is not None:
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
-    training_s = update * factor
-    refit = f.refit_seconds * factor
+    else:   # the update's micro-batches run forward and backward (and the recomputed forward): `update_passes`
+        # forward equivalents each, every one paying the fixed per-micro-batch cost
+        update = gemm + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
+            + f.exchange_seconds + f.update_passes * f.alltoall_seconds
+    training_s = _times(update, factor)
+    refit = _times(f.refit_seconds, factor)
     other = np.asarray(p.step_overhead_seconds, dtype=float)
-    trainer = logprob + training_s
-    if np.ndim(f.off_policy) == 0:
-        overlapped = np.maximum(generation, trainer) if f.off_policy > 0 else generation + trainer
-    else:
-        overlapped = np.where(f.off_policy > 0, np.maximum(generation, trainer), generation + trainer)
-    step_total = overlapped + (refit + other)
-    return RLPhases(generation, logprob, training_s, refit, other, step_total, decode_s * factor, prefill * factor,
-                    gemm * factor)
+    step_total = overlap(generation, logprob + training_s, f.off_policy) + (refit + other)
+    return RLPhases(generation, logprob, training_s, refit, other, step_total, _times(decode_s, factor),
+                    _times(prefill, factor), _times(gemm, factor))
+
+
+def overlap(generation, trainer, off_policy):
+    """Generation and the trainer in one step: one after the other on-policy (k = 0), the longer of the two when
+    generation overlaps the previous batch's trainer (k >= 1)."""
+    if np.ndim(off_policy) == 0:
+        return np.maximum(generation, trainer) if off_policy > 0 else generation + trainer
+    return np.where(off_policy > 0, np.maximum(generation, trainer), generation + trainer)
+
+
+def _times(x, factor):
+    """x × factor; x itself where the factor is the scalar 1 (the usual case: no model error drawn), which saves
+    a copy of every phase of a million-scenario sweep."""
+    return x if np.ndim(factor) == 0 and factor == 1.0 else x * factor
 
 
 def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
@@ -371,8 +395,8 @@ def _exchange_seconds(arch: ModelArch, gpus: GpuSpecs, num_gpus):
 def _alltoall_seconds(arch: ModelArch, trained_tokens, num_gpus, link):
     """One pass's expert-parallel dispatch and combine: each token's hidden state to its k experts and back, per
     mixture-of-experts layer, over the link (none for dense models or a single GPU)."""
-    if not arch.is_moe:
-        return np.zeros_like(np.asarray(trained_tokens, dtype=float))
+    if not arch.is_moe:   # zeros at the tokens' shape, not materialized
+        return np.broadcast_to(0.0, np.shape(trained_tokens))
     moe_layers = float(arch.num_layers - (arch.first_k_dense or 0))
     bytes_per_token = 2.0 * arch.experts_per_token * float(arch.hidden_size) * decode.PRECISION_BYTES["bf16"] * moe_layers
     n = np.asarray(num_gpus, dtype=float)

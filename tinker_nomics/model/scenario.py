@@ -25,6 +25,7 @@ import dataclasses
 import decimal
 import math
 import numbers
+import sys
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -313,7 +314,8 @@ def _number(name: str, value, convert: bool = True) -> np.ndarray:
     """`value` as a float array, if it is a real number or an array of them: not text, not true/false (a count
     of True is a mistake, not 1), not complex, dates, Python objects, or a masked array (its masked entries
     would silently count as their fill values)."""
-    if isinstance(value, np.ma.MaskedArray):
+    masked = sys.modules.get("numpy.ma")   # a masked array needs numpy.ma imported: no import (14 ms) just to check
+    if masked is not None and isinstance(value, masked.MaskedArray):
         raise TinkerNomicsError(f"{name} must be a number or an array of numbers, got a masked array (fill or drop "
                                 f"the masked entries first)")
     if isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating)):

@@ -17,7 +17,7 @@ from ..sources.calibration import PARAMETER_NAMES, ModelParameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU, GpuSpecs, gpu_specs
 from ..sources.model_record import ModelArch
-from . import memory, rl_phases
+from . import memory, rl_phases, tokens
 
 
 @dataclass(frozen=True)
@@ -88,67 +88,68 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
     (`feasible` says so). `rollout_efficiency` replaces the decode bandwidth efficiency, `mfu` the whole update, and
     `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU figures may be arrays."""
     terms = rl_phases.TERMS[method]
-    requested = np.asarray(num_gpus, dtype=float)
-    prompt = np.asarray(prefill_per_rollout, dtype=float) * (1.0 - np.asarray(cache_hit_rate, dtype=float))
     output = np.asarray(output_per_rollout, dtype=float)
     samples = np.asarray(samples_per_step, dtype=float)
     s = np.asarray(steps, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        trained_per_sample = np.where(samples > 0, np.asarray(train_tokens, dtype=float)
-                                      / (s * np.maximum(samples, 1e-300)), 0.0)
-    f = rl_phases.rl_features(arch, gpus, requested, samples, prompt, output, response_max_tokens,
-                              fine_tune=fine_tune, critic=critic, reference=reference, off_policy=off_policy,
-                              response_max_over_mean=params.response_max_over_mean,
-                              trained_tokens_per_sample=trained_per_sample, optimizer_steps=optimizer_steps,
-                              rollout_tensor_parallel=rollout_tensor_parallel,
+    f = rl_phases.rl_features(arch, gpus, np.asarray(num_gpus, dtype=float), samples,
+                              tokens.prefill_after_cache(prefill_per_rollout, cache_hit_rate), output,
+                              response_max_tokens, fine_tune=fine_tune, critic=critic, reference=reference,
+                              off_policy=off_policy, response_max_over_mean=params.response_max_over_mean,
+                              trained_tokens_per_sample=_per_sample(train_tokens, s, samples),
+                              optimizer_steps=optimizer_steps, rollout_tensor_parallel=rollout_tensor_parallel,
                               rollout_memory_fraction=rollout_memory_fraction, micro_batch_tokens=micro_batch_tokens,
                               micro_batch_samples=micro_batch_samples, terms=terms, decode_context=decode_context,
-                              kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn)
+                              kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
+                              compact_plan=True)   # every figure is broadcast to the run's shape below
     phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency)
-    gpus_used = f.gpus_used
+    train_mfu = rl_phases.achieved_mfu(f, phases)
+    gpus_used, fitting, replica, in_flight, waves, feasible = (f.gpus_used, f.fitting_gpus, f.tensor_parallel,
+                                                                 f.concurrency, f.waves, f.feasible)
+    del f   # the other features are done with: a million-scenario sweep reuses their memory for what follows
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
     decode_hours = s * phases.decode_seconds / 3600.0
     prefill_hours = s * phases.prefill_seconds / 3600.0
     rollout_hours = s * phases.generation_seconds / 3600.0 + sandbox_wait
-    trainer_hours = s * (phases.logprob_seconds + phases.training_seconds) / 3600.0
-    refit_other = s * (phases.refit_seconds + phases.other_seconds) / 3600.0
-    k = np.asarray(off_policy, dtype=float)
-    if np.ndim(k) == 0:
-        wallclock = (np.maximum(rollout_hours, trainer_hours) if k > 0 else rollout_hours + trainer_hours) + refit_other
-    else:
-        wallclock = np.where(k > 0, np.maximum(rollout_hours, trainer_hours), rollout_hours + trainer_hours) \
-            + refit_other
+    wallclock = rl_phases.overlap(rollout_hours, s * (phases.logprob_seconds + phases.training_seconds) / 3600.0,
+                                  np.asarray(off_policy, dtype=float)) \
+        + s * (phases.refit_seconds + phases.other_seconds) / 3600.0
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
-    sampled = s * samples * output
     with np.errstate(divide="ignore", invalid="ignore"):
-        decode_tps = np.where(decode_hours > 0, sampled / (decode_hours * 3600.0), 0.0)
+        decode_tps = np.where(decode_hours > 0, s * samples * output / (decode_hours * 3600.0), 0.0)
         train_tps = np.where(phases.training_seconds > 0, np.asarray(train_tokens, dtype=float)
                              / np.maximum(s, 1e-300) / phases.training_seconds, 0.0)
     kv_token = memory.kv_bytes_per_token(arch, "exact")
     state = memory.recurrent_bytes_per_sequence(arch, "exact")
-    in_flight = f.concurrency
     if terms.plan == "engine":
-        kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, sequence, state)
-        fits = f.waves <= 1
+        kv_gb = memory.kv_cache_bytes(kv_token, concurrency, sequence, state) / 1e9
+        fits = waves <= 1
     else:   # the seed's rule: every sequence's cache for its whole length against the memory 2.4 × the weights leave
         kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, kv_context if kv_context is not None else sequence,
                                          state)
         fits = kv_bytes <= memory.kv_memory_available(float(arch.total_params), gpus, gpus_used)
+        kv_gb = kv_bytes / 1e9
     shape = np.broadcast_shapes(np.shape(wallclock), np.shape(hourly), np.shape(sandbox_usd))
 
     def b(x):
         return np.broadcast_to(x, shape)
 
-    return SelfHosted(b(gpus_used), b(f.fitting_gpus), b(f.tensor_parallel), b(decode_tps), b(train_tps),
+    return SelfHosted(b(gpus_used), b(fitting), b(replica), b(decode_tps), b(train_tps),
                       b(decode_hours), b(prefill_hours), b(sandbox_wait), b(rollout_hours),
                       b(s * phases.training_seconds / 3600.0), b(wallclock), b(gpu_hours), b(hourly),
                       b(gpu_hours * hourly),
-                      b(np.asarray(sandbox_usd, dtype=float)), b(kv_bytes / 1e9), b(fits), b(in_flight),
-                      b(in_flight), b(f.waves), b(f.feasible), b(f.fitting_gpus),
+                      b(np.asarray(sandbox_usd, dtype=float)), b(kv_gb), b(fits), b(in_flight),
+                      b(in_flight), b(waves), b(feasible), b(fitting),
                       logprob_hours=b(s * phases.logprob_seconds / 3600.0),
                       refit_hours=b(s * phases.refit_seconds / 3600.0), other_hours=b(s * phases.other_seconds / 3600.0),
-                      train_mfu=b(rl_phases.achieved_mfu(f, phases)))
+                      train_mfu=b(train_mfu))
+
+
+def _per_sample(train_tokens, steps, samples):
+    """Tokens each sample trains on: the run's trained tokens over its steps × samples per step (0 without samples)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(samples > 0, np.asarray(train_tokens, dtype=float) / (steps * np.maximum(samples, 1e-300)),
+                        0.0)
 
 
 def self_hosted_cost(*, arch: ModelArch, gpu, method: str, compute_bound: bool, sample_tokens, prefill_tokens,

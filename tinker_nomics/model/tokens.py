@@ -103,8 +103,16 @@ def token_streams(prompts_per_step, group_size, steps, per_rollout: Rollout, sub
     datum = per_rollout.output if train_on == "completion" else per_rollout.sequence
     train = rollouts * datum * substeps
     extra = abort_multiplier(off_policy)
-    return TokenStreams(sample + eval_sample, train, prefill + eval_prefill, eval_sample, eval_prefill, rollouts,
-                        sample * extra + eval_sample, prefill * (extra if abort_prefill else 1.0) + eval_prefill)
+    billed_sample, billed_prefill = sample + eval_sample, prefill + eval_prefill
+    return TokenStreams(billed_sample, train, billed_prefill, eval_sample, eval_prefill, rollouts,
+                        _with_aborts(billed_sample, sample, extra, eval_sample),
+                        _with_aborts(billed_prefill, prefill, extra if abort_prefill else 1.0, eval_prefill))
+
+
+def _with_aborts(billed, tokens, extra, evals):
+    """tokens × extra + evals: what your GPUs process, aborted rollouts redone; with none to redo (the scalar 1,
+    k < 2) that is the billed stream itself, the same array rather than a copy."""
+    return billed if np.ndim(extra) == 0 and extra == 1.0 else tokens * extra + evals
 
 
 def prefill_after_cache(prefill_tokens, cache_hit_rate):

@@ -25,23 +25,34 @@ def data_recorded() -> str:
     newest: datetime.date | None = None
     for path in sorted(root.rglob("*.csv")):
         rel = path.relative_to(root).as_posix()
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            columns = [c for c in DATE_COLUMNS if c in (reader.fieldnames or [])]
-            for line_no, row in enumerate(reader, start=2):
-                for column in columns:
-                    text = (row.get(column) or "").strip()
-                    if not text:
-                        continue
-                    try:
-                        day = datetime.date.fromisoformat(text)
-                    except ValueError:
-                        raise TinkerNomicsError(f"{rel} row {line_no} column {column}: {text!r} is not a date "
-                                                f"(YYYY-MM-DD)") from None
-                    newest = day if newest is None or day > newest else newest
+        try:
+            newest = _newest_in(path, rel, newest)
+        except UnicodeDecodeError:
+            raise TinkerNomicsError(f"{rel}: not UTF-8 text") from None
+        except csv.Error as exc:   # e.g. a stray quote that runs a cell past the csv module's field limit
+            raise TinkerNomicsError(f"{rel}: malformed CSV ({exc})") from None
     if newest is None:
         raise TinkerNomicsError(f"no table in {root} has a recorded or date column")
     return newest.isoformat()
+
+
+def _newest_in(path, rel: str, newest: datetime.date | None) -> datetime.date | None:
+    """The newest of `newest` and the dates in one table's `recorded` and `date` columns."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        columns = [c for c in DATE_COLUMNS if c in (reader.fieldnames or [])]
+        for line_no, row in enumerate(reader, start=2):
+            for column in columns:
+                text = (row.get(column) or "").strip()
+                if not text:
+                    continue
+                try:
+                    day = datetime.date.fromisoformat(text)
+                except ValueError:
+                    raise TinkerNomicsError(f"{rel} row {line_no} column {column}: {text!r} is not a date "
+                                            f"(YYYY-MM-DD)") from None
+                newest = day if newest is None or day > newest else newest
+    return newest
 
 
 def produced_by() -> dict:
