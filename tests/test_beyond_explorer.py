@@ -161,8 +161,9 @@ def test_the_explorers_wallclocks_are_the_tables(takeaway):
         start = takeaway["meta"][a.workload]["start"]
         tinker_days = takeaway["tinker"][f"{a.workload}|{newest}"]["days"]
         hosted_days = takeaway["hosted"][a.workload]["days"][start["efficiency"]][start["mfu"]]
-        assert row["Tinker wall-clock"].startswith(wording.days(tinker_days) + " ("), (a.workload, tinker_days)
-        assert row["self-hosted wall-clock"].startswith(wording.days(hosted_days) + " ("), (a.workload, hosted_days)
+        assert row[wording.TINKER_DAYS].startswith(wording.day_count(tinker_days) + " ("), (a.workload, tinker_days)
+        assert row[wording.SELF_HOSTED_DAYS].startswith(wording.day_count(hosted_days) + " ("), \
+            (a.workload, hosted_days)
         assert tinker_days == pytest.approx(a.tinker_days, rel=1e-7)
     assert takeaway["tinker_wallclock_basis"] == wording.tinker_wallclock_basis()
     assert "data.tinker_wallclock_basis" in JS and "days(t.days)" in JS

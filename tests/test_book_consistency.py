@@ -197,10 +197,10 @@ def test_the_takeaway_explorer_opens_on_the_takeaway_table(built_site, glued):
         assert row["verdict"] == wording.verdict_cell(_verdict_of(said, row["verdict"])), (workload, row["verdict"])
         # and both wall-clocks, as the explorer prints them at the workload's own values
         start = data["meta"][workload]["start"]
-        tinker_days = wording.days(data["tinker"][f"{workload}|{newest}"]["days"])
-        hosted_days = wording.days(data["hosted"][workload]["days"][start["efficiency"]][start["mfu"]])
-        assert row["Tinker wall-clock"].startswith(tinker_days + " ("), (workload, row, tinker_days)
-        assert row["self-hosted wall-clock"].startswith(hosted_days + " ("), (workload, row, hosted_days)
+        tinker_days = wording.day_count(data["tinker"][f"{workload}|{newest}"]["days"])
+        hosted_days = wording.day_count(data["hosted"][workload]["days"][start["efficiency"]][start["mfu"]])
+        assert row[wording.TINKER_DAYS].startswith(tinker_days + " ("), (workload, row, tinker_days)
+        assert row[wording.SELF_HOSTED_DAYS].startswith(hosted_days + " ("), (workload, row, hosted_days)
 
 
 def _verdict_of(sentence: str, cell: str):

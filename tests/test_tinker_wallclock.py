@@ -224,7 +224,8 @@ def test_answer_rows_give_tinkers_wallclock_beside_the_self_hosted_one():
     table = wording.answer_rows(rows)
     for a, row in zip(rows, table):
         keys = list(row)
-        assert keys.index("Tinker wall-clock") + 1 == keys.index("self-hosted wall-clock")
+        assert keys.index(wording.TINKER_DAYS) + 1 == keys.index(wording.SELF_HOSTED_DAYS)
+        assert "days" in wording.TINKER_DAYS and "days" in wording.SELF_HOSTED_DAYS     # the unit, named once
         est = estimate(Scenario.from_workload(a.workload, prices=newest_snapshot()))
         assert a.tinker_days == pytest.approx(float(est.tinker_time.wallclock_hours) / 24, rel=1e-12)
         mc = uncertainty.simulate(a.workload, n=4_000, snapshot=newest_snapshot())
@@ -232,16 +233,17 @@ def test_answer_rows_give_tinkers_wallclock_beside_the_self_hosted_one():
         assert (a.tinker_days_p10, a.tinker_days_p90) == pytest.approx((low, high), rel=1e-12)
         low_h, high_h = np.quantile(mc.self_hosted_hours, (0.1, 0.9)) / 24
         assert (a.self_hosted_days_p10, a.self_hosted_days_p90) == pytest.approx((low_h, high_h), rel=1e-12)
-        assert row["Tinker wall-clock"] == (f"{wording.days(a.tinker_days)} "
-                                            f"({wording.days_spread(a.tinker_days_p10, a.tinker_days_p90)})")
-        assert row["self-hosted wall-clock"].startswith(f"{wording.days(a.self_hosted_days)} (")
-        assert row["self-hosted wall-clock"].endswith(f") on {a.row.num_gpus:g} GPUs")
+        assert row[wording.TINKER_DAYS] == wording.days_cell(a.tinker_days, a.tinker_days_p10, a.tinker_days_p90)
+        assert row[wording.SELF_HOSTED_DAYS] == wording.days_cell(
+            a.self_hosted_days, a.self_hosted_days_p10, a.self_hosted_days_p90) + f" on {a.row.num_gpus:g} GPUs"
 
 
-def test_days_spread_reads_like_days():
-    assert wording.days_spread(0.096, 0.2) == "0.10–0.20"
-    assert wording.days_spread(2.56, 5.24) == "2.6–5.2"
-    assert wording.days_spread(0.58, 1.08) == "0.58–1.1"
+def test_a_wallclock_cell_reads_like_days():
+    """The digits `wording.days` prints (two decimals below a day, one below 100 days), the unit in the header."""
+    assert wording.days_cell(0.1309, 0.096, 0.2) == "0.13 (0.10–0.20)"
+    assert wording.days_cell(3.46, 2.56, 5.24) == "3.5 (2.6–5.2)"
+    assert wording.days_cell(0.816, 0.58, 1.08) == "0.82 (0.58–1.1)"
+    assert wording.days(0.1309) == wording.day_count(0.1309) + " days"
 
 
 def test_the_sentence_is_computed_from_the_fit():

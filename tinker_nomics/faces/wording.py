@@ -46,11 +46,16 @@ def spread(p10: float, p90: float) -> str:
 def days(value: float) -> str:
     """A wall-clock in days: two decimals below one day, one below 100 days, whole above (0.07 days, 23.9 days,
     1,204 days)."""
+    text = day_count(value)
+    return text if text == "—" else f"{text} {'day' if text in ('1.0', '1.00') else 'days'}"
+
+
+def day_count(value: float) -> str:
+    """The number `days` prints, without the unit (a table whose header names the unit): '0.07', '23.9'."""
     value = float(value)
     if math.isnan(value):
         return "—"
-    text = f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
-    return f"{text} {'day' if text in ('1.0', '1.00') else 'days'}"
+    return f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
 
 
 def share(v: Verdict) -> str:
@@ -118,15 +123,19 @@ def tinker_wallclock() -> str:
     return (f"Tinker publishes no throughput, so its wall-clock here is a fit to the step times of the "
             f"{len(fit.runs)} Tinker runs whose logs record them ({fmt.series(measured_models())}): a step takes one "
             f"rollout's tokens at about {about(fit.sequence_tokens_per_second)} tokens a second plus all the step's "
-            f"sampled tokens at about {about(fit.batch_tokens_per_second)} a second, plus the sandbox wait. A run left "
-            f"out of the fit lands within ×{fit.spread_factor:.1f} of it either way (one standard deviation), and the "
+            f"sampled tokens at about {about(fit.batch_tokens_per_second)} a second, plus the sandbox wait. The fit misses "
+            f"a run it was not fitted on by ×{fit.spread_factor:.1f} either way (one standard deviation), and the "
             f"draws carry that error. It does not model queueing at busy times or rate limits, nor a model's size "
             f"beyond what those runs show")
 
 
-def days_spread(p10: float, p90: float) -> str:
-    """The P10–P90 of a wall-clock in days, in `days`' digits without the unit: '0.10–0.19', '2.6–5.2'."""
-    return "–".join(days(x).split(" ")[0] for x in (p10, p90))
+def days_cell(value: float, p10: float, p90: float) -> str:
+    """A wall-clock in days with its P10–P90, for a column headed in days: '0.13 (0.10–0.20)', '6.2 (3.9–13.3)'."""
+    return f"{day_count(value)} ({day_count(p10)}–{day_count(p90)})"
+
+
+TINKER_DAYS = "Tinker wall-clock, days"               # the verdict table's wall-clock columns
+SELF_HOSTED_DAYS = "self-hosted wall-clock, days"
 
 
 def answer_rows(answers, model: bool = False, fit: bool = False) -> list[dict]:
@@ -145,10 +154,9 @@ def answer_rows(answers, model: bool = False, fit: bool = False) -> list[dict]:
             "Tinker (P10–P90)": f"{money(r.tinker_usd)} ({spread(a.tinker_p10, a.tinker_p90)})",
             "self-hosted (P10–P90)": f"{money(r.self_hosted_usd)} ({spread(a.self_hosted_p10, a.self_hosted_p90)})",
             "cheaper in": shares_cell(a.verdict),
-            "Tinker wall-clock": f"{days(a.tinker_days)} ({days_spread(a.tinker_days_p10, a.tinker_days_p90)})",
-            "self-hosted wall-clock": f"{days(a.self_hosted_days)} "
-                                      f"({days_spread(a.self_hosted_days_p10, a.self_hosted_days_p90)}) "
-                                      f"on {r.num_gpus:g} GPUs",
+            TINKER_DAYS: days_cell(a.tinker_days, a.tinker_days_p10, a.tinker_days_p90),
+            SELF_HOSTED_DAYS: f"{days_cell(a.self_hosted_days, a.self_hosted_days_p10, a.self_hosted_days_p90)} "
+                              f"on {r.num_gpus:g} GPUs",
         })
         if fit:
             row["rollouts"] = rollout_fit(r)
