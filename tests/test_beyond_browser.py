@@ -83,7 +83,9 @@ def test_takeaway_chapter_has_its_own_explorer_that_resets_to_each_workload(page
     root.locator('select[data-control="workload"]').select_option("swe_rl")
     assert hosted.text_content() == wording.money(rows["swe_rl"].row.self_hosted_usd)   # reset to swe_rl's values
     assert "Qwen3-32B" in root.locator('[data-role="wallclock"]').text_content()         # its own model
-    assert wording.days(rows["swe_rl"].self_hosted_days) in root.locator('[data-role="wallclock"]').text_content()
+    clock = root.locator('[data-role="wallclock"]').text_content()
+    assert f"self-hosted {wording.days(rows['swe_rl'].self_hosted_days)} on " in clock
+    assert f"Tinker {wording.days(rows['swe_rl'].tinker_days)} ({wording.tinker_wallclock_basis()})" in clock
     # a workload whose MFU cannot move its bill at its own values (the grid says which: rollout sets its pace)
     grid = explorer.takeaway_data()
     paced = next(w for w in grid["workloads"]

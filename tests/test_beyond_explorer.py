@@ -146,3 +146,24 @@ def test_calibrated_grid_at_the_start_holds_the_calibrated_verdicts():
         assert data["tinker"][f"{row.workload}|{row.snapshot}"]["total"] == pytest.approx(row.tinker_usd, rel=1e-6)
         hosted = data["hosted"][row.workload]["total"][start["offer"]][start["efficiency"]][start["mfu"]]
         assert hosted == pytest.approx(row.self_hosted_usd, rel=1e-6)
+
+
+def test_the_explorers_wallclocks_are_the_tables(takeaway):
+    """At each workload's own values and the newest list, the explorer prints both wall-clocks as the verdict table
+    beside it does (faces.wording.answer_rows): Tinker's from its step-time fit, the self-hosted one from the model;
+    and the basis it names is the table's."""
+    from tinker_nomics.analysis.bottom_line import answers
+    from tinker_nomics.faces import wording
+    newest = takeaway["snapshots"][0]["id"]
+    answered = answers(takeaway["workloads"], prices=newest)
+    assert {a.workload for a in answered} == set(takeaway["workloads"])
+    for a, row in zip(answered, wording.answer_rows(answered)):
+        start = takeaway["meta"][a.workload]["start"]
+        tinker_days = takeaway["tinker"][f"{a.workload}|{newest}"]["days"]
+        hosted_days = takeaway["hosted"][a.workload]["days"][start["efficiency"]][start["mfu"]]
+        assert row[wording.TINKER_DAYS].startswith(wording.day_count(tinker_days) + " ("), (a.workload, tinker_days)
+        assert row[wording.SELF_HOSTED_DAYS].startswith(wording.day_count(hosted_days) + " ("), \
+            (a.workload, hosted_days)
+        assert tinker_days == pytest.approx(a.tinker_days, rel=1e-7)
+    assert takeaway["tinker_wallclock_basis"] == wording.tinker_wallclock_basis()
+    assert "data.tinker_wallclock_basis" in JS and "days(t.days)" in JS

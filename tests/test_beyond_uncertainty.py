@@ -52,7 +52,8 @@ def test_table_schema():
     parsed = uncertainty.distributions()
     assert len(parsed) == len(rows)
     assert {d.parameter for d in parsed} == {"length_growth", "rollout_efficiency", "mfu", "turns",
-                                            "failure_overhead", "off_policy", "model_error_factor"}
+                                            "failure_overhead", "off_policy", "model_error_factor",
+                                            "tinker_time_factor"}
 
 
 @pytest.mark.parametrize("workload", WORKLOADS)
@@ -111,7 +112,7 @@ def test_bad_rows_are_rejected(tmp_path, monkeypatch):
         "mfu,all,uniform,low=0.1 high=0.3,no,s,r\nmfu,math_rl,uniform,low=0.1 high=0.2,no,s,r\n": "two rows",
         "mfu,nosuch_rl,uniform,low=0.1 high=0.3,no,s,r\n": "unknown workload",
         "mfu,all,uniform,low=0.1 high=0.3,no,s,r,magic\n": "names a method",
-        "mfu,all,lognormal,median=1 sigma=fitted:nothing,no,s,r\n": "names no fitted model error",
+        "mfu,all,lognormal,median=1 sigma=fitted:nothing,no,s,r\n": "names no fitted spread",
     }
     try:
         for body, message in bad_rows.items():

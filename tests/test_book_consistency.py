@@ -88,8 +88,8 @@ def disagreements(records) -> list[str]:
         groups[(r["workload"], r["method"], r["prices"])].append(r)
     found = []
     for key, group in groups.items():
-        for field in ("tinker", "self_hosted", "cheaper", "factor", "share", "close", "days", "tinker_spread",
-                      "self_hosted_spread"):
+        for field in ("tinker", "self_hosted", "cheaper", "factor", "share", "close", "days", "tinker_days",
+                      "tinker_spread", "self_hosted_spread"):
             stated = {(r["page"], r[field]) for r in group if r.get(field) is not None}
             if len({value for _, value in stated}) > 1:
                 found.append(f"{key} {field}: " + ", ".join(f"{p} says {v!r}" for p, v in sorted(stated)))
@@ -195,6 +195,12 @@ def test_the_takeaway_explorer_opens_on_the_takeaway_table(built_site, glued):
         assert row["self-hosted (P10–P90)"].startswith(hosted + " ("), (workload, row, hosted)
         assert said.lower() == values[f"{workload}_verdict"].lower(), (workload, said)
         assert row["verdict"] == wording.verdict_cell(_verdict_of(said, row["verdict"])), (workload, row["verdict"])
+        # and both wall-clocks, as the explorer prints them at the workload's own values
+        start = data["meta"][workload]["start"]
+        tinker_days = wording.day_count(data["tinker"][f"{workload}|{newest}"]["days"])
+        hosted_days = wording.day_count(data["hosted"][workload]["days"][start["efficiency"]][start["mfu"]])
+        assert row[wording.TINKER_DAYS].startswith(tinker_days + " ("), (workload, row, tinker_days)
+        assert row[wording.SELF_HOSTED_DAYS].startswith(hosted_days + " ("), (workload, row, hosted_days)
 
 
 def _verdict_of(sentence: str, cell: str):

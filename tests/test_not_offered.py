@@ -89,7 +89,8 @@ def test_self_hosted_side_equals_the_priced_stand_in_with_the_same_architecture(
 def test_exactly_tinkers_dollars_are_nan():
     est = estimate(Scenario.from_workload("math_rl", model=UNPRICED))
     nan = {name for name, value in finite.numbers(est).items() if np.any(np.isnan(np.asarray(value, dtype=float)))}
-    assert nan == set(finite.NOT_OFFERED_DOLLARS) == {n for n in finite.numbers(est) if n.startswith("tinker.")}
+    assert nan == set(finite.NOT_OFFERED_DOLLARS + finite.NOT_OFFERED_HOURS) == \
+        {n for n in finite.numbers(est) if n.startswith("tinker.")}
     assert est.price is None and est.successor is None and str(est.cheaper) == "unknown"
     assert float(est.tokens.sample) > 0            # token streams do not depend on prices
 
@@ -194,6 +195,7 @@ def test_json_keys_stay_and_nulls_are_exactly_tinkers_dollars_and_cheaper():
         - {"scenario.model_config"}          # the stand-in's config path
     assert newly_null == {"tinker.sample_usd", "tinker.train_usd", "tinker.prefill_usd", "tinker.sandbox_usd",
                           "tinker.storage_usd", "tinker.total_usd", "tinker.billed_model", "cheaper",
+                          "tinker.wallclock_hours", "tinker.step_seconds",
                           *(f"tinker.rates_usd_per_million.{m}" for m in ("prefill", "sample", "train",
                                                                         "cached_prefill"))}
     assert ours["tinker.rates_source"] == {} and theirs["tinker.not_offered"] is None

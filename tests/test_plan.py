@@ -155,6 +155,8 @@ def test_options_agree_with_estimate_on_the_same_inputs():
     est = estimate(scenario.replace(**draws))
     assert [tinker["cost_usd_p10"], tinker["cost_usd_p50"], tinker["cost_usd_p90"]] == \
         pytest.approx(np.quantile(est.tinker.total_usd, planner.QUANTILES).tolist(), rel=1e-9)
+    assert [tinker["wall_hours_p10"], tinker["wall_hours_p50"], tinker["wall_hours_p90"]] == \
+        pytest.approx(np.quantile(est.tinker_time.wallclock_hours, planner.QUANTILES).tolist(), rel=1e-9)
 
 
 def test_spot_option_is_the_estimate_plus_its_interruptions():

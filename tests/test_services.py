@@ -1,19 +1,16 @@
-"""Managed RL services beside Tinker (data/services/managed_services.csv), their quotes in `estimate`, and
-Tinker's step-time fit (data/services/tinker_*.csv)."""
+"""Managed RL services beside Tinker (data/services/managed_services.csv), their quotes in `estimate`, and that
+Tinker's committed step-time fit (data/services/tinker_*.csv) is what a fresh fit gives (tests/test_tinker_wallclock.py
+tests the fit and the wall-clock built on it)."""
 from __future__ import annotations
 
-import csv
 import json
-import math
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from conftest import REPO
 from tinker_nomics import Scenario, estimate
-from tinker_nomics.analysis import tinker_wallclock
 from tinker_nomics.analysis.services import other_services
 from tinker_nomics.faces.cli import main
 from tinker_nomics.sources.services import managed_services, per_token_services
@@ -98,29 +95,3 @@ def test_committed_tinker_step_time_fit_is_a_fresh_fit():
     done = subprocess.run([sys.executable, str(REPO / "tools" / "fit_tinker_wallclock.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-def test_tinker_step_time_fit_on_the_measured_runs():
-    with open(REPO / "data" / tinker_wallclock.STEP_TIMES, newline="") as fh:
-        runs = list(csv.DictReader(fh))
-    # the six runs: four public OmniMath logs and the seed's experiments 1a (33 min, 59 steps) and 1b (127 min, 94)
-    assert len(runs) == 6
-    seed_1a = next(r for r in runs if r["run"] == "seed exp1a")
-    assert float(seed_1a["step_seconds"]) == pytest.approx(33 * 60 / 59, rel=1e-5)
-    fit = tinker_wallclock.committed_fit()
-    errors = [math.log(fit.step_seconds(float(r["completion_tokens_per_rollout"]), float(r["sampled_tokens_per_step"]))
-                       / float(r["step_seconds"])) for r in runs]
-    assert max(abs(e) for e in errors) < 0.6            # every run within a factor of about 1.8
-    assert 0 < fit.log_sd < 0.5
-    assert fit.seconds_per_sequence_token > 0 and fit.seconds_per_batch_token > 0
-
-
-def test_tinker_hours_scale_with_steps_and_add_sandbox_time():
-    base = Scenario.from_workload("math_rl")
-    one = float(tinker_wallclock.tinker_hours(estimate(base)))
-    two = float(tinker_wallclock.tinker_hours(estimate(base.replace(steps=360))))
-    assert two == pytest.approx(2 * one, rel=1e-9)
-    waiting = float(tinker_wallclock.tinker_hours(estimate(base.replace(sandbox_seconds_per_rollout=36.0))))
-    assert waiting - one == pytest.approx(180 * 36.0 / 3600.0)
-    drawn = tinker_wallclock.tinker_hours(estimate(base), np.array([0.5, 2.0]))
-    assert drawn.tolist() == pytest.approx([one / 2, 2 * one])

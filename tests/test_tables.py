@@ -50,6 +50,16 @@ def test_a_hyphenated_word_is_kept_whole_and_plain_words_are_left_alone():
     assert "not priced" in html                                         # no span around words without a hyphen
 
 
+def test_a_range_beside_its_value_is_kept_whole():
+    # The verdict table's wall-clocks broke after the dash at 1400 px, leaving "(0.10–" above "0.20)"; a long range
+    # may still break (kept whole, "($50,062–$105,581)" widened the verdict table past the page at 1400 px).
+    html = tables.table([{"Tinker (P10–P90)": "$55,948 ($50,062–$105,581)", "bill": "$146 ($135–$176)",
+                          "wall-clock, days": "0.13 (0.10–0.20) on 8 GPUs", "note": "1.3×–1.5× wider"}])._repr_html_()
+    words = re.findall(rf'<span class="{tables.CLASS}-word">([^<]*)</span>', html)
+    assert words == ["(P10–P90)", "wall-clock,", "($135–$176)", "(0.10–0.20)"]     # not the long one, not "1.3×–1.5×"
+    assert len("($50,062–$105,581)") > tables.LONGEST_UNBROKEN_RANGE >= len("(0.10–0.20)")
+
+
 def test_an_org_prefixed_model_name_may_break_after_its_slash_only():
     # "Qwen/Qwen3-30B-A3B-Instruct-2507" set the width of run_validation's runs table at 1400 px.
     html = tables.table([{"model": "Qwen/Qwen3-235B-A22B", "rate": "$0.22/M"}])._repr_html_()

@@ -1,11 +1,12 @@
 """The book's bottom line: for each takeaway workload, the default method's answer at a price list (both bills, who
 is cheaper and by how much), how sure that answer is (the Monte-Carlo of analysis.uncertainty: P10–P90 of both bills
-and the share of draws each side wins), how long the run takes on rented GPUs, and what the one self-hosted run this
-book measured would make of it. The intro, the takeaway and the uncertainty chapter all state these same rows.
+and the share of draws each side wins), how long the run takes on Tinker and on the rented GPUs (each with its
+P10–P90), and what the one self-hosted run this book measured would make of it. The intro, the takeaway and the
+uncertainty chapter all state these same rows.
 
     from tinker_nomics.analysis.bottom_line import answers, bottom_line
     rows = answers()                   # one Answer per takeaway workload, at the newest list
-    rows[0].verdict.close, rows[0].tinker_p10, rows[0].self_hosted_days
+    rows[0].verdict.close, rows[0].tinker_p10, rows[0].tinker_days, rows[0].self_hosted_days
     bottom_line()                      # who wins what, the close calls, and what changed since January
 """
 from __future__ import annotations
@@ -38,6 +39,10 @@ class Answer:
     measured_pace: float                  # the measured self-hosted run's step time over the model's (a factor)
     self_hosted_at_measured_pace_usd: float   # the self-hosted bill had the run gone at that pace
     draws_as_slow: float                  # share of the draws whose model error is at least that pace
+    tinker_days_p10: float = float("nan")       # the P10–P90 of each side's wall-clock over the draws, in days
+    tinker_days_p90: float = float("nan")
+    self_hosted_days_p10: float = float("nan")
+    self_hosted_days_p90: float = float("nan")
 
     @property
     def workload(self) -> str:
@@ -47,6 +52,11 @@ class Answer:
     def self_hosted_days(self) -> float:
         """Wall-clock of the run on the rented GPUs, in days."""
         return self.row.wallclock_days
+
+    @property
+    def tinker_days(self) -> float:
+        """Wall-clock of the run on Tinker, in days (its step time fitted to the logged Tinker runs)."""
+        return self.row.tinker_wallclock_days
 
     @property
     def at_measured_pace(self) -> Verdict:
@@ -73,13 +83,15 @@ def _answers(workloads: tuple, prices: str, draws: int, seed: int) -> tuple:
         if not row.priced:
             continue
         mc = uncertainty.simulate(row.workload, n=draws, seed=seed, snapshot=prices)
-        q = mc.quantiles((0.1, 0.9))
+        q = {k: v / 24.0 if k.endswith("_hours") else v for k, v in mc.quantiles((0.1, 0.9)).items()}
         slow = estimate(Scenario.from_workload(row.workload, prices=prices, method=DEFAULT_METHOD,
                                                model_error_factor=pace))
         out.append(Answer(row, Verdict.of(row.tinker_usd, row.self_hosted_usd, mc.p_tinker_cheaper), prices,
                           DEFAULT_METHOD, mc.n, float(q["tinker"][0]), float(q["tinker"][1]),
                           float(q["self_hosted"][0]), float(q["self_hosted"][1]), pace,
-                          float(slow.self_hosted.total_usd), mc.share_at_least("model_error_factor", pace)))
+                          float(slow.self_hosted.total_usd), mc.share_at_least("model_error_factor", pace),
+                          float(q["tinker_hours"][0]), float(q["tinker_hours"][1]),
+                          float(q["self_hosted_hours"][0]), float(q["self_hosted_hours"][1])))
     return tuple(out)
 
 

@@ -130,6 +130,7 @@ class HeadlineRow:
     step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
     rollout_hours: float = float("nan")      # the self-hosted run's rollout and training hours
     train_hours: float = float("nan")
+    tinker_wallclock_hours: float = float("nan")   # the run's wall-clock on Tinker (model/tinker_wallclock.py)
 
     @property
     def pace(self) -> str:
@@ -143,6 +144,10 @@ class HeadlineRow:
     @property
     def wallclock_days(self) -> float:
         return self.wallclock_hours / 24.0
+
+    @property
+    def tinker_wallclock_days(self) -> float:
+        return self.tinker_wallclock_hours / 24.0
 
 
 def headline_table(names, prices: str | None = None, **overrides) -> list[HeadlineRow]:
@@ -169,7 +174,8 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
                                 float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
                                 float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
                                 float(est.scenario.prompts_per_step * est.scenario.group_size),
-                                float(s.rollout_hours), float(s.train_hours)))
+                                float(s.rollout_hours), float(s.train_hours),
+                                float(est.tinker_time.wallclock_hours)))
     return rows
 
 

@@ -5,9 +5,10 @@
     p.best, p.pareto, p.options        # the cheapest option on time at the confidence; the frontier; all of them
 
 The options:
-  Tinker          at the scenario's price list (and at other dated lists when asked): the bill `estimate`
-                  computes; the wall-clock from Tinker's measured step times (analysis/tinker_wallclock.py); a list
-                  that bills neither the model nor a successor lists Tinker as not offered, with `estimate`'s reason;
+  Tinker          at the scenario's price list (and at other dated lists when asked): the bill and the wall-clock
+                  `estimate` computes (the wall-clock from Tinker's logged step times, model/tinker_wallclock.py); a
+                  list that bills neither the model nor a successor lists Tinker as not offered, with `estimate`'s
+                  reason;
   per-token       other services that meter prefill / sample / train, for the model when they price it
                   (data/services/managed_services.csv; the bill by the same billing code as Tinker's);
   managed GPUs    dedicated GPUs a service bills per GPU-hour (Fireworks), any count up to --max-gpus;
@@ -55,7 +56,8 @@ from ..sources.offers import Offer, load_offers
 from ..sources.price_list import snapshots
 from ..sources.services import gpu_hour_services, managed_services, per_token_services
 from ..sources.tables import Column, load_table
-from . import tinker_wallclock, uncertainty
+from ..sources import tinker_wallclock
+from . import uncertainty
 
 DEFAULT_MAX_GPUS = 64
 DEFAULT_CONFIDENCE = 0.8
@@ -400,7 +402,7 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     blocks = []
     if provider_filter is None or "tinker" in provider_filter:
         for snapshot in dict.fromkeys([base.prices, *_lists(tinker_lists)]):
-            blocks.append(_tinker_option(scenario, snapshot, drawn, seed, judge, notes))
+            blocks.append(_tinker_option(scenario, snapshot, drawn, judge, notes))
     blocks.append(_per_token_options(scenario, base, drawn, provider_filter, judge))
     candidates = _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_rate)
     if len(candidates):
@@ -458,7 +460,7 @@ def _lists(names) -> list[str]:
 # ----------------------------------------------------------------------------------------------- Tinker and services
 
 
-def _tinker_option(scenario: Scenario, snapshot: str, drawn: dict, seed: int, judge: _Judge,
+def _tinker_option(scenario: Scenario, snapshot: str, drawn: dict, judge: _Judge,
                    notes: list) -> pd.DataFrame:
     where = f"Tinker ({snapshot} list)"
     est = estimate(scenario.replace(prices=snapshot, tinker_cached_prefill=scenario.tinker_cached_prefill, **drawn))
@@ -466,12 +468,9 @@ def _tinker_option(scenario: Scenario, snapshot: str, drawn: dict, seed: int, ju
         return _frame(1, where=where, billing="per_token", provider="tinker", spot=False, feasible=True,
                       dropped_because=f"not offered: {est.tinker_not_offered}", kind="tinker",
                       source=f"Tinker prices {snapshot}")
-    fit = tinker_wallclock.committed_fit()
-    error = uncertainty.Distribution("tinker_time", ("all",), "lognormal", {"median": 1.0, "sigma": fit.log_sd},
-                                     False, tinker_wallclock.FIT, "the leave-one-run-out spread of the step-time fit")
-    cost = np.atleast_1d(np.asarray(est.tinker.total_usd, dtype=float)).ravel()
-    factor = error.draw(cost.size, uncertainty.stream(seed, "tinker_time"))
-    wall = np.broadcast_to(tinker_wallclock.tinker_hours(est, factor), cost.shape)
+    # the bill and the wall-clock `estimate` gives at each draw (Tinker's time error is tinker_time_factor's draws)
+    cost, wall = (np.atleast_1d(x).ravel() for x in np.broadcast_arrays(
+        np.asarray(est.tinker.total_usd, dtype=float), np.asarray(est.tinker_time.wallclock_hours, dtype=float)))
     if est.successor is not None:
         where += f", billed as {est.price.model.split('/')[-1]}"
         notes.append(f"Tinker's {snapshot} list no longer prices {est.successor.retired}: billed on its successor "

@@ -116,6 +116,7 @@ def _row(workload: str, snapshot: str, **overrides) -> dict:
         "prefill_uncached_usd": float(plain.tinker.prefill_usd),
         "sandbox_usd": float(t.sandbox_usd), "storage_usd": float(t.storage_usd),
         "self_hosted_usd": hosted, "ratio": hosted / tinker, "factor": advantage(hosted / tinker),
+        "tinker_wallclock_hours": float(billed.tinker_time.wallclock_hours),
         "cheaper": "tinker" if tinker <= hosted else "self_hosted",
         "prefill_rate": price.prefill, "sample_rate": price.sample, "train_rate": price.train,
         "cached_prefill_rate": price.cached_prefill,

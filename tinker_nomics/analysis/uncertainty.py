@@ -28,6 +28,7 @@ from ..errors import TinkerNomicsError
 from ..model.estimate import estimate
 from ..model.scenario import BOUNDS, DEFAULT_METHOD, METHODS, Scenario
 from ..sources.calibration import model_error
+from ..sources.tinker_wallclock import committed_fit
 from ..sources.successors import billed_as
 from ..sources.tables import Column, load_table
 from ..sources.workloads import workloads
@@ -42,6 +43,11 @@ KINDS = {
 }
 QUANTILES = (0.1, 0.5, 0.9)
 DEFAULT_DRAWS = 100_000
+# Inputs drawn from a seeded stream of their own rather than the workload's: Tinker's time error entered after the
+# other inputs, and drawing it from their stream would have moved the draws of every input after it in name order.
+OWN_STREAM = ("tinker_time_factor",)
+# Inputs that move a wall-clock and neither bill: they cannot move the verdict, so `influence` leaves them out.
+TIME_ONLY = ("tinker_time_factor",)
 
 
 @dataclass(frozen=True)
@@ -101,16 +107,26 @@ def _parse_params(text: str, where: str) -> dict:
         if key is None:
             raise TinkerNomicsError(f"{where}: {text!r} must read name=value")
         if token.startswith("fitted:"):
-            try:
-                out[key].append(model_error(token.partition(":")[2]))
-            except KeyError:
-                raise TinkerNomicsError(f"{where}: {token!r} names no fitted model error (decode, rl_step)") from None
+            out[key].append(fitted_spread(token.partition(":")[2], where))
             continue
         try:
             out[key].append(float(token))
         except ValueError:
             raise TinkerNomicsError(f"{where}: {token!r} is not a number") from None
     return {k: (tuple(v) if k == "values" else v[0]) for k, v in out.items() if v}
+
+
+def fitted_spread(name: str, where: str) -> float:
+    """The spread a `fitted:NAME` parameter names: the calibrated model's held-out error of `decode` or `rl_step`
+    (data/calibration/errors_by_regime.csv), or `tinker_step`, the leave-one-run-out spread of Tinker's step-time
+    fit (data/services/tinker_wallclock.csv)."""
+    if name == "tinker_step":
+        return committed_fit().log_sd
+    try:
+        return model_error(name)
+    except KeyError:
+        raise TinkerNomicsError(f"{where}: 'fitted:{name}' names no fitted spread (decode, rl_step, tinker_step)") \
+            from None
 
 
 def parse_distribution(kind: str, parameters: str, where: str) -> tuple[str, dict]:
@@ -206,7 +222,7 @@ def draw_inputs(workload: str, resolved: Scenario, n: int, seed: int = 0, method
         if name == "model_error_factor" and method == "calibrated":
             # the calibrated model's own held-out error, widest over the regimes this scenario falls in
             dist = dataclasses.replace(dist, params={**dist.params, "sigma": scenario_model_error(resolved)})
-        values = dist.draw(n, rng)
+        values = dist.draw(n, _rng(seed, f"{workload}:{name}") if name in OWN_STREAM else rng)
         if dist.relative:
             values = values * float(getattr(resolved, name))
         if name not in leave_out:
@@ -228,6 +244,10 @@ class MonteCarlo:
     point_self_hosted_usd: float
     tinker_not_offered: str | None = None   # why Tinker's list bills neither the model nor a successor (its dollars
                                             # are then NaN, and no comparison of the two sides can be made)
+    tinker_hours: np.ndarray | None = None  # each draw's wall-clock on Tinker (NaN where not offered) and on the
+    self_hosted_hours: np.ndarray | None = None   # rented GPUs, and the preset's own (no draws)
+    point_tinker_hours: float = float("nan")
+    point_self_hosted_hours: float = float("nan")
 
     @property
     def n(self) -> int:
@@ -286,21 +306,24 @@ class MonteCarlo:
         return float(np.mean(np.asarray(self.draws[parameter]) >= value))
 
     def quantiles(self, q=QUANTILES) -> dict[str, np.ndarray]:
-        """The quantiles of both bills and of their ratio (NaN for Tinker's and the ratio when Tinker does not offer
-        the run: `tinker_not_offered` says why)."""
+        """The quantiles of both bills and of their ratio, and of both wall-clocks (hours): NaN for Tinker's and the
+        ratio when Tinker does not offer the run (`tinker_not_offered` says why)."""
+        hours = {"self_hosted_hours": np.quantile(self.self_hosted_hours, q)}
         if self.tinker_not_offered is not None:
             unknown = np.full(np.shape(q), np.nan)
-            return {"tinker": unknown, "self_hosted": np.quantile(self.self_hosted_usd, q), "ratio": unknown}
+            return {"tinker": unknown, "self_hosted": np.quantile(self.self_hosted_usd, q), "ratio": unknown,
+                    "tinker_hours": unknown, **hours}
         return {"tinker": np.quantile(self.tinker_usd, q), "self_hosted": np.quantile(self.self_hosted_usd, q),
-                "ratio": np.quantile(self.ratio, q)}
+                "ratio": np.quantile(self.ratio, q), "tinker_hours": np.quantile(self.tinker_hours, q), **hours}
 
     def influence(self) -> pd.Series:
         """Spearman rank correlation of each drawn input with log(self-hosted / Tinker): its sign says which
-        way the input pushes the verdict, its size how much of the spread it explains."""
+        way the input pushes the verdict, its size how much of the spread it explains (an input that moves only a
+        wall-clock, TIME_ONLY, is left out)."""
         target = _ranks(np.log(self.ratio))
         out = {}
         for name, values in self.draws.items():
-            if np.ptp(values) == 0:
+            if np.ptp(values) == 0 or name in TIME_ONLY:
                 continue
             out[name] = float(np.corrcoef(_ranks(values), target)[0, 1])
         return pd.Series(out).sort_values(key=np.abs, ascending=False)
@@ -344,9 +367,13 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
     if est.self_hosted is None:
         raise TinkerNomicsError(f"the Monte-Carlo needs the self-hosted side, and {resolved.model} has no published "
                                 f"architecture")
-    return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws,
-                      np.asarray(est.tinker.total_usd, dtype=float), np.asarray(est.self_hosted.total_usd, dtype=float),
-                      float(point.tinker.total_usd), float(point.self_hosted.total_usd), est.tinker_not_offered)
+    tinker_usd, tinker_hours, self_hosted_usd, self_hosted_hours = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (est.tinker.total_usd, est.tinker_time.wallclock_hours,
+                                                est.self_hosted.total_usd, est.self_hosted.wallclock_hours)))
+    return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws, tinker_usd, self_hosted_usd,
+                      float(point.tinker.total_usd), float(point.self_hosted.total_usd), est.tinker_not_offered,
+                      tinker_hours, self_hosted_hours, float(point.tinker_time.wallclock_hours),
+                      float(point.self_hosted.wallclock_hours))
 
 
 def scenario_regimes(scenario: Scenario) -> tuple[str, ...]:
@@ -383,7 +410,8 @@ def scenario_model_error(scenario: Scenario) -> float:
 
 def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str | None = None,
             **overrides) -> pd.DataFrame:
-    """P10/P50/P90 of both sides, the preset's point estimate and P(Tinker cheaper), one row per workload."""
+    """P10/P50/P90 of both sides' bills and wall-clocks (hours), the preset's point estimate of each and P(Tinker
+    cheaper), one row per workload."""
     rows = []
     for name in workload_names:
         mc = simulate(name, n=n, seed=seed, snapshot=snapshot, **overrides)
@@ -395,6 +423,10 @@ def summary(workload_names, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
                      **{f"self_hosted_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["self_hosted"])},
                      "self_hosted_point": mc.point_self_hosted_usd,
                      **{f"ratio_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["ratio"])},
+                     **{f"tinker_hours_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["tinker_hours"])},
+                     "tinker_hours_point": mc.point_tinker_hours,
+                     **{f"self_hosted_hours_p{int(100 * p)}": v for p, v in zip(QUANTILES, q["self_hosted_hours"])},
+                     "self_hosted_hours_point": mc.point_self_hosted_hours,
                      "p_tinker_cheaper": None if mc.tinker_not_offered else mc.p_tinker_cheaper,
                      "tinker_not_offered": mc.tinker_not_offered})
     return pd.DataFrame(rows)

@@ -171,8 +171,8 @@
       verdict.appendChild(document.createTextNode(": Tinker " + usd(tinkerTotal) + " against " + usd(hostedTotal) +
         " on " + h.num_gpus + " × " + data.gpu + "." + (atStart ? "" :
           " (A point estimate: the draws were made at this workload's own values.)")));
-      clock.textContent = "Self-hosted wall-clock: " + days(h.days[j][k]) + " on " + h.num_gpus + " × " + data.gpu +
-        ", running " + short(h.model) + ".";
+      clock.textContent = "Wall-clock: Tinker " + days(t.days) + " (" + data.tinker_wallclock_basis + "); self-hosted " +
+        days(h.days[j][k]) + " on " + h.num_gpus + " × " + data.gpu + ", running " + short(h.model) + ".";
       var notes = ["Tinker bills " + short(t.model) + (t.successor ? " (the successor: the list no longer prices " + short(h.model) + ")" : "") + "."];
       var dated = data.snapshots.filter(function (x) { return x.id === s; })[0];
       notes.push("Tinker rates on the price list of " + dated.date + ", $/M tokens: prefill " + t.prices.prefill + ", sample " + t.prices.sample + ", train " + t.prices.train +

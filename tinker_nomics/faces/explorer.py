@@ -78,9 +78,10 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
     model), under `method` (default: the package's). The sliders start on each workload's own values: its GPU offer
     and the efficiencies its method uses (the fitted ones under the calibrated method, which the grid includes).
 
-    The explorer opens on `start` (default: the first workload) at the newest dated list, the state the takeaway
-    table prints. At a workload's own values it prints the page's verdict, with the share of `draws` Monte-Carlo
-    draws that agree (analysis.bottom_line.answers; the default method only); elsewhere the point verdict. A
+    Tinker's wall-clock (days) per workload × snapshot is the estimate's (model/tinker_wallclock.py), beside the
+    self-hosted one per workload × efficiency × MFU. The explorer opens on `start` (default: the first workload) at
+    the newest dated list, the state the takeaway table prints. At a workload's own values it prints the page's
+    verdict, with the share of `draws` Monte-Carlo draws that agree (analysis.bottom_line.answers; the default method only); elsewhere the point verdict. A
     slider that cannot change the bill of a workload at the other sliders' values (rollout efficiency when
     training sets the pace; MFU when rollout does) is disabled there, with the reason."""
     snaps = list(snapshot_list) if snapshot_list is not None else timeline.dated_snapshots(workloads)
@@ -101,6 +102,7 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
         tinker[f"{row.workload}|{row.snapshot}"] = {
             "model": row.model, "successor": bool(row.successor), "cached": bool(row.cached_billing),
             "cache_hit_rate": row.cache_hit_rate, "total": _round(row.tinker_usd, BILL_DIGITS),
+            "days": _round(row.tinker_wallclock_hours / 24.0, BILL_DIGITS),
             "parts": {name: _round(getattr(row, f"{name}_usd"), BILL_DIGITS) for name in
                       ("sample", "train", "prefill", "sandbox", "storage")},
             "prices": {"prefill": _round(row.prefill_rate), "sample": _round(row.sample_rate),
@@ -136,7 +138,8 @@ def takeaway_data(workloads=timeline.TAKEAWAY_WORKLOADS, snapshot_list=None, gpu
     return {"workloads": list(workloads), "meta": meta, "method": method, "start": start or workloads[0],
             "snapshots": [{"id": s, "date": timeline.snapshots()[s]} for s in snaps],
             "gpu": gpu, "offers": offers, "efficiencies": efficiencies_grid, "mfus": mfus_grid,
-            "tinker": tinker, "hosted": hosted, "labels": {
+            "tinker": tinker, "hosted": hosted, "tinker_wallclock_basis": wording.tinker_wallclock_basis(),
+            "labels": {
                 "efficiency": labels.label("rollout_efficiency"), "mfu": labels.label("mfu"),
                 "offer": f"{gpu} offer"},
             "reasons": {"efficiency": "training sets the pace of this run here: the rollout finishes first, so its "

@@ -1,8 +1,8 @@
 """The bills, factors and verdicts a chapter states, recorded so the book can check that no two pages disagree.
 
 A chapter states a workload's answer through `Headlines.state`: it sets the prose values the markdown quotes
-(`{key}_tinker`, `{key}_hosted`, `{key}_verdict`, `{key}_days`, `{key}_tinker_spread`, `{key}_hosted_spread`, each
-only when given) and records what they say, with the workload, method and price list, glued as JSON under
+(`{key}_tinker`, `{key}_hosted`, `{key}_verdict`, `{key}_days`, `{key}_tinker_days`, `{key}_tinker_spread`,
+`{key}_hosted_spread`, each only when given) and records what they say, with the workload, method and price list, glued as JSON under
 `headline_{key}` (a key is stated once per chapter). tests/test_book_consistency.py reads every chapter's record from the executed notebooks and
 fails when two pages state a different bill, factor or verdict for the same workload, method and list, or when a
 page's prose says something other than its record.
@@ -30,7 +30,8 @@ class Headlines:
     def state(self, key: str, workload: str, method: str, prices: str, *, tinker_usd: float | None = None,
               self_hosted_usd: float | None = None, verdict: Verdict | None = None, days: float | None = None,
               tinker_spread: tuple[float, float] | None = None,
-              self_hosted_spread: tuple[float, float] | None = None, verdict_capital: bool = False) -> dict:
+              self_hosted_spread: tuple[float, float] | None = None, verdict_capital: bool = False,
+              tinker_days: float | None = None) -> dict:
         """Set the prose values for one workload's answer under `key` and record them; returns the texts."""
         texts: dict[str, str] = {}
         record = {"workload": workload, "method": method, "prices": prices, "names": {}}
@@ -44,6 +45,8 @@ class Headlines:
                            "share": wording.probability(verdict.p_cheaper) if verdict.drawn else None})
         if days is not None:
             texts["days"] = record["days"] = wording.days(days)
+        if tinker_days is not None:
+            texts["tinker_days"] = record["tinker_days"] = wording.days(tinker_days)
         if tinker_spread is not None:
             texts["tinker_spread"] = record["tinker_spread"] = wording.spread(*tinker_spread)
         if self_hosted_spread is not None:
@@ -56,9 +59,9 @@ class Headlines:
         return texts
 
     def state_answer(self, key: str, answer, verdict_capital: bool = False) -> dict:
-        """`state` for an analysis.bottom_line.Answer: both bills, their P10–P90, the verdict and the wall-clock."""
+        """`state` for an analysis.bottom_line.Answer: both bills, their P10–P90, the verdict and both wall-clocks."""
         return self.state(key, answer.workload, answer.method, answer.prices, tinker_usd=answer.row.tinker_usd,
                           self_hosted_usd=answer.row.self_hosted_usd, verdict=answer.verdict,
                           days=answer.self_hosted_days, tinker_spread=(answer.tinker_p10, answer.tinker_p90),
                           self_hosted_spread=(answer.self_hosted_p10, answer.self_hosted_p90),
-                          verdict_capital=verdict_capital)
+                          verdict_capital=verdict_capital, tinker_days=answer.tinker_days)

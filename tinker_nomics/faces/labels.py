@@ -54,6 +54,7 @@ NAMES: dict[str, Name] = {
     "sandbox_seconds_per_rollout": Name("sandbox seconds per rollout"),
     "lora_rank": Name("LoRA rank", "r"),
     "model_error_factor": Name("model error, measured ÷ predicted self-hosted hours"),
+    "tinker_time_factor": Name("Tinker time error, measured ÷ fitted step time"),
     "decode_bandwidth_efficiency": Name("decode bandwidth efficiency", "η_bw"),
     "decode_compute_efficiency": Name("decode and prefill compute efficiency", "η_c"),
     "weight_only_efficiency": Name("weight-only int8/int4 reads, share of η_bw"),

@@ -13,7 +13,8 @@ What it guarantees, so no raw DataFrame reaches a page:
 - number-like columns ($99.20, 117.96M, 3.5×, +2.1%, 128 KB) are right-aligned with tabular figures, text left;
   their figures never break, but their headers wrap between words, so a long header does not widen the table;
 - a line breaks between words or after the slash of an org/model name, never inside a hyphenated word (a run
-  id, a date, a model name) unless it is longer than LONGEST_UNBROKEN characters;
+  id, a date, a model name) or a short range ("(0.10–0.20)") unless it is longer than LONGEST_UNBROKEN (a range:
+  LONGEST_UNBROKEN_RANGE) characters;
 - cells have padding; a table wider than the page scrolls sideways inside its own box, with a shadow on the
   edge that has more to show (the cue) and a keyboard-focusable region.
 The result renders as HTML in the built book, in JupyterLab and in papermill outputs (`_repr_html_`), and as
@@ -94,19 +95,24 @@ class Table:
         return "\n".join(lines)
 
 
-HYPHENATED = re.compile(r"[^\s<>]*\w-\w[^\s<>]*")
+# A hyphenated word ("Qwen3-8B"), or a range joined by an en dash ("($135–$176)", "(0.10–0.20)")
+HYPHENATED = re.compile(r"[^\s<>]*(?:\w-\w|[\w%]–[\w$])[^\s<>]*")
 LONGEST_UNBROKEN = 24   # characters: "qwen3-30b-instruct-v3b" stays whole, "NVIDIA-Nemotron-3-Super-120B-A12B" may break
+LONGEST_UNBROKEN_RANGE = 12   # "(0.10–0.20)" and "($135–$176)" stay whole; "($50,062–$105,581)" may break at its dash
 SLASH_BETWEEN_WORDS = re.compile(r"(?<=[A-Za-z]{2})/(?=[A-Za-z])")   # "Qwen/Qwen3", not "$0.22/M"
 
 
 def _unbroken_words(escaped: str) -> str:
-    """Hyphenated words ("gptoss-20b-v3b", "2026-01-05", "Qwen3-8B") kept whole: a browser may otherwise break a
-    narrow column after any hyphen. Lines still break between words, after the slash of a path-like name
+    """Hyphenated words ("gptoss-20b-v3b", "2026-01-05", "Qwen3-8B") and short ranges ("(0.10–0.20)", a P10–P90
+    beside its value) kept whole: a browser may otherwise break a narrow column after any hyphen or dash, leaving
+    "(0.10–" on one line and "0.20)" on the next. A range longer than LONGEST_UNBROKEN_RANGE may break at its dash
+    (a wide bill's range kept whole would widen its column past the page). Lines still break between words, after the slash of a path-like name
     ("Qwen/" then "Qwen3-8B"), so an organisation prefix does not widen a column, and at the hyphens of a word
     longer than LONGEST_UNBROKEN, which would otherwise set the width of its column alone."""
     def whole(match):
         word = match.group(0)
-        return word if len(html.unescape(word)) > LONGEST_UNBROKEN else f'<span class="{CLASS}-word">{word}</span>'
+        longest = LONGEST_UNBROKEN if "-" in word else LONGEST_UNBROKEN_RANGE
+        return word if len(html.unescape(word)) > longest else f'<span class="{CLASS}-word">{word}</span>'
     return "/<wbr>".join(HYPHENATED.sub(whole, part) for part in SLASH_BETWEEN_WORDS.split(escaped))
 
 

@@ -2,7 +2,7 @@
 
 A verdict (analysis.verdict.Verdict) reads "self-hosting is 4.0× cheaper (in >99% of draws)"; under the close-call
 share it reads "a close call: Tinker is 1.1× cheaper at the point estimate, but only in 47% of draws", never as a
-winner. Bills, spreads and wall-clock read the same way in every table and paragraph.
+winner. Bills, spreads and wall-clocks read the same way in every table and paragraph.
 
     from tinker_nomics.faces import wording
     wording.verdict(v)          # the sentence
@@ -15,6 +15,7 @@ import math
 from .. import fmt
 from ..analysis.uncertainty import probability_text
 from ..analysis.verdict import Verdict, close_call_share
+from ..sources.tinker_wallclock import committed_fit, measured_models
 
 SIDE = {"tinker": "Tinker", "self_hosted": "self-hosting"}          # as the subject of a sentence
 SIDE_CELL = {"tinker": "Tinker", "self_hosted": "self-hosted"}      # in a table cell
@@ -45,11 +46,16 @@ def spread(p10: float, p90: float) -> str:
 def days(value: float) -> str:
     """A wall-clock in days: two decimals below one day, one below 100 days, whole above (0.07 days, 23.9 days,
     1,204 days)."""
+    text = day_count(value)
+    return text if text == "—" else f"{text} {'day' if text in ('1.0', '1.00') else 'days'}"
+
+
+def day_count(value: float) -> str:
+    """The number `days` prints, without the unit (a table whose header names the unit): '0.07', '23.9'."""
     value = float(value)
     if math.isnan(value):
         return "—"
-    text = f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
-    return f"{text} {'day' if text in ('1.0', '1.00') else 'days'}"
+    return f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
 
 
 def share(v: Verdict) -> str:
@@ -102,15 +108,41 @@ def method_line(method: str, prices: str | None, what: str = "") -> str:
     return f"Method: {name} · Tinker prices: {listed}" + (f" · {what}" if what else "")
 
 
-TINKER_WALLCLOCK = ("Tinker's wall-clock is not modelled: Tinker publishes no throughput for its shared pool, and "
-                   "a run's pace there depends on a queue the package cannot see")
+def tinker_wallclock_basis() -> str:
+    """What Tinker's wall-clock rests on, for the line that states it: 'fitted to 6 logged Tinker runs; ×1.3 either
+    way' (the committed step-time fit, data/services/tinker_wallclock.csv: its runs and its leave-one-run-out
+    spread)."""
+    fit = committed_fit()
+    return f"fitted to {len(fit.runs)} logged Tinker runs; ×{fit.spread_factor:.1f} either way"
+
+
+def tinker_wallclock() -> str:
+    """The sentence that says where Tinker's wall-clock comes from and what it leaves out, computed from the committed
+    step-time fit: its runs and their models, its two rates, its spread."""
+    fit = committed_fit()
+    return (f"Tinker publishes no throughput, so its wall-clock here is a fit to the step times of the "
+            f"{len(fit.runs)} Tinker runs whose logs record them ({fmt.series(measured_models())}): a step takes one "
+            f"rollout's tokens at about {about(fit.sequence_tokens_per_second)} tokens a second plus all the step's "
+            f"sampled tokens at about {about(fit.batch_tokens_per_second)} a second, plus the sandbox wait. The fit misses "
+            f"a run it was not fitted on by ×{fit.spread_factor:.1f} either way (one standard deviation), and the "
+            f"draws carry that error. It does not model queueing at busy times or rate limits, nor a model's size "
+            f"beyond what those runs show")
+
+
+def days_cell(value: float, p10: float, p90: float) -> str:
+    """A wall-clock in days with its P10–P90, for a column headed in days: '0.13 (0.10–0.20)', '6.2 (3.9–13.3)'."""
+    return f"{day_count(value)} ({day_count(p10)}–{day_count(p90)})"
+
+
+TINKER_DAYS = "Tinker wall-clock, days"               # the verdict table's wall-clock columns
+SELF_HOSTED_DAYS = "self-hosted wall-clock, days"
 
 
 def answer_rows(answers, model: bool = False, fit: bool = False) -> list[dict]:
     """The verdict table's rows for analysis.bottom_line.answers, the same on every page that prints it: the verdict
     first (so a phone shows it without scrolling sideways), then each side's bill with its P10–P90, the share of
-    draws each side wins, and the self-hosted wall-clock (Tinker's is not modelled: `TINKER_WALLCLOCK`). `model`
-    adds the model each side runs, `fit` how the rollout fits on the GPUs."""
+    draws each side wins, and each side's wall-clock with its P10–P90 (Tinker's from its step-time fit,
+    `tinker_wallclock()`). `model` adds the model each side runs, `fit` how the rollout fits on the GPUs."""
     rows = []
     for a in answers:
         r = a.row
@@ -122,7 +154,9 @@ def answer_rows(answers, model: bool = False, fit: bool = False) -> list[dict]:
             "Tinker (P10–P90)": f"{money(r.tinker_usd)} ({spread(a.tinker_p10, a.tinker_p90)})",
             "self-hosted (P10–P90)": f"{money(r.self_hosted_usd)} ({spread(a.self_hosted_p10, a.self_hosted_p90)})",
             "cheaper in": shares_cell(a.verdict),
-            "self-hosted wall-clock": f"{days(a.self_hosted_days)} on {r.num_gpus:g} GPUs",
+            TINKER_DAYS: days_cell(a.tinker_days, a.tinker_days_p10, a.tinker_days_p90),
+            SELF_HOSTED_DAYS: f"{days_cell(a.self_hosted_days, a.self_hosted_days_p10, a.self_hosted_days_p90)} "
+                              f"on {r.num_gpus:g} GPUs",
         })
         if fit:
             row["rollouts"] = rollout_fit(r)

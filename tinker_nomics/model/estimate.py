@@ -21,7 +21,7 @@ from ..sources.calibration import parameters
 from ..sources.hf_config import load_config
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, billed_as, not_offered_reason
-from . import billing, lora, tabular, tokens
+from . import billing, lora, tabular, tinker_wallclock, tokens
 from .finite import finite_only
 from .scenario import Scenario, unpriced_rate
 from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
@@ -42,6 +42,7 @@ class Estimate:
     tinker_not_offered: str | None = None    # why Tinker's list bills neither the model nor a successor: every
                                              # Tinker dollar is then NaN (not computed); the token streams and the
                                              # self-hosted side are computed as usual
+    tinker_time: tinker_wallclock.TinkerTime | None = None   # the run's wall-clock on Tinker (NaN where not offered)
 
     @property
     def cheaper(self):
@@ -88,7 +89,9 @@ class Estimate:
                                                  for meter in ("prefill", "sample", "train", "cached_prefill")},
                        "rates_source": price.provenance if price else {}, "billed_model": price.model if price else None,
                        "successor_of": self.successor.retired if self.successor else None,
-                       "not_offered": self.tinker_not_offered},
+                       "not_offered": self.tinker_not_offered,
+                       "wallclock_hours": self.tinker_time.wallclock_hours,
+                       "step_seconds": self.tinker_time.step_seconds},
             "lora": {"parameters": self.lora_parameters, "checkpoint_gb": self.checkpoint_gb},
             "cheaper": self.cheaper,
             "notes": list(self.notes),
@@ -229,8 +232,12 @@ def estimate(scenario: Scenario) -> Estimate:
                             "; fewer sequences are decoded at once"))
     if hosted is not None and unpriced_rate(s.gpu_hourly_usd, s.gpu_hourly_usd_source):
         notes.append(f"the self-hosted dollars are unknown: {s.gpu_hourly_usd_source.split(': ', 1)[1]}")
+    tinker_time = tinker_wallclock.run_time(s.steps, per.output, streams.sample, s.sandbox_seconds_per_rollout,
+                                            s.tinker_time_factor)
+    if price is None:
+        tinker_time = tinker_time.not_computed()
     return Estimate(s, price, streams, per, bill, hosted, np.asarray(lora_params), np.asarray(ckpt_gb), tuple(notes),
-                    successor, not_offered)
+                    successor, not_offered, tinker_time)
 
 
 def sandbox_bill(scenario: Scenario, rollouts):

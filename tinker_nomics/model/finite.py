@@ -34,8 +34,8 @@ def finite_only(estimate_fn):
 
 
 def numbers(est) -> dict[str, np.ndarray]:
-    """Every computed number of an Estimate by name (token streams, per-rollout sizes, Tinker's bill, the
-    self-hosted side and the LoRA sizes when it has an architecture)."""
+    """Every computed number of an Estimate by name (token streams, per-rollout sizes, Tinker's bill and wall-clock,
+    the self-hosted side and the LoRA sizes when it has an architecture)."""
     out: dict[str, np.ndarray] = {}
     parts = {"tokens": est.tokens, "per_rollout": est.per_rollout, "tinker": est.tinker}
     if est.self_hosted is not None:
@@ -46,16 +46,21 @@ def numbers(est) -> dict[str, np.ndarray]:
             out[f"{prefix}.{f.name}"] = getattr(part, f.name)
         if hasattr(part, "total_usd"):
             out[f"{prefix}.total_usd"] = part.total_usd
+    if est.tinker_time is not None:      # Tinker's side, named as the JSON names it
+        for f in dataclasses.fields(est.tinker_time):
+            out[f"tinker.{f.name}"] = getattr(est.tinker_time, f.name)
     return out
 
 
 # The self-hosted dollars of a GPU without a sourced $/GPU-hour (scenario.unpriced_rate): not computed, so NaN,
 # which the JSON shows as null beside the note saying why; every other number must still be finite.
 UNPRICED_DOLLARS = ("self_hosted.gpu_hourly_usd", "self_hosted.compute_usd", "self_hosted.total_usd")
-# Tinker's dollars of a run Tinker does not offer (Estimate.tinker_not_offered: its list prices neither the model nor a
-# successor): not computed, NaN, null in JSON beside the note; the token streams and the self-hosted side stay finite.
+# Tinker's dollars and hours of a run Tinker does not offer (Estimate.tinker_not_offered: its list prices neither the
+# model nor a successor): not computed, NaN, null in JSON beside the note; the token streams and the self-hosted side
+# stay finite.
 NOT_OFFERED_DOLLARS = ("tinker.sample_usd", "tinker.train_usd", "tinker.prefill_usd", "tinker.sandbox_usd",
                        "tinker.storage_usd", "tinker.total_usd")
+NOT_OFFERED_HOURS = ("tinker.step_seconds", "tinker.sandbox_wait_hours", "tinker.wallclock_hours")
 
 
 def check_finite(est) -> None:
@@ -63,7 +68,7 @@ def check_finite(est) -> None:
     allowed = set(UNPRICED_DOLLARS if unpriced_rate(est.scenario.gpu_hourly_usd, est.scenario.gpu_hourly_usd_source)
                   else ())
     if est.tinker_not_offered is not None:
-        allowed.update(NOT_OFFERED_DOLLARS)
+        allowed.update(NOT_OFFERED_DOLLARS + NOT_OFFERED_HOURS)
     bad, first = None, None
     for name, value in numbers(est).items():
         if name in allowed:

@@ -55,7 +55,7 @@ BOUNDS: dict[str, tuple[float, bool, float | None]] = {
     "sandbox_seconds_per_rollout": (0, True, None), "sandbox_cpu_cores": (0, True, None),
     "sandbox_memory_gib": (0, True, None), "eval_every": (0, True, None), "eval_prompts": (0, True, None),
     "lora_rank": (0, False, None), "tinker_cached_prefill_usd_per_m": (0, True, None),
-    "model_error_factor": (0, False, None),
+    "model_error_factor": (0, False, None), "tinker_time_factor": (0, False, None),
 }
 TEXT_FIELDS = ("model", "prices", "sandbox", "method", "decode_model", "fine_tune", "model_config",
                "gpu_hourly_usd_source")
@@ -97,6 +97,7 @@ class Scenario:
     method: str | None = None
     decode_model: str | None = None
     model_error_factor: Any = None       # calibrated: multiplies the self-hosted hours (the Monte-Carlo's model error)
+    tinker_time_factor: Any = None       # multiplies Tinker's fitted step time (the Monte-Carlo's Tinker time error)
     model_config: str | None = None      # a Hugging Face config.json: the architecture of the self-hosted side
     gpu_hourly_usd_source: str | None = None   # where the $/GPU-hour comes from (filled in by resolved())
 
@@ -155,7 +156,7 @@ class Scenario:
         for name in ("gpu", "sandbox", "turns", "length_growth", "substeps", "failure_overhead", "cache_hit_rate",
                      "off_policy", "num_gpus", "rollout_efficiency", "mfu", "prefill_mfu",
                      "sandbox_seconds_per_rollout", "sandbox_cpu_cores", "sandbox_memory_gib", "eval_every",
-                     "eval_prompts", "lora_rank", "model_error_factor"):
+                     "eval_prompts", "lora_rank", "model_error_factor", "tinker_time_factor"):
             if values[name] is None and not (calibrated and name in ("rollout_efficiency", "mfu")):
                 values[name] = sources.assumption(name)
         values["gpu"] = _canonical_gpus(values["gpu"])

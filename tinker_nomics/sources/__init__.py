@@ -13,13 +13,14 @@
     bundled_runs   public run logs shipped in data/runs/
     hf_config      a Hugging Face config.json read into a ModelArch
     calibration    the calibrated method's fitted efficiencies (make calibrate)
+    tinker_wallclock  Tinker's step-time fit to its logged runs (make tinker-wallclock)
     shipped        where data/ and the report's notebook are: inside the installed package, or the checkout
     provenance     what produced an output: the package version and the newest recorded date in data/
 """
 from __future__ import annotations
 
 from . import (architectures, bundled_runs, calibration, defaults, hardware, hf_config, literature, offers, price_list,
-               prices, provenance, successors, tables, workloads)
+               prices, provenance, successors, tables, tinker_wallclock, workloads)
 from .architectures import (ARCH_ALIASES, ModelArch, get_arch, has_arch, model_names, models, resolve_model,
                             split_context)
 from .defaults import Assumption, assumption, assumptions, number
@@ -38,7 +39,7 @@ __all__ = [
     "split_context", "storage_usd_per_gb_month",
 ]
 MODULES = (tables, defaults, hardware, offers, price_list, architectures, prices, successors, workloads, literature,
-           bundled_runs, calibration, provenance)
+           bundled_runs, calibration, provenance, tinker_wallclock)
 
 
 def clear_caches() -> None:

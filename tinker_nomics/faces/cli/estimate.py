@@ -12,6 +12,7 @@ from ...errors import TinkerNomicsError
 from ...model.estimate import estimate
 from ...model.scenario import Scenario
 from ...sources.workloads import get_workload, workloads
+from .. import wording
 from .common import add_format, number, to_json
 
 # flag -> Scenario field, for the numeric inputs of `estimate`
@@ -181,6 +182,8 @@ def render_estimate(d: dict) -> str:
              f"Tinker        {fmt.usd(tk['total_usd'])} = sample {fmt.usd(tk['sample_usd'])} + train "
              f"{fmt.usd(tk['train_usd'])} + prefill {fmt.usd(tk['prefill_usd'])} + sandbox "
              f"{fmt.usd(tk['sandbox_usd'])} + storage {fmt.usd(tk['storage_usd'])}"]
+    if tk.get("wallclock_hours") is not None:
+        lines.append(f"{'':14}wall-clock ≈ {fmt.hours(tk['wallclock_hours'])} ({wording.tinker_wallclock_basis()})")
     if sh is None:
         lines.append("Self-hosted   not computed (no published architecture)")
     else:
