@@ -177,8 +177,10 @@ def estimate(scenario: Scenario) -> Estimate:
         bill = billing.not_offered_bill(streams.sample, streams.train, streams.prefill, sandbox_usd, storage_usd)
 
     hosted = None
-    if arch is not None and s.method == "calibrated":
+    if arch is not None:
         gpus = sources.gpu_specs(s.gpu)
+        gpus.require(gpus.peak_flops(s.method))
+    if arch is not None and s.method == "calibrated":
         steps = np.asarray(s.steps, dtype=float)
         output = np.asarray(per.output, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -47,6 +47,10 @@ def _plain(value):
     return array.item() if array.ndim == 0 else array.tolist()
 
 
+def _peak_figure(precision: str) -> str:
+    return "fp8_dense_tflops" if decode.precision_name(precision) in decode.FP8_COMPUTE else "bf16_dense_tflops"
+
+
 def _whole(name: str, value):
     """A count of GPUs: a whole number >= 1 (1.5 GPUs or 1e15 are refused)."""
     array = _positive(name, value, 1, inclusive=True)
@@ -113,8 +117,10 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
     if np.any(n % tp):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
+    specs = gpu_specs(gpu)
+    specs.require(decode.gemm_peak(specs, precision), _peak_figure(precision), "prefill or decode")
     if method == "calibrated":
-        gpus = gpu_specs(gpu)
+        gpus = specs
         cap = None if max_num_seqs is None else _positive("max_num_seqs", max_num_seqs, 1, inclusive=True)
         plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
         tps, step = decode.serving_throughput(plan, parameters())
@@ -144,7 +150,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         fit = memory.max_concurrent_sequences(total, gpu, n, kv_token, per.sequence, state, available_bytes=budget)
         in_flight = np.clip(c, 1.0, np.maximum(fit, 1.0))
         capped = c > fit
-    peak = float(decode.gemm_peak(gpu_specs(gpu), precision))
+    peak = float(decode.gemm_peak(specs, precision))
     flops_per_token = number("forward_flops_per_param") * active + attention
     tps = roofline.decode_tokens_per_second(
         concurrency=in_flight, num_gpus=n, replica_gpus=tp,
@@ -233,9 +239,11 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
+    specs = gpu_specs(gpu)
+    specs.require(specs.peak_flops(method))
     if method == "calibrated":
         params = parameters()
-        f = rl_phases.rl_features(arch, gpu_specs(gpu), n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
+        f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
                                   reference=reference, optimizer_steps=opt, off_policy=k,
                                   response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp)
         ph = rl_phases.phase_seconds(f, params)

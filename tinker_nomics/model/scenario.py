@@ -133,6 +133,11 @@ class Scenario:
                 sources.get_gpu(given["gpu"]).gpu != sources.get_gpu(str(preset["gpu"])).gpu:
             preset.pop("gpu_hourly_usd", None)        # the preset's rate is for the preset's GPU
             preset.pop("gpu_hourly_usd_source", None)
+        if np.asarray(given.get("gpu")).dtype.kind in "UO" and np.ndim(given.get("gpu")) and "gpu_hourly_usd" not in given \
+                and "gpu" in preset and set(np.asarray(_canonical_gpus(given["gpu"])).ravel().tolist()) != \
+                {sources.get_gpu(str(preset["gpu"])).gpu}:
+            preset.pop("gpu_hourly_usd", None)        # an array of other GPUs: each takes its own registry default
+            preset.pop("gpu_hourly_usd_source", None)
         if "gpu_hourly_usd" in given:
             preset.pop("gpu_hourly_usd_source", None)
         merged = {**preset, **given}
@@ -191,6 +196,11 @@ class Scenario:
             values["gpu_hourly_usd"] = rates[inverse.reshape(-1)].reshape(names.shape)
             values["gpu_hourly_usd_source"] = "registry default for each GPU (data/hardware/gpu_prices*.csv)"
             unpriced = missing if missing.any() else False
+            if missing.any():
+                values["gpu_hourly_usd_source"] = (
+                    f"{UNPRICED}: no sourced $/GPU-hour for {', '.join(sorted(set(names[missing].astype(str))))} in "
+                    f"data/hardware/gpu_prices*.csv (the other GPUs: their registry defaults); give it with "
+                    f"--gpu-hourly-usd (gpu_hourly_usd)")
         elif values["gpu_hourly_usd_source"] is None:
             values["gpu_hourly_usd_source"] = "given"
         if not isinstance(values["gpu"], str) and values["method"] != "calibrated":
@@ -361,7 +371,9 @@ UNPRICED = "unknown"   # how gpu_hourly_usd_source starts when no rate is source
 
 def unpriced_rate(rate, source) -> bool:
     """A $/GPU-hour left unknown by `Scenario.resolved` (NaN, its source saying why)."""
-    return isinstance(rate, float) and math.isnan(rate) and str(source or "").startswith(UNPRICED)
+    if not str(source or "").startswith(UNPRICED) or rate is None or isinstance(rate, str):
+        return False
+    return bool(np.isnan(np.asarray(rate, dtype=float)).any())
 
 
 def _fmt(x: float) -> str:

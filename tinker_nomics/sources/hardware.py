@@ -139,6 +139,19 @@ class GpuSpecs:
         """Dense BF16 peak FLOP/s (the seed method: the seed's rounded figure where it printed one)."""
         return self.seed_flops if method == "seed" else self.bf16_flops
 
+    def require(self, flops: np.ndarray, figure: str = "bf16_dense_tflops", needed_for: str = "training and prefill"
+                ) -> "GpuSpecs":
+        """These specs, or a one-line error naming the GPUs whose peak `flops` (one of the arrays above) the registry
+        lacks: the model cannot time `needed_for` on them, and would otherwise answer NaN."""
+        flops = np.broadcast_to(np.asarray(flops, dtype=float), self.shape)
+        if np.isfinite(flops).all():
+            return self
+        missing = sorted({str(n) for n in np.asarray(self.name)[~np.isfinite(flops)].ravel()})
+        raise TinkerNomicsError(
+            f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} no {figure} in data/hardware/gpus.csv "
+            f"(no sourced dense peak), so the model cannot time {needed_for} on "
+            f"{'it' if len(missing) == 1 else 'them'}; pick a GPU `tinker-nomics gpus` lists with a peak")
+
 
 def gpu_specs(gpu) -> GpuSpecs:
     """GPU figures as arrays: `gpu` is a GPU record, a name, or an array of names (each resolved leniently)."""

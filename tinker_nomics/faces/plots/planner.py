@@ -42,6 +42,11 @@ def _log_axes(ax, hours_axis="x"):
     usd_axis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
+# A cloud of more markers than this is drawn as one image inside the SVG (text and lines stay text and lines): the
+# rented offers are thousands of points, 2.4 MB of SVG markup that a live panel sends on every redraw.
+RASTERIZE_ABOVE = 200
+
+
 def pareto(p, ax=None, title: str | None = None):
     """One marker per option that fits and can be bought (median wall-clock across, median cost up, both log), the
     frontier drawn through the options no other beats on both, the deadline as a line, the best ringed."""
@@ -56,7 +61,8 @@ def pareto(p, ax=None, title: str | None = None):
         part = shown[kind == name]
         if len(part):
             ax.scatter(part["wall_hours_p50"], part["cost_usd_p50"], s=size, c=color, marker=marker, label=label,
-                       alpha=0.9 if name == "tinker" else 0.55, lw=0, zorder=3 if name == "tinker" else 2)
+                       alpha=0.9 if name == "tinker" else 0.55, lw=0, zorder=3 if name == "tinker" else 2,
+                       rasterized=len(part) > RASTERIZE_ABOVE)
     front = p.pareto.sort_values("wall_hours_p50")
     if len(front):
         ax.step(front["wall_hours_p50"], front["cost_usd_p50"], where="post", color="#C44E52", lw=1.4,
