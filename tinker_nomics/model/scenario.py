@@ -133,9 +133,9 @@ class Scenario:
                 sources.get_gpu(given["gpu"]).gpu != sources.get_gpu(str(preset["gpu"])).gpu:
             preset.pop("gpu_hourly_usd", None)        # the preset's rate is for the preset's GPU
             preset.pop("gpu_hourly_usd_source", None)
-        if np.asarray(given.get("gpu")).dtype.kind in "UO" and np.ndim(given.get("gpu")) and "gpu_hourly_usd" not in given \
-                and "gpu" in preset and set(np.asarray(_canonical_gpus(given["gpu"])).ravel().tolist()) != \
-                {sources.get_gpu(str(preset["gpu"])).gpu}:
+        array_gpu = np.ndim(given.get("gpu")) and np.asarray(given.get("gpu")).dtype.kind in "UO"
+        if array_gpu and "gpu_hourly_usd" not in given and "gpu" in preset and \
+                set(np.ravel(_canonical_gpus(given["gpu"])).tolist()) != {sources.get_gpu(str(preset["gpu"])).gpu}:
             preset.pop("gpu_hourly_usd", None)        # an array of other GPUs: each takes its own registry default
             preset.pop("gpu_hourly_usd_source", None)
         if "gpu_hourly_usd" in given:
