@@ -151,6 +151,19 @@ def test_the_text_states_the_wallclock_beside_the_bill_with_its_basis():
     assert "wall-clock ≈" not in out and "Tinker        not offered" in out
 
 
+def test_the_calculator_states_tinkers_wallclock_as_estimate_does():
+    """One voice: the kernel-backed calculator's summary says Tinker's wall-clock in the words the command uses."""
+    pytest.importorskip("ipywidgets")
+    from tinker_nomics.faces.widgets import Calculator
+    calc = Calculator("math_rl")
+    hours = float(estimate(calc.scenario()).tinker_time.wallclock_hours)
+    spread = math.exp(FIT["log_sd"])
+    assert (f"<th>Tinker time</th><td>wall-clock ≈ {fmt.hours(hours)} (fitted to {len(LOGGED)} logged Tinker "
+            f"runs; ×{spread:.1f} either way)</td>") in calc.summary.value
+    from tinker_nomics.faces.widgets import summary_html
+    assert "Tinker time" not in summary_html(estimate(Scenario.from_workload("math_rl", model=UNPRICED)))
+
+
 # ----------------------------------------------------------------------------------------------- the planner
 
 
