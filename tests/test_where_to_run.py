@@ -10,6 +10,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+from tinker_nomics import sources
 from tinker_nomics.analysis import plan as planner
 from tinker_nomics.analysis import where_to_run
 from tinker_nomics.faces import explorer, plots
@@ -108,6 +109,9 @@ def test_counts_and_tables_of_the_sources():
     assert counts["suspect"] == 4 and counts["recorded"] == ["2026-12-02"]
     summary = where_to_run.offer_summary()
     assert summary["offers"].sum() == counts["mapped"] - counts["suspect"]
+    # a GPU the registry has no peak for is listed, and said not to be planned (the planner drops its offers)
+    unplanned = {g for g, row in summary.iterrows() if row["planned"] != "yes"}
+    assert unplanned == {g for g in summary.index if not sources.get_gpu(g).bf16_dense_tflops} and unplanned
     services = where_to_run.services_table()
     assert "Fireworks dedicated trainers" in set(services["service"])
 

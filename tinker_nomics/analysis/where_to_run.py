@@ -218,7 +218,7 @@ def at_count(p: planner.Plan, num_gpus: int) -> pd.DataFrame:
 
 def offer_summary() -> pd.DataFrame:
     """Per registry GPU in the committed offers: providers, offers, the cheapest and median on-demand $/GPU-hour
-    and the cheapest spot one (the suspect rows left out)."""
+    and the cheapest spot one (the suspect rows left out), and whether the planner can time the GPU at all."""
     rows = [o for o in offers() if o.gpu and "on_demand_below_spot" not in o.flags]
     frame = pd.DataFrame({"gpu": [o.gpu for o in rows], "provider": [o.provider for o in rows],
                           "rate": [o.usd_per_gpu_hour for o in rows],
@@ -228,6 +228,8 @@ def offer_summary() -> pd.DataFrame:
     out = pd.DataFrame({"providers": grouped["provider"].nunique(), "offers": grouped.size(),
                         "cheapest": grouped["rate"].min(), "median": grouped["rate"].median(),
                         "cheapest spot": grouped["spot"].min()})
+    out["planned"] = ["yes" if get_gpu(n).bf16_dense_tflops else "no: no BF16 peak"
+                      for n in out.index]
     order = [g for g in (get_gpu(n).gpu for n in out.index)]
     return out.loc[order].sort_values("offers", ascending=False)
 
