@@ -101,7 +101,7 @@ def _records(records: list[dict]) -> str:
 
 def _figures(page: dict) -> list[str]:
     s, per_point = page["series"], page["series_steps_per_point"]
-    averaged = "" if per_point == 1 else f" (each point the mean of {per_point:,} steps)"
+    averaged = "" if per_point == 1 else f" (each point the mean of {fmt.count(per_point, 'step')})"
     if page["kind"] == "tinker":
         return [svg_chart("Tokens per logged step" + averaged, s["step"],
                           {"training completions": s["completion"], "training prompts": s["prompt"]}, "tokens"),
