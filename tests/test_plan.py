@@ -388,3 +388,25 @@ def test_the_command_lines_defaults_are_the_planners():
     from tinker_nomics.faces.cli import plan as verb
     assert (verb.DEFAULT_CONFIDENCE, verb.DEFAULT_MAX_GPUS, verb.DEFAULT_DRAWS) == \
         (planner.DEFAULT_CONFIDENCE, planner.DEFAULT_MAX_GPUS, planner.DEFAULT_DRAWS)
+
+
+# ------------------------------------------------------------------------------- GPUs the planner cannot time
+
+def test_gpus_the_planner_cannot_time_or_rent_are_said_not_silently_empty():
+    """`--gpus` naming only GPUs without a sourced dense peak used to stop with an internal array error; a GPU no
+    offer rents gave an empty table and no word. Each is now a note, the offers are dropped with their reason, and
+    Tinker is still planned."""
+    from tinker_nomics import sources
+    no_peak = sorted(n for n, g in sources.gpus().items() if not g.bf16_dense_tflops)
+    rented = {o.gpu for o in offers() if o.gpu}
+    offered_no_peak = [g for g in no_peak if g in rented]
+    unrented = [g for g, spec in sources.gpus().items() if spec.bf16_dense_tflops and g not in rented]
+    assert offered_no_peak and unrented, "the registry no longer has such GPUs: this test checks nothing"
+    p = planner.plan(Scenario.from_workload("math_rl"), workload="math_rl", deadline_hours=24,
+                     gpus=[offered_no_peak[0], unrented[0]], **FAST)
+    gpu_rows = p.options[p.options["gpu"] == offered_no_peak[0]]
+    assert len(gpu_rows) and not gpu_rows["feasible"].any()
+    assert gpu_rows["dropped_because"].str.contains("no sourced dense BF16 peak").all()
+    assert p.best is not None and p.best["kind"] == "tinker"
+    assert any(offered_no_peak[0] in n and "cannot be planned" in n for n in p.notes)
+    assert any(unrented[0] in n and "no offer rents" in n for n in p.notes)

@@ -405,6 +405,14 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
             blocks.append(_tinker_option(scenario, snapshot, drawn, judge, notes))
     blocks.append(_per_token_options(scenario, base, drawn, provider_filter, judge))
     candidates = _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_rate)
+    offered = set(candidates["gpu"]) if len(candidates) else set()
+    for gpu in sorted(gpu_filter or ()):
+        if not sources.get_gpu(gpu).bf16_dense_tflops:
+            notes.append(f"{gpu} cannot be planned: data/hardware/gpus.csv has no sourced dense BF16 peak for it")
+        elif gpu not in offered:
+            notes.append(f"no offer rents {gpu} in the GPU offers read"
+                         + (" from the providers named" if provider_filter else "")
+                         + "; --gpu-hourly-usd plans it at your own rate")
     if len(candidates):
         if point.self_hosted is None:
             notes.append(f"the self-hosted side cannot be evaluated: {_no_architecture(point)}")
@@ -604,6 +612,14 @@ def _evaluate_gpu_options(cands: pd.DataFrame, hosted_base: Scenario, base: Scen
     keys = np.char.add(np.char.add(gpu, "|"), n.astype(str))
     pair_keys, first, pair_of = np.unique(keys, return_index=True, return_inverse=True)
     pair_ok = has_peak[first]
+    if not pair_ok.any():    # every GPU asked for lacks a peak: nothing to time, each option says why
+        out = cands.copy()
+        out["feasible"] = False
+        out["dropped_because"] = ("not modelled: " + pd.Series(gpu, dtype=object)
+                                  + " has no sourced dense BF16 peak").to_numpy(object)
+        for key in judge.keys:
+            out[key] = np.nan
+        return out
     hosted = _self_hosted(hosted_base, gpu[first][pair_ok], n[first][pair_ok].astype(float), drawn)
     index = np.full(len(pair_keys), -1)
     index[pair_ok] = np.arange(int(pair_ok.sum()))
