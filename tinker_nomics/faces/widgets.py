@@ -46,7 +46,8 @@ PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;text-align:left;
              ".tn-panel .tn-group{border:1px solid #e3e3e3;border-radius:6px;padding:4px 8px 6px 8px;min-width:0}"
              ".tn-panel .tn-group-title{font-weight:600;color:#333;margin:2px 0 4px 0}"
              ".tn-panel table.tn-summary td,.tn-panel table.tn-summary th{padding:3px 12px 3px 0;vertical-align:top;"
-             "text-align:left}.tn-panel table.tn-summary th{white-space:nowrap}.tn-panel .tn-changes{color:#7a4b00;margin:4px 0}"
+             "text-align:left}.tn-panel table.tn-summary th{white-space:nowrap}"
+             ".tn-panel .tn-changes{color:#7a4b00;margin:4px 0}"
              ".tn-panel .tn-fixed{color:#555;margin:4px 0;font-size:0.92em}</style>")
 
 
@@ -394,8 +395,8 @@ def summary_html(est) -> str:
     if s is not None:
         rows += [("Self-hosted", f"<b>{fmt.usd(s.total_usd)}</b> ({float(s.gpu_hours):,.1f} GPU-h on "
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
-                 ("Self-hosted time", f"rollout {fmt.hours(s.rollout_hours)}, training {fmt.hours(s.train_hours)}, "
-                          f"wall-clock {fmt.hours(s.wallclock_hours)}"),
+                 ("Self-hosted time", f"rollout {fmt.hours(s.rollout_hours)}, training "
+                                      f"{fmt.hours(s.train_hours)}, wall-clock {fmt.hours(s.wallclock_hours)}"),
                  ("Cheaper", "unknown (Tinker does not offer this model)" if est.tinker_not_offered else
                              f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes
