@@ -296,12 +296,32 @@ def test_predict_rl_step_json_keys():
     assert all(data[p] > 0 for p in phases) and data["feasible"] is True
     # on-policy the phases follow each other
     assert data["step_seconds"] == pytest.approx(sum(data[p] for p in phases))
-    overlapped = predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
-                              "1024", "--prompt-len", "200", "--response-len", "1000", "--off-policy", "1")
-    # one step off-policy: generation overlaps the trainer's passes; the refit and the rest still follow
-    trainer = data["logprob_seconds"] + data["training_seconds"]
-    assert overlapped["step_seconds"] == pytest.approx(max(data["generation_seconds"], trainer)
-                                                       + data["refit_seconds"] + data["other_seconds"])
+    assert data["layout"] == "colocated"
+
+
+def test_predict_rl_step_off_policy_keeps_the_faster_layout():
+    """k >= 1: generation may run on half the GPUs beside the trainer on the other half (NeMo RL's async recipes,
+    data/assumptions/defaults.csv off_policy_rollout_share), the step then the longer of the two plus the refit and
+    the rest; where taking turns on all the GPUs is faster, the step stays colocated. Either way it is never slower
+    than on-policy, and the JSON names the layout."""
+    def step(response, k):
+        return predict_json("rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples",
+                            "1024", "--prompt-len", "200", "--response-len", response, "--off-policy", k)
+
+    layouts = set()
+    for response in ("1000", "4000"):
+        on, off = step(response, "0"), step(response, "1")
+        assert off["step_seconds"] <= on["step_seconds"]
+        trainer = off["logprob_seconds"] + off["training_seconds"]
+        rest = off["refit_seconds"] + off["other_seconds"]
+        if off["layout"] == "separate":   # generation beside the trainer, each on half the GPUs: the longer
+            assert off["step_seconds"] == pytest.approx(max(off["generation_seconds"], trainer) + rest)
+            assert off["training_seconds"] > on["training_seconds"]      # the trainer has half the GPUs
+        else:
+            assert off["step_seconds"] == pytest.approx(off["generation_seconds"] + trainer + rest)
+        layouts.add(off["layout"])
+    # the short responses' step is trainer-heavy (colocated wins), the long ones' generation-heavy (the split wins)
+    assert layouts == {"colocated", "separate"}
 
 
 def test_predict_rl_step_says_when_the_gpus_cannot_hold_the_job():

@@ -168,11 +168,16 @@ def test_raw_names_finds_python_names_but_not_workloads():
 def test_a_control_that_cannot_move_the_result_is_named_with_its_reason():
     import ipywidgets as W
     from tinker_nomics.faces.widgets import PACE_REASONS, fixed_controls
-    slider = W.FloatSlider(min=0.05, max=1.0)
-    # at 1% MFU training sets the pace at every rollout efficiency: the efficiency slider cannot move the bill
-    slow = fixed_controls(Scenario.from_workload("math_rl", mfu=0.01), {"rollout_efficiency": slider})
+    slider = W.FloatSlider(min=0.3, max=1.0)
+    # 8 steps off-policy on 16 GPUs: the rollout engine works ahead on its own 8 GPUs and the trainer on the other 8
+    # sets the pace at every rollout efficiency of the slider, so it cannot move the bill
+    slow = fixed_controls(Scenario.from_workload("math_rl", num_gpus=16, off_policy=8), {"rollout_efficiency": slider})
     assert slow["rollout_efficiency"] == PACE_REASONS["rollout_efficiency"]
     assert "output_per_turn" in slow and "completion_tokens" not in slow
+    # one step off-policy on 16 GPUs the rollout sets the pace at every MFU from 30% to 60%
+    paced = fixed_controls(Scenario.from_workload("math_rl", num_gpus=16, off_policy=1),
+                           {"mfu": W.FloatSlider(min=0.3, max=0.6)})
+    assert paced["mfu"] == PACE_REASONS["mfu"]
     agent = fixed_controls(Scenario.from_workload("swe_rl"), {})
     assert "completion_tokens" in agent and "output_per_turn" not in agent
     moving = fixed_controls(Scenario.from_workload("math_rl"), {"mfu": W.FloatSlider(min=0.01, max=0.6)})

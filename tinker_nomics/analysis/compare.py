@@ -247,6 +247,11 @@ class OffPolicy:
     self_hosted_usd: np.ndarray
     tinker_usd: np.ndarray
 
+    @property
+    def gain(self) -> np.ndarray:
+        """The time saved over synchronous RL, as a share: speed-up − 1."""
+        return self.speedup - 1.0
+
 
 def off_policy_speedups(scenario: Scenario, off_policy=(0, 1, 2, 4, 8)) -> OffPolicy:
     """The model's own speed-up of async RL over synchronous RL for one scenario, for each k."""

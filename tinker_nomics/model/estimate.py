@@ -110,6 +110,7 @@ class Estimate:
                 "rollout_concurrency": s.rollout_concurrency, "rollout_waves": s.rollout_waves,
                 "feasible": s.feasible, "fitting_gpus": s.fitting_gpus, "logprob_hours": s.logprob_hours,
                 "refit_hours": s.refit_hours, "other_hours": s.other_hours, "train_mfu": s.train_mfu,
+                "overlapped": s.separate,
                 "gpu_hourly_usd_source": self.scenario.gpu_hourly_usd_source})
         else:
             out["self_hosted"] = None

@@ -189,6 +189,7 @@ class RLStepPrediction:
     fitting_gpus: np.ndarray            # the smallest count that does; the times are on max(requested, this)
     fine_tune: str
     train_mfu: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))
+    separate: np.ndarray = field(default_factory=lambda: np.asarray(False))   # rollout on its own GPUs (k >= 1)
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -202,6 +203,8 @@ class RLStepPrediction:
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
         times["rollout_waves"] = _plain(self.rollout_waves)
+        times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
+                                          "colocated"))
         if np.all(self.feasible):
             out.update(times)
             out["on_fitting_gpus"] = None
@@ -249,8 +252,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
-                                f.concurrency, f.waves, f.feasible, f.fitting_gpus, fine_tune,
-                                rl_phases.achieved_mfu(f, ph))
+                                *(rl_phases.kept(f, ph, name) for name in ("concurrency", "waves", "feasible",
+                                                                           "fitting_gpus")),
+                                fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate)
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(
@@ -264,4 +268,4 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     return RLStepPrediction(arch.model, gpu.gpu, method, n, hosted.rollout_hours * 3600.0, zero,
                             hosted.train_hours * 3600.0, zero, zero, hosted.wallclock_hours * 3600.0,
                             hosted.rollout_concurrency, hosted.rollout_waves, hosted.feasible, hosted.fitting_gpus,
-                            fine_tune, np.asarray(number("mfu")))
+                            fine_tune, np.asarray(number("mfu")), np.asarray(k > 0))

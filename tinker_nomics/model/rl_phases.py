@@ -27,14 +27,19 @@ backward pass as verl's and NeMo RL's recipes do;
 mixture-of-experts models reach a share of it (each expert's GEMMs see only the tokens routed to it) and add their
 all-to-all (each token to k experts and back).
 
-On-policy (k = 0) the phases follow each other; with k ≥ 1 generation overlaps the log-prob passes and the
-update of the previous batch, so the step is the longer of the two plus the refit and the rest.
+On-policy (k = 0) the phases follow each other. With k ≥ 1 the frameworks run generation and the trainer on
+separate GPUs (NeMo RL's async GRPO turns colocation off; its performance recipes and verl's fully-async table give
+the rollout half the GPUs): the rollout engine decodes on its share, the trainer trains on the rest, and the step
+is the longer of the two plus the refit and the rest. The job stays colocated, its phases taking turns whatever k
+is, where the GPUs cannot be split so that each side holds its part, or where taking turns on all of them is faster
+(a trainer-heavy step on half the GPUs): `phase_seconds` keeps the faster of the two layouts.
 
 `RLFeatures` holds what does not depend on the fitted parameters; `phase_seconds(features, parameters)` combines
 them, so the fit (analysis/calibration.py) and every prediction run one arithmetic. Everything broadcasts.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,10 +120,25 @@ class RLFeatures:
     refit_seconds: np.ndarray        # weights to the rollout engine (physics only)
     off_policy: np.ndarray
     gpus_used: np.ndarray            # the GPUs the step runs on: those asked for, or the smallest count that fits
+    separate: np.ndarray             # generation and the trainer on separate GPUs, overlapping (k >= 1)
+    trainer_gpus: np.ndarray         # the GPUs the trainer's passes run on (all of them when colocated)
+    colocated: "RLFeatures | None" = None   # k >= 1 split: the same step colocated, its phases taking turns
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
-                response_max_tokens=None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
+                response_max_tokens=None, **options) -> RLFeatures:
+    """`_features` of the step; where an off-policy step splits its GPUs, with the colocated layout beside it
+    (`RLFeatures.colocated`) for `phase_seconds` to keep the faster."""
+    f = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens, **options)
+    if np.any(f.separate) and options.get("terms", CALIBRATED).plan == "engine":
+        together = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens,
+                             **{**options, "off_policy": 0.0})
+        f = dataclasses.replace(f, colocated=together)
+    return f
+
+
+def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
+              response_max_tokens=None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
                 optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
                 rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
                 micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
@@ -154,14 +174,19 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
-                            rollout_memory_fraction, precision, kv_precision, compact_plan)
+                            rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan)
     else:
         plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
-    tp, replicas, batch, gpus_used, fitting, feasible = plan
+        plan = (*plan, np.asarray(off_policy, dtype=float) > 0, plan[3], 1.0)   # the seed's overlap, same GPUs
+    tp, replicas, batch, gpus_used, fitting, feasible, separate, trainer_gpus, ahead = plan
     per_replica = s / replicas
     tokens = per_replica * r
-    if terms.plan == "engine":   # continuous batching: the steady state, then the drain of the longest responses
+    if terms.plan == "engine":   # continuous batching: the steady state, then the drain of the longest responses;
+        # an engine on its own GPUs works up to k steps ahead, so the next batches fill the drain and a response
+        # may span k steps
         steps = np.maximum(r_max, tokens / batch + r_max - r)
+        if np.any(separate):
+            steps = np.where(separate, np.maximum(tokens / batch, r_max / ahead), steps)
         active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
         waves = np.ceil(per_replica / batch - 1e-9)
     else:                        # every sequence in flight decodes its tokens at the batch that fits
@@ -186,26 +211,28 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     if terms.training == "plain":
         per_token = training.flops_per_param_per_token(fine_tune) * decode.forward_params(arch) \
             + (3.0 * roofline.attention_flops_per_token(arch, context) if terms.attention else 0.0)
-        update_units = trained * per_token / (gpus_used * peak)
+        update_units = trained * per_token / (trainer_gpus * peak)
     else:
-        update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (gpus_used * peak)
+        update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (trainer_gpus * peak)
         if critic:   # the critic trains in full whatever the actor does
             update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) \
-                / (gpus_used * peak)
-    forward_units = trained * decode.token_flops(arch, seq / 2.0) / (gpus_used * peak)
+                / (trainer_gpus * peak)
+    forward_units = trained * decode.token_flops(arch, seq / 2.0) / (trainer_gpus * peak)
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
     if micro_batch_samples is not None:
-        micro = np.ceil(s / gpus_used / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
+        micro = np.ceil(s / trainer_gpus / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
     else:
         size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
-        micro = np.ceil(trained / gpus_used / np.asarray(size, dtype=float) - 1e-9)
+        micro = np.ceil(trained / trainer_gpus / np.asarray(size, dtype=float) - 1e-9)
     micro = np.maximum(micro, 1.0)
     update_micro = np.maximum(micro, opt)   # every optimizer step runs at least one micro-batch
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
-        exchange = models * opt * _exchange_seconds(arch, gpus, gpus_used)
-        alltoall = _alltoall_seconds(arch, trained, gpus_used, _slowest_link(gpus, gpus_used))
-        refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp / _slowest_link(gpus, tp)
+        exchange = models * opt * _exchange_seconds(arch, gpus, trainer_gpus)
+        alltoall = _alltoall_seconds(arch, trained, trainer_gpus, _slowest_link(gpus, trainer_gpus))
+        # each rollout GPU receives its shard: inside its group colocated, across the whole job when separate
+        refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp \
+            / _slowest_link(gpus, np.where(separate, gpus_used, tp))
     else:
         passes = exchange = alltoall = refit = 0.0
     # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
@@ -217,13 +244,16 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
                       a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
-                      a(gpus_used))
+                      a(gpus_used), np.asarray(separate), a(trainer_gpus))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision, compact=False):
-    """The calibrated method's colocated engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible);
-    `compact`: the GPU counts as one number where they are the same for every scenario."""
+                 precision, kv_precision, off_policy=0.0, compact=False):
+    """The calibrated method's engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible, separate,
+    trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its share of memory; off-policy
+    (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving engine's share of their
+    memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU counts as one number
+    where they are the same for every scenario."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
@@ -233,21 +263,36 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     if compact:
         need_shared, need_alone = _one_if_same(need_shared), _one_if_same(need_alone)
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
-    if rollout_tensor_parallel is None:
+    given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
+    if given is None:
         need = np.where(need_shared <= n, need_shared, need_alone)
         fitting = np.maximum(need, trainer_need)
         gpus_used = np.maximum(n, fitting)
         tp = np.minimum(need, np.power(2.0, np.floor(np.log2(np.maximum(gpus_used, 1.0)))))
     else:   # the run's own engine size: the engine takes a serving engine's share where the shared one is too small
-        given = np.asarray(rollout_tensor_parallel, dtype=float)
         fitting = np.maximum(np.maximum(need_alone, trainer_need), given)
         gpus_used = np.maximum(n, fitting)
         tp = np.minimum(np.maximum(given, need_alone), gpus_used)
     fraction = np.where(need_shared <= tp, shared, alone)
-    replicas = np.maximum(np.floor(gpus_used / tp), 1.0)
+    rollout_gpus = trainer_gpus = gpus_used
+    separate = np.asarray(False)
+    ahead = np.asarray(1.0)
+    off = np.asarray(off_policy, dtype=float) > 0
+    if np.any(off):   # split where both sides hold their part; colocated (taking turns) elsewhere
+        rollout_side = np.floor(n * number("off_policy_rollout_share"))
+        trainer_side = n - rollout_side
+        split_tp = need_alone if given is None else np.maximum(given, need_alone)
+        separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
+        tp = np.where(separate, split_tp, tp)
+        fraction = np.where(separate, alone, fraction)
+        rollout_gpus = np.where(separate, rollout_side, gpus_used)
+        trainer_gpus = np.where(separate, trainer_side, gpus_used)
+        gpus_used = np.where(separate, n, gpus_used)
+        ahead = np.where(separate, np.maximum(np.asarray(off_policy, dtype=float), 1.0), 1.0)
+    replicas = np.maximum(np.floor(rollout_gpus / tp), 1.0)
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
-    batch = np.maximum(np.minimum(np.minimum(s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
-    return tp, replicas, batch, gpus_used, fitting, fitting <= n
+    batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
+    return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
 
 
 def _one_if_same(x):
@@ -286,10 +331,39 @@ class RLPhases:
     decode_seconds: np.ndarray        # the decode part of generation
     prefill_seconds: np.ndarray
     train_gemm_seconds: np.ndarray    # the update's FLOPs part (what an MFU override replaces)
+    separate: np.ndarray              # the layout kept: generation beside the trainer on its own GPUs
+    colocated: np.ndarray             # the layout kept: the split's colocated alternative (RLFeatures.colocated)
 
 
 def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_factor=1.0,
-                  prefill_efficiency=None) -> RLPhases:
+                  prefill_efficiency=None, rollout_wait_seconds=0.0) -> RLPhases:
+    """Each phase's seconds at parameters `p` (`_phase_seconds`), in the faster of the step's layouts where an
+    off-policy step could split its GPUs or stay colocated; `rollout_wait_seconds` (each step's rollouts waiting on
+    their sandboxes, GPUs idle) counts in that choice: a trainer beside the rollout hides behind it."""
+    split = _phase_seconds(f, p, rollout_efficiency, mfu, time_factor, prefill_efficiency)
+    if f.colocated is None:
+        return split
+    together = _phase_seconds(f.colocated, p, rollout_efficiency, mfu, time_factor, prefill_efficiency)
+    wait = np.asarray(rollout_wait_seconds, dtype=float)
+
+    def step(ph):
+        return overlap(ph.generation_seconds + wait, ph.logprob_seconds + ph.training_seconds, ph.separate) \
+            + ph.refit_seconds + ph.other_seconds
+
+    use = step(together) < step(split)
+    return RLPhases(*(np.where(use, getattr(together, k.name), getattr(split, k.name))
+                      for k in dataclasses.fields(RLPhases) if k.name not in ("separate", "colocated")),
+                    separate=np.where(use, False, split.separate), colocated=use)
+
+
+def kept(f: RLFeatures, phases: RLPhases, name: str):
+    """Feature `name` of the layout `phases` kept (the split's, or its colocated alternative's)."""
+    value = getattr(f, name)
+    return value if f.colocated is None else np.where(phases.colocated, getattr(f.colocated, name), value)
+
+
+def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_factor=1.0,
+                   prefill_efficiency=None) -> RLPhases:
     """Each phase's seconds at parameters `p` (sources.calibration.ModelParameters). `rollout_efficiency` replaces
     the fitted decode bandwidth efficiency; `mfu` replaces the whole update by FLOPs / (GPUs × peak × mfu) (the
     user's own measured utilisation); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model
@@ -316,17 +390,17 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
     training_s = _times(update, factor)
     refit = _times(f.refit_seconds, factor)
     other = np.asarray(p.step_overhead_seconds, dtype=float)
-    step_total = overlap(generation, logprob + training_s, f.off_policy) + (refit + other)
+    step_total = overlap(generation, logprob + training_s, f.separate) + (refit + other)
     return RLPhases(generation, logprob, training_s, refit, other, step_total, _times(decode_s, factor),
-                    _times(prefill, factor), _times(gemm, factor))
+                    _times(prefill, factor), _times(gemm, factor), f.separate, np.asarray(False))
 
 
-def overlap(generation, trainer, off_policy):
-    """Generation and the trainer in one step: one after the other on-policy (k = 0), the longer of the two when
-    generation overlaps the previous batch's trainer (k >= 1)."""
-    if np.ndim(off_policy) == 0:
-        return np.maximum(generation, trainer) if off_policy > 0 else generation + trainer
-    return np.where(off_policy > 0, np.maximum(generation, trainer), generation + trainer)
+def overlap(generation, trainer, separate):
+    """Generation and the trainer in one step: one after the other where they share the GPUs, the longer of the two
+    where generation runs on its own GPUs beside the previous batch's trainer (`separate`: RLFeatures.separate)."""
+    if np.ndim(separate) == 0:
+        return np.maximum(generation, trainer) if separate else generation + trainer
+    return np.where(separate, np.maximum(generation, trainer), generation + trainer)
 
 
 def _times(x, factor):
@@ -339,8 +413,9 @@ def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
     """The update's model-FLOPs utilisation: its FLOPs over (GPUs × peak × its seconds); 0 where a step trains
     nothing (no response tokens to learn from)."""
     seconds = np.asarray(phases.training_seconds, dtype=float)
+    units = kept(f, phases, "update_gemm_units")
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(seconds > 0, f.update_gemm_units / np.where(seconds > 0, seconds, 1.0), 0.0)
+        return np.where(seconds > 0, units / np.where(seconds > 0, seconds, 1.0), 0.0)
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -357,6 +432,12 @@ def _trainer_min_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
     from .memory import colocated_vram_bytes
     need = np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes)
     return np.maximum(number("min_gpus_rl"), need)
+
+
+def _trainer_alone_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
+    """GPUs a trainer needs with no rollout engine beside it: its weights, gradients and optimizer state."""
+    from .memory import colocated_vram_bytes
+    return np.maximum(1.0, np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes))
 
 
 def _slowest_link(gpus: GpuSpecs, num_gpus):

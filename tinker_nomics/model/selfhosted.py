@@ -48,10 +48,17 @@ class SelfHosted:
     refit_hours: np.ndarray | float = 0.0     # calibrated: the weights handed to the rollout engine
     other_hours: np.ndarray | float = 0.0     # calibrated: the fixed cost of each step outside its phases
     train_mfu: np.ndarray | float = 0.0       # the update's model-FLOPs utilisation (seed, exact: the input)
+    separate: np.ndarray | bool = False       # generation beside the trainer, overlapping (calibrated k >= 1: on
+                                              # their own GPUs where that is faster; seed, exact: on the same ones)
 
     @property
     def total_usd(self):
         return self.compute_usd + self.sandbox_usd
+
+    @property
+    def trainer_hours(self):
+        """The trainer's passes: the log-prob passes and the update (what runs beside generation off-policy)."""
+        return self.logprob_hours + self.train_hours
 
 
 def nominal(arch: ModelArch) -> ModelArch:
@@ -101,17 +108,21 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               micro_batch_samples=micro_batch_samples, terms=terms, decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below
-    phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency)
-    train_mfu = rl_phases.achieved_mfu(f, phases)
-    gpus_used, fitting, replica, in_flight, waves, feasible = (f.gpus_used, f.fitting_gpus, f.tensor_parallel,
-                                                                 f.concurrency, f.waves, f.feasible)
-    del f   # the other features are done with: a million-scenario sweep reuses their memory for what follows
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):   # each step's share of the wait (none without steps)
+        step_wait = np.where(s > 0, sandbox_wait * 3600.0 / np.where(s > 0, s, 1.0), 0.0)
+    phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency, step_wait)
+    train_mfu = rl_phases.achieved_mfu(f, phases)
+    gpus_used, fitting, replica, in_flight, waves, feasible = (
+        rl_phases.kept(f, phases, name) for name in ("gpus_used", "fitting_gpus", "tensor_parallel", "concurrency",
+                                                      "waves", "feasible"))
+    separate = phases.separate
+    del f   # the other features are done with: a million-scenario sweep reuses their memory for what follows
     decode_hours = s * phases.decode_seconds / 3600.0
     prefill_hours = s * phases.prefill_seconds / 3600.0
     rollout_hours = s * phases.generation_seconds / 3600.0 + sandbox_wait
     wallclock = rl_phases.overlap(rollout_hours, s * (phases.logprob_seconds + phases.training_seconds) / 3600.0,
-                                  np.asarray(off_policy, dtype=float)) \
+                                  separate) \
         + s * (phases.refit_seconds + phases.other_seconds) / 3600.0
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
@@ -142,7 +153,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                       b(in_flight), b(waves), b(feasible), b(fitting),
                       logprob_hours=b(s * phases.logprob_seconds / 3600.0),
                       refit_hours=b(s * phases.refit_seconds / 3600.0), other_hours=b(s * phases.other_seconds / 3600.0),
-                      train_mfu=b(train_mfu))
+                      train_mfu=b(train_mfu), separate=b(separate))
 
 
 def _per_sample(train_tokens, steps, samples):

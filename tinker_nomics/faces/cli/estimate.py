@@ -187,7 +187,8 @@ def render_estimate(d: dict) -> str:
     if sh is None:
         lines.append("Self-hosted   not computed (no published architecture)")
     else:
-        overlap = "overlapped" if sc["off_policy"] > 0 else "sequential"
+        overlap = ("sequential" if not sh["overlapped"] else "overlapped" if sc["method"] != "calibrated" else
+                   "rollout on its own GPUs")
         priced = sh["total_usd"] is not None   # None: no sourced $/GPU-hour for the GPU (a note says so)
         if not sh["feasible"]:   # said first, in the words predict rl-step uses, before any figure
             lines.append(f"Self-hosted   does not fit on {sc['num_gpus']:g} × {sc['gpu']}: the smallest count that "

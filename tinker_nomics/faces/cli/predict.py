@@ -132,5 +132,10 @@ def rl_step_lines(data: dict) -> list[str]:
         f"Training      {fmt.seconds(times['training_seconds'])}",
         f"Refit         {fmt.seconds(times['refit_seconds'])}",
         f"Other         {fmt.seconds(times['other_seconds'])}",
-        f"Step          {fmt.seconds(times['step_seconds'])}"]
+        f"Step          {fmt.seconds(times['step_seconds'])} ({LAYOUTS[times['layout']]})"]
     return lines
+
+
+LAYOUTS = {"colocated": "generation and training take turns on the same GPUs",
+           "separate": "generation on its own GPUs beside the trainer, the longer of the two",
+           "overlapped": "the method overlaps generation and training on the same GPUs, the longer of the two"}

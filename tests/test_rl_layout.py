@@ -1,0 +1,88 @@
+"""Off-policy layouts of an RL step (model/rl_phases.py): with k >= 1 generation runs on its own share of the GPUs
+beside the trainer (NeMo RL's async GRPO turns colocation off; its performance recipes give generation half the
+nodes: data/assumptions/defaults.csv off_policy_rollout_share), unless the GPUs cannot be split so that each side
+holds its part or taking turns on all of them is faster."""
+import numpy as np
+import pytest
+
+from tinker_nomics.analysis import calibration
+from tinker_nomics.model import rl_phases
+from tinker_nomics.sources.architectures import get_arch
+from tinker_nomics.sources.calibration import parameters
+from tinker_nomics.sources.defaults import number
+from tinker_nomics.sources.hardware import gpu_specs
+
+LLAMA = get_arch("meta-llama/Llama-3.1-8B")
+H100 = gpu_specs("H100 SXM")
+
+
+def features(num_gpus, off_policy, samples=2048, response=1019.0):
+    """NeMo RL v0.5's Llama-3.1-8B GRPO row (data/measurements/rl_mfu.csv: 2048 samples, mean response 1019 tokens,
+    16 H100s; its async recipe async-grpo-llama3.1-8b-instruct-2n8g.yaml generates on 1 of the 2 nodes)."""
+    return rl_phases.rl_features(LLAMA, H100, num_gpus, samples, 128.0, response, 4096.0 - 128.0,
+                                 off_policy=off_policy, response_max_over_mean=parameters().response_max_over_mean)
+
+
+def test_one_step_off_splits_the_gpus_as_the_recipes_do():
+    f = features(16, 1)
+    share = number("off_policy_rollout_share")
+    assert share == 0.5                                  # NeMo RL recipes: 4 of 8 nodes, 32 of 64, 1 of 2
+    assert bool(f.separate) and float(f.gpus_used) == 16
+    assert float(f.trainer_gpus) == 16 * (1 - share)
+    assert float(f.replicas * f.tensor_parallel) == 16 * share     # 8 one-GPU engines
+    # the same step colocated sits beside it, for phase_seconds to keep the faster
+    assert f.colocated is not None and not bool(f.colocated.separate) and float(f.colocated.trainer_gpus) == 16
+    on = features(16, 0)
+    assert on.colocated is None and not bool(on.separate)
+
+
+def test_too_few_gpus_to_split_stay_colocated_and_take_turns():
+    """Two H100s: the 8B model's trainer alone (weights, gradients, optimizer state × headroom) needs more than the
+    one GPU a split leaves it, so the job stays colocated, and the phases add up whatever k is."""
+    f = features(2, 1)
+    assert not bool(f.separate) and f.colocated is None
+    p = parameters()
+    ph = rl_phases.phase_seconds(f, p)
+    assert float(ph.step_seconds) == pytest.approx(float(ph.generation_seconds + ph.logprob_seconds
+                                                         + ph.training_seconds + ph.refit_seconds + ph.other_seconds))
+
+
+def test_the_faster_layout_is_kept_and_never_slower_than_on_policy():
+    p = parameters()
+    for response in (300.0, 1019.0, 3000.0):
+        on = rl_phases.phase_seconds(features(16, 0, response=response), p)
+        f = features(16, 1, response=response)
+        off = rl_phases.phase_seconds(f, p)
+        split = rl_phases._phase_seconds(f, p)
+        together = rl_phases._phase_seconds(f.colocated, p)
+        assert float(off.step_seconds) == pytest.approx(min(float(split.step_seconds), float(together.step_seconds)))
+        assert float(off.step_seconds) <= float(on.step_seconds) * (1 + 1e-12)
+        # the kept layout's features go with its times
+        assert float(rl_phases.kept(f, off, "trainer_gpus")) == (16.0 if bool(off.colocated) else 8.0)
+
+
+def test_an_engine_k_steps_ahead_fills_the_drain():
+    """k steps off-policy the engine may start the next batches while the longest responses drain, and a response
+    may span k steps: the decode steps per RL step fall to the work at the larger batch, not below R_max / k."""
+    one, eight = features(16, 1), features(16, 8)
+    assert float(eight.decode_steps) < float(one.decode_steps)
+    r_max = 4096.0 - 128.0
+    assert float(eight.decode_steps) >= r_max / 8 - 1e-9
+    assert float(one.decode_steps) >= r_max - 1e-9
+
+
+def test_the_async_rows_are_predicted_no_faster_than_their_layout_allows():
+    """Every measured k >= 1 case keeps a layout, and its predicted step is the longer of generation and the trainer
+    where split (the refit and the rest after), the sum where colocated."""
+    p = calibration.fit_all()
+    checked = 0
+    for case in calibration.rl_cases():
+        if not np.any(case.actor.off_policy > 0):
+            continue
+        ph = rl_phases.phase_seconds(case.actor, p)
+        trainer = ph.logprob_seconds + ph.training_seconds
+        rest = ph.refit_seconds + ph.other_seconds
+        expected = np.where(ph.separate, np.maximum(ph.generation_seconds, trainer), ph.generation_seconds + trainer)
+        assert float(ph.step_seconds) == pytest.approx(float(expected + rest))
+        checked += 1
+    assert checked >= 9    # NeMo RL's 1-step-off and 8-step-off rows (data/measurements/rl_step_cases.csv)
