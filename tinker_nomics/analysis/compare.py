@@ -128,13 +128,13 @@ class HeadlineRow:
     rollout_waves: float
     wallclock_hours: float
     step_sequences: float = float("nan")     # sequences a step samples: prompts × group size
-    rollout_hours: float = float("nan")      # the self-hosted run's rollout and training hours
-    train_hours: float = float("nan")
+    rollout_hours: float = float("nan")      # the self-hosted run's rollout hours
+    train_hours: float = float("nan")        # and its trainer's (the log-prob passes and the update)
     tinker_wallclock_hours: float = float("nan")   # the run's wall-clock on Tinker (model/tinker_wallclock.py)
 
     @property
     def pace(self) -> str:
-        """Which phase sets the self-hosted run's pace: "training" or "rollout" (the longer of the two)."""
+        """Which phase sets the self-hosted run's pace: "training" (the trainer's passes) or "rollout", the longer."""
         return "training" if self.train_hours >= self.rollout_hours else "rollout"
 
     @property
@@ -174,7 +174,7 @@ def headline_table(names, prices: str | None = None, **overrides) -> list[Headli
                                 float(np.max(est.scenario.num_gpus)), float(s.num_gpus), bool(s.feasible),
                                 float(s.rollout_concurrency), float(s.rollout_waves), float(s.wallclock_hours),
                                 float(est.scenario.prompts_per_step * est.scenario.group_size),
-                                float(s.rollout_hours), float(s.train_hours),
+                                float(s.rollout_hours), float(s.trainer_hours),
                                 float(est.tinker_time.wallclock_hours)))
     return rows
 
@@ -262,7 +262,7 @@ def off_policy_speedups(scenario: Scenario, off_policy=(0, 1, 2, 4, 8)) -> OffPo
     s = est.self_hosted
     wall = np.asarray(s.wallclock_hours, dtype=float)
     baseline = wall[ks == 0][0]
-    return OffPolicy(ks, abort_rate(ks), np.asarray(s.rollout_hours), np.broadcast_to(s.train_hours, ks.shape),
+    return OffPolicy(ks, abort_rate(ks), np.asarray(s.rollout_hours), np.broadcast_to(s.trainer_hours, ks.shape),
                      wall, baseline / wall, np.asarray(s.total_usd), np.broadcast_to(est.tinker.total_usd, ks.shape))
 
 

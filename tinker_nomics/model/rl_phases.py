@@ -250,10 +250,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
                  precision, kv_precision, off_policy=0.0, compact=False):
     """The calibrated method's engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible, separate,
-    trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its share of memory; off-policy
-    (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving engine's share of their
-    memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU counts as one number
-    where they are the same for every scenario."""
+    trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its
+    share of memory; off-policy (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving
+    engine's share of their memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU
+    counts as one number where they are the same for every scenario."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
