@@ -86,3 +86,17 @@ def test_the_async_rows_are_predicted_no_faster_than_their_layout_allows():
         assert float(ph.step_seconds) == pytest.approx(float(expected + rest))
         checked += 1
     assert checked >= 9    # NeMo RL's 1-step-off and 8-step-off rows (data/measurements/rl_step_cases.csv)
+
+
+def test_a_hybrid_whose_blocks_hold_one_mixer_all_reduces_once_per_block():
+    """Nemotron-H's config.json (hybrid_override_pattern) gives each of its layers one mixer (Mamba-2, attention or
+    experts), each ending in one row-parallel projection: one all-reduce per layer under tensor parallelism, where a
+    transformer layer (attention, then the MLP) has two."""
+    from tinker_nomics.model import decode
+    nemotron = get_arch("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
+    assert decode.allreduces_per_step(nemotron) == nemotron.num_layers
+    assert decode.allreduces_per_step(LLAMA) == 2 * LLAMA.num_layers
+    b200 = gpu_specs("B200")
+    two = decode.decode_features(nemotron, b200, 2, 8, 2048.0)
+    assert float(two.allreduce_calls) == nemotron.num_layers
+    assert float(decode.decode_features(nemotron, b200, 1, 8, 2048.0).allreduce_calls) == 0.0

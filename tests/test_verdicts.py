@@ -174,9 +174,9 @@ def test_a_control_that_cannot_move_the_result_is_named_with_its_reason():
     slow = fixed_controls(Scenario.from_workload("math_rl", num_gpus=16, off_policy=8), {"rollout_efficiency": slider})
     assert slow["rollout_efficiency"] == PACE_REASONS["rollout_efficiency"]
     assert "output_per_turn" in slow and "completion_tokens" not in slow
-    # one step off-policy on 16 GPUs the rollout sets the pace at every MFU from 30% to 60%
-    paced = fixed_controls(Scenario.from_workload("math_rl", num_gpus=16, off_policy=1),
-                           {"mfu": W.FloatSlider(min=0.3, max=0.6)})
+    # the computer-use agent one step off-policy on its 8 GPUs: generation on its own GPUs (its 30 turns) sets the
+    # pace at every MFU from 30% to 60%
+    paced = fixed_controls(Scenario.from_workload("osworld_rl", off_policy=1), {"mfu": W.FloatSlider(min=0.3, max=0.6)})
     assert paced["mfu"] == PACE_REASONS["mfu"]
     agent = fixed_controls(Scenario.from_workload("swe_rl"), {})
     assert "completion_tokens" in agent and "output_per_turn" not in agent

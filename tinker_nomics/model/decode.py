@@ -107,6 +107,13 @@ def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16"):
     return (body + routed * (touched - k / e)) * per + head
 
 
+def allreduces_per_step(arch: ModelArch) -> float:
+    """Tensor-parallel all-reduces in one forward pass: one after each row-parallel output projection, so two per
+    transformer layer (attention, then the MLP or experts) and one per block of a hybrid whose blocks each hold a
+    single mixer (Nemotron-H: a Mamba-2, attention or mixture-of-experts block per layer)."""
+    return float(arch.num_layers) * (1.0 if arch.arch_type == "nemotron_h" else 2.0)
+
+
 def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
     """Cache of one sequence of `tokens` tokens: token-linear KV plus constant state, at `kv_precision`."""
     from .memory import kv_bytes_per_token, recurrent_bytes_per_sequence
@@ -149,8 +156,8 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     if precision_name(precision) in WEIGHT_ONLY:
         share = (weights - output_head_params(arch) * HEAD_BYTES) / total
     calls = wire = 0.0
-    if allreduce and np.any(tp > 1):   # two all-reduces per layer, each of batch × hidden BF16 values, over the slowest link
-        calls = np.where(tp > 1, 2.0 * arch.num_layers, 0.0)
+    if allreduce and np.any(tp > 1):   # the all-reduces of a step, each of batch × hidden BF16 values, over the slowest link
+        calls = np.where(tp > 1, allreduces_per_step(arch), 0.0)
         link = gpus.link_bytes_per_s
         if np.any(tp > number("gpus_per_node")):
             link = np.where(tp > number("gpus_per_node"),
