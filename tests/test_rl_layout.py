@@ -5,7 +5,7 @@ holds its part or taking turns on all of them is faster."""
 import numpy as np
 import pytest
 
-from tinker_nomics.analysis import calibration
+from tinker_nomics.analysis import accuracy, calibration
 from tinker_nomics.model import rl_phases
 from tinker_nomics.sources.architectures import get_arch
 from tinker_nomics.sources.calibration import parameters
@@ -16,10 +16,16 @@ LLAMA = get_arch("meta-llama/Llama-3.1-8B")
 H100 = gpu_specs("H100 SXM")
 
 
-def features(num_gpus, off_policy, samples=2048, response=1019.0):
-    """NeMo RL v0.5's Llama-3.1-8B GRPO row (data/measurements/rl_mfu.csv: 2048 samples, mean response 1019 tokens,
-    16 H100s; its async recipe async-grpo-llama3.1-8b-instruct-2n8g.yaml generates on 1 of the 2 nodes)."""
-    return rl_phases.rl_features(LLAMA, H100, num_gpus, samples, 128.0, response, 4096.0 - 128.0,
+ROW = next(r for r in accuracy.rl_step_cases(usable_only=True) if r["case_id"] == "rl-02")
+PROMPT = accuracy.case_prompt_tokens(ROW)             # derived from the row's own tokens/s/GPU definition
+LONGEST = ROW["max_sequence_tokens"] - PROMPT          # 'T-max seq' less the prompt
+
+
+def features(num_gpus, off_policy, samples=ROW["generation_samples"], response=ROW["generated_tokens"]):
+    """NeMo RL v0.5's Llama-3.1-8B GRPO row rl-02 (data/measurements/rl_step_cases.csv: 2,048 samples, a mean
+    response of 1,019 tokens, 16 H100s; its async recipe async-grpo-llama3.1-8b-instruct-2n8g.yaml generates on 1 of
+    the 2 nodes)."""
+    return rl_phases.rl_features(LLAMA, H100, num_gpus, samples, PROMPT, response, LONGEST,
                                  off_policy=off_policy, response_max_over_mean=parameters().response_max_over_mean)
 
 
@@ -49,7 +55,7 @@ def test_too_few_gpus_to_split_stay_colocated_and_take_turns():
 
 def test_the_faster_layout_is_kept_and_never_slower_than_on_policy():
     p = parameters()
-    for response in (300.0, 1019.0, 3000.0):
+    for response in (0.3 * ROW["generated_tokens"], ROW["generated_tokens"], 3.0 * ROW["generated_tokens"]):
         on = rl_phases.phase_seconds(features(16, 0, response=response), p)
         f = features(16, 1, response=response)
         off = rl_phases.phase_seconds(f, p)
@@ -66,9 +72,8 @@ def test_an_engine_k_steps_ahead_fills_the_drain():
     may span k steps: the decode steps per RL step fall to the work at the larger batch, not below R_max / k."""
     one, eight = features(16, 1), features(16, 8)
     assert float(eight.decode_steps) < float(one.decode_steps)
-    r_max = 4096.0 - 128.0
-    assert float(eight.decode_steps) >= r_max / 8 - 1e-9
-    assert float(one.decode_steps) >= r_max - 1e-9
+    assert float(eight.decode_steps) >= LONGEST / 8 - 1e-9
+    assert float(one.decode_steps) >= LONGEST - 1e-9
 
 
 def test_the_async_rows_are_predicted_no_faster_than_their_layout_allows():
