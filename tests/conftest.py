@@ -91,24 +91,30 @@ class NotebookRuns:
         return self._runs[source]
 
     def _execute(self, source: Path) -> NotebookRun:
-        import papermill
-
         output = self.workdir / source.relative_to(REPO)
-        output.parent.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        try:
-            papermill.execute_notebook(
-                str(source),
-                str(output),
-                cwd=str(source.parent),  # the book build runs notebooks in their own folder too
-                execution_timeout=NOTEBOOK_TIMEOUT_S,
-                progress_bar=False,
-            )
-        except Exception as exc:  # PapermillExecutionError names the cell and the exception
-            return NotebookRun(source, output, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+        error = run_papermill(source, output)
         seconds = time.perf_counter() - start
-        _store_in_book_cache(source, output, seconds)
-        return NotebookRun(source, output, seconds, None)
+        if error is None:
+            _store_in_book_cache(source, output, seconds)
+        return NotebookRun(source, output, seconds, error)
+
+
+def run_papermill(source: Path, output: Path, parameters: dict | None = None) -> str | None:
+    """Execute `source` into `output` with papermill as a reader would (in its own folder, the python3 kernel, the
+    book's cell timeout): None when every cell ran, else the reason in one line. It runs in a child process with a
+    deadline and one retry (runs.report.execute_chapter): papermill's client can wait on its kernel forever after
+    the cells ran (jupyter/nbclient#312, papermill#711), which once hung a CI run until its time limit."""
+    from tinker_nomics.errors import TinkerNomicsError
+    from tinker_nomics.runs.report import execute_chapter
+
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tinker-nomics-papermill-") as workdir:
+        try:
+            execute_chapter(source, output, parameters or {}, Path(workdir), NOTEBOOK_TIMEOUT_S, what=source.name)
+        except TinkerNomicsError as exc:   # names the failed cell's exception, or the stall
+            return str(exc)
+    return None
 
 
 def _store_in_book_cache(source: Path, executed: Path, seconds: float) -> None:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import REPO, toc_notebooks
+from conftest import REPO, run_papermill, toc_notebooks
 
 NOTEBOOKS = toc_notebooks()
 IDS = [path.relative_to(REPO).as_posix() for path in NOTEBOOKS]
@@ -53,12 +53,10 @@ def _snapshots():
 def test_takeaway_runs_at_every_listed_snapshot(snapshot, tmp_path):
     """The takeaway leads with the answer at a price list (`-p prices`); it must run at every list the package
     holds, retired models billed on their successors wherever a list has dropped them."""
-    import papermill
-
     source = REPO / "notebooks" / "takeaway.ipynb"
     out = tmp_path / f"takeaway-{snapshot}.ipynb"
-    papermill.execute_notebook(str(source), str(out), parameters={"prices": snapshot}, kernel_name="python3",
-                               cwd=str(source.parent), progress_bar=False)
+    error = run_papermill(source, out, {"prices": snapshot})
+    assert error is None, error
     executed = json.loads(out.read_text())
     glued = "".join(str(o) for c in executed["cells"] for o in c.get("outputs", []))
     assert snapshot in glued

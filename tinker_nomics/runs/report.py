@@ -16,6 +16,8 @@ report folder, it never writes through it. Nothing is ever written into the log 
 The chapter runs in a child process of its own session (`execute_chapter`): a Ctrl-C at the terminal reaches this
 process only, which stops the child (and, through it, the kernel) and removes the temporary folders; so does a
 SIGTERM (faces.cli turns it into an exception). A failure, an interruption or a full disk leaves nothing behind.
+A chapter still running past its deadline (its client stalled on the kernel) is stopped the same way and run once
+more.
 """
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ NOTEBOOK = "notebooks/run_validation.ipynb"   # shipped in the wheel (sources.sh
 REPORT_FILES = ("run_validation.ipynb", "validation.json", "summary.txt", "report.html")
 CHAPTER = REPORT_FILES[0]
 STOP_GRACE_SECONDS = 10   # how long a stopped chapter gets to shut its kernel down before it is killed
+KERNEL_START_SECONDS = 60   # nbclient's startup_timeout: the longest a kernel may take to start
+CHAPTER_ATTEMPTS = 2   # a chapter that stalls past its deadline is run once more (execute_chapter)
 
 
 def log_folder(run_path) -> Path:
@@ -129,14 +133,42 @@ def write_report(out_dir, run_path, files: dict[str, bytes], hand_over: dict[str
     return out / CHAPTER
 
 
-def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Path, timeout: int) -> None:
+def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Path, timeout: int,
+                    deadline: float | None = None, what: str = "the report notebook") -> None:
     """papermill runs `notebook` into `output` with `parameters`, in a child process of its own session (its
     output and the kernel's go to a file in `workdir`, not to the terminal). A failed cell is one line naming the
     error; an interruption of this process (KeyboardInterrupt, or the CLI's SIGTERM exception) stops the child and
-    its kernel before it goes on up."""
+    its kernel before it goes on up.
+
+    `timeout` bounds each cell; `deadline` (default `stall_deadline(timeout)`) bounds the whole run, because the
+    client can wait on its kernel without any cell running (after the last cell, or on a reply the kernel sent
+    and the client missed: jupyter/nbclient#312, papermill#711): a run past its deadline is stopped and run once
+    more, and a second stall is one line saying so."""
+    deadline = stall_deadline(timeout) if deadline is None else deadline
     job = workdir / "chapter.json"
     job.write_text(json.dumps({"notebook": str(notebook), "output": str(output), "parameters": parameters,
                                "cwd": str(notebook.parent), "timeout": timeout}))
+    for attempt in range(CHAPTER_ATTEMPTS):
+        status = _run_chapter(job, workdir, deadline)
+        if status is not None:
+            break
+    if status is None:
+        raise TinkerNomicsError(f"{what} did not finish within {deadline:g} s, {CHAPTER_ATTEMPTS} times: its "
+                                f"client stalled waiting on the kernel (jupyter/nbclient#312); run it again")
+    if status != 0:
+        lines = [line for line in (workdir / "chapter.log").read_text(errors="replace").splitlines() if line.strip()]
+        reason = lines[-1] if lines else f"exit status {status}"
+        raise TinkerNomicsError(f"{what} failed: {reason[:300]}")
+
+
+def stall_deadline(timeout: float) -> float:
+    """How long a chapter may run in all: its kernel starting, then twice the cell timeout."""
+    return KERNEL_START_SECONDS + 2 * timeout
+
+
+def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
+    """One run of the chapter's process: its exit status, or None when it was still running at `deadline` seconds
+    (stopped then, with its kernel)."""
     package_root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
            "TMPDIR": str(workdir)}   # the kernel's connection file and anything else temporary: removed with it
@@ -145,14 +177,13 @@ def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Pat
         proc = subprocess.Popen([sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=log, env=env, start_new_session=True)
         try:
-            status = proc.wait()
+            return proc.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            return None
         except BaseException:
             _stop(proc)
             raise
-    if status != 0:
-        lines = [line for line in (workdir / "chapter.log").read_text(errors="replace").splitlines() if line.strip()]
-        reason = lines[-1] if lines else f"exit status {status}"
-        raise TinkerNomicsError(f"the report notebook failed: {reason[:300]}")
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -1,0 +1,103 @@
+"""A chapter whose papermill client stalls is stopped at its deadline and run once more (runs.report.execute_chapter).
+
+papermill's client can wait on its kernel with no cell running and no timeout covering the wait (after the last
+cell, or on a reply it missed: jupyter/nbclient#312, papermill#711); one such wait held a clean-clone CI run in
+`make test` until its 90-minute limit. The stall is made here for real: a cell stops (SIGSTOP) the process that runs
+papermill, its kernel's parent, so the client waits forever exactly as a stalled one does. `validate --report` and
+the book's tests both run chapters through execute_chapter.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tinker_nomics.errors import TinkerNomicsError
+from tinker_nomics.runs import report
+
+pytestmark = pytest.mark.slow
+
+STALL_CELL = """\
+import os, pathlib, signal
+stalls = pathlib.Path(marks) / "stalls"
+if stalls.exists() and stalls.read_text().count("x") >= max_stalls:
+    pass
+else:
+    stalls.write_text((stalls.read_text() if stalls.exists() else "") + "x")
+    os.kill(os.getppid(), signal.SIGSTOP)   # the papermill client, frozen: it never hears the cell finish
+"""
+
+
+def _chapter(tmp_path: Path) -> Path:
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("marks = ''\nmax_stalls = 0", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell(STALL_CELL),
+        nbformat.v4.new_code_cell("print('ran to the end')"),
+    ])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def _execute(tmp_path: Path, max_stalls: int, deadline: float):
+    """execute_chapter in a thread, so that a stall it does not bound fails this test instead of hanging it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    output = tmp_path / "out.ipynb"
+    outcome = {}
+
+    def run():
+        try:
+            report.execute_chapter(_chapter(tmp_path), output, {"marks": str(tmp_path), "max_stalls": max_stalls},
+                                   work, timeout=30, deadline=deadline, what="chapter.ipynb")
+            outcome["error"] = None
+        except TinkerNomicsError as exc:
+            outcome["error"] = str(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    start = time.monotonic()
+    thread.start()
+    thread.join(timeout=4 * deadline + 60)
+    assert not thread.is_alive(), f"execute_chapter still waiting after {time.monotonic() - start:.0f} s"
+    return outcome["error"], output, work
+
+
+def _processes_under(folder: Path) -> list[str]:
+    """Processes whose command line names `folder` (the chapter's process, and its kernel's connection file)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if str(folder).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture(autouse=True)
+def short_grace(monkeypatch):
+    monkeypatch.setattr(report, "STOP_GRACE_SECONDS", 1)   # a stopped process ignores SIGTERM until it is killed
+
+
+def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
+    error, output, work = _execute(tmp_path, max_stalls=1, deadline=20)
+    assert error is None
+    assert (tmp_path / "stalls").read_text() == "x"   # one stall, then a whole run
+    executed = nbformat.read(output, as_version=4)
+    assert "ran to the end" in str(executed.cells[-1].outputs)
+    deadline = time.monotonic() + 15   # the stalled run's kernel leaves when it sees its parent gone
+    while _processes_under(work) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _processes_under(work) == []
+
+
+def test_a_chapter_that_stalls_twice_is_one_line_naming_the_deadline(tmp_path):
+    error, _, work = _execute(tmp_path, max_stalls=2, deadline=12)
+    assert error is not None and "\n" not in error
+    assert error.startswith("chapter.ipynb did not finish within 12 s, 2 times"), error
+    assert (tmp_path / "stalls").read_text() == "xx"
