@@ -1,10 +1,11 @@
-"""A chapter whose papermill client stalls is stopped at its deadline and run once more (runs.report.execute_chapter).
+"""A chapter or book build whose notebook client stalls is stopped at its deadline and run once more.
 
-papermill's client can wait on its kernel with no cell running and no timeout covering the wait (after the last
-cell, or on a reply it missed: jupyter/nbclient#312, papermill#711); one such wait held a clean-clone CI run in
-`make test` until its 90-minute limit. The stall is made here for real: a cell stops (SIGSTOP) the process that runs
-papermill, its kernel's parent, so the client waits forever exactly as a stalled one does. `validate --report` and
-the book's tests both run chapters through execute_chapter.
+papermill's client (nbclient) can wait on its kernel with no cell running and no timeout covering the wait (after
+the last cell, or on a reply it missed: jupyter/nbclient#312, papermill#711); one such wait held a clean-clone CI run
+in `make test` until its 90-minute limit. For a chapter (runs.report.execute_chapter: `validate --report` and the
+book's tests) the stall is made for real: a cell stops (SIGSTOP) the process that runs papermill, its kernel's
+parent, so the client waits forever exactly as a stalled one does. For the book build (tools/build_book.sh) a
+stand-in jupyter-book hangs.
 """
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ import pytest
 
 from tinker_nomics.errors import TinkerNomicsError
 from tinker_nomics.runs import report
-
-pytestmark = pytest.mark.slow
 
 STALL_CELL = """\
 import os, pathlib, signal
@@ -84,6 +83,7 @@ def short_grace(monkeypatch):
     monkeypatch.setattr(report, "STOP_GRACE_SECONDS", 1)   # a stopped process ignores SIGTERM until it is killed
 
 
+@pytest.mark.slow
 def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
     error, output, work = _execute(tmp_path, max_stalls=1, deadline=20)
     assert error is None
@@ -96,8 +96,46 @@ def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
     assert _processes_under(work) == []
 
 
+@pytest.mark.slow
 def test_a_chapter_that_stalls_twice_is_one_line_naming_the_deadline(tmp_path):
     error, _, work = _execute(tmp_path, max_stalls=2, deadline=12)
     assert error is not None and "\n" not in error
     assert error.startswith("chapter.ipynb did not finish within 12 s, 2 times"), error
     assert (tmp_path / "stalls").read_text() == "xx"
+
+
+# ------------------------------------------------------------------------------------ the book build (make book)
+
+@pytest.mark.parametrize("runs_to_stall", [1, 2])
+def test_a_stalled_book_build_is_stopped_and_run_again(tmp_path, runs_to_stall):
+    """tools/build_book.sh on a copy of itself, with a stand-in jupyter-book that hangs on its first
+    `runs_to_stall` runs: the build is stopped at BUILD_DEADLINE_S and run once more; two stalls fail it."""
+    import shutil
+    import stat
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    (tmp_path / "tools").mkdir()
+    shutil.copy(repo / "tools" / "build_book.sh", tmp_path / "tools" / "build_book.sh")
+    fake_vendor = tmp_path / "tools" / "vendor_js.sh"
+    fake_vendor.write_text("#!/bin/sh\nexit 0\n")
+    fake_book = tmp_path / "jupyter-book"
+    fake_book.write_text(f"""#!/bin/sh
+echo run >> "{tmp_path}/runs"
+if [ "$(wc -l < "{tmp_path}/runs")" -le {runs_to_stall} ]; then sleep 60; fi
+mkdir -p _build/html
+""")
+    for script in (fake_vendor, fake_book):
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    start = time.monotonic()
+    done = subprocess.run(["bash", "tools/build_book.sh"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "JUPYTER_BOOK": str(fake_book), "BUILD_DEADLINE_S": "2"}, timeout=120)
+    assert time.monotonic() - start < 50   # stopped at its deadline, not after the stand-in's minute
+    assert "attempt 1 of 2 stopped" in done.stderr
+    if runs_to_stall == 1:
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / "_build" / "html" / ".built").is_file()
+    else:
+        assert done.returncode != 0 and "attempt 2 of 2 stopped" in done.stderr
+        assert not (tmp_path / "_build" / "html" / ".built").exists()
+    assert (tmp_path / "runs").read_text().count("run") == 2
