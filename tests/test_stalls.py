@@ -85,7 +85,7 @@ def short_grace(monkeypatch):
 
 @pytest.mark.slow
 def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
-    error, output, work = _execute(tmp_path, max_stalls=1, deadline=20)
+    error, output, work = _execute(tmp_path, max_stalls=1, deadline=10)
     assert error is None
     assert (tmp_path / "stalls").read_text() == "x"   # one stall, then a whole run
     executed = nbformat.read(output, as_version=4)
@@ -98,9 +98,9 @@ def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
 
 @pytest.mark.slow
 def test_a_chapter_that_stalls_twice_is_one_line_naming_the_deadline(tmp_path):
-    error, _, work = _execute(tmp_path, max_stalls=2, deadline=12)
+    error, _, work = _execute(tmp_path, max_stalls=2, deadline=8)
     assert error is not None and "\n" not in error
-    assert error.startswith("chapter.ipynb did not finish within 12 s, 2 times"), error
+    assert error.startswith("chapter.ipynb did not finish within 8 s, 2 times"), error
     assert (tmp_path / "stalls").read_text() == "xx"
 
 
