@@ -143,15 +143,20 @@ class DecodeFeatures:
 
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
-                    min_batch: float = 1.0) -> DecodeFeatures:
+                    min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
-    the method's terms (rl_phases.Terms); `min_batch` the smallest batch a step is charged for."""
+    the method's terms (rl_phases.Terms); `min_batch` the smallest batch a step is charged for. `kv_per_sequence`
+    (kv_bytes) and `flops_per_token` (token_flops) at `context`, where the caller has them already."""
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), min_batch)
     weights = weight_bytes_read(arch, b, precision)   # the experts touched are counted for at least one sequence
-    total = weights + b * kv_bytes(arch, context, kv_precision)
+    if kv_per_sequence is None:
+        kv_per_sequence = kv_bytes(arch, context, kv_precision)
+    if flops_per_token is None:
+        flops_per_token = token_flops(arch, context, attention)
+    total = weights + b * kv_per_sequence
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
-    compute = b * token_flops(arch, context, attention) / (tp * (gemm_peak(gpus, precision) if peak is None else peak))
+    compute = b * flops_per_token / (tp * (gemm_peak(gpus, precision) if peak is None else peak))
     share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
     if precision_name(precision) in WEIGHT_ONLY:
         share = (weights - output_head_params(arch) * HEAD_BYTES) / total
@@ -199,9 +204,14 @@ def prefill_seconds(arch: ModelArch, gpus: GpuSpecs, p, tensor_parallel, prompt_
                     precision: str = "bf16"):
     """Seconds a replica spends on the prompts of `sequences` sequences of `prompt_tokens` each (causal attention
     over the prompt, mean context half of it), at the compute efficiency."""
+    return prefill_flops(arch, prompt_tokens, sequences) \
+        / (np.asarray(tensor_parallel, dtype=float) * gemm_peak(gpus, precision)) / p.decode_compute_efficiency
+
+
+def prefill_flops(arch: ModelArch, prompt_tokens, sequences):
+    """Forward FLOPs of the prompts of `sequences` sequences of `prompt_tokens` each (mean context half the prompt)."""
     tokens = np.asarray(prompt_tokens, dtype=float)
-    flops = np.asarray(sequences, dtype=float) * tokens * token_flops(arch, tokens / 2.0)
-    return flops / (np.asarray(tensor_parallel, dtype=float) * gemm_peak(gpus, precision)) / p.decode_compute_efficiency
+    return np.asarray(sequences, dtype=float) * tokens * token_flops(arch, tokens / 2.0)
 
 
 # ------------------------------------------------------------------------------------------------ engine memory
@@ -227,12 +237,13 @@ def power_of_two_above(x):
 
 
 def kv_capacity(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, context_tokens, memory_fraction,
-                precision: str = "bf16", kv_precision: str = "bf16"):
+                precision: str = "bf16", kv_precision: str = "bf16", per_sequence=None):
     """Sequences one replica holds at once: the memory left after the weights over one sequence's cache at
-    `context_tokens`."""
+    `context_tokens` (`per_sequence`, where the caller has it already)."""
     budget = np.asarray(memory_fraction, dtype=float) * np.asarray(tensor_parallel, dtype=float) * gpus.memory_bytes \
         - float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
-    per_sequence = kv_bytes(arch, context_tokens, kv_precision)
+    if per_sequence is None:
+        per_sequence = kv_bytes(arch, context_tokens, kv_precision)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(per_sequence > 0, np.floor(np.maximum(budget, 0.0) / per_sequence), np.inf)
 

@@ -129,16 +129,18 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
                 response_max_tokens=None, **options) -> RLFeatures:
     """`_features` of the step; where an off-policy step splits its GPUs, with the colocated layout beside it
     (`RLFeatures.colocated`) for `phase_seconds` to keep the faster."""
-    f = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens, **options)
+    shared = {}   # what no layout changes (the tokens' FLOPs and cache bytes): the second layout reuses it
+    f = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens, shared,
+                  **options)
     if np.any(f.separate) and options.get("terms", CALIBRATED).plan == "engine":
         together = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens,
-                             **{**options, "off_policy": 0.0})
+                             shared, **{**options, "off_policy": 0.0})
         f = dataclasses.replace(f, colocated=together)
     return f
 
 
 def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
-              response_max_tokens=None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
+              response_max_tokens=None, shared: dict | None = None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
                 optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
                 rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
                 micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
@@ -152,7 +154,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
     `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
     each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
-    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms).
+    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms). `shared` holds what
+    does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
     `compact_plan`: where the engine's GPU counts come out the same for every scenario (the usual sweep over token
     counts), keep them as one number, so that what follows from them alone (tensor parallelism, replicas, the GPUs
@@ -171,10 +174,18 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     context = p + r / 2.0 if decode_context is None else np.asarray(decode_context, dtype=float)
     full = p + r_max if kv_context is None else np.asarray(kv_context, dtype=float)
     peak = gpus.peak_flops(terms.peak)
+    shared = {} if shared is None else shared
 
+    def once(name, compute):
+        if name not in shared:
+            shared[name] = compute()
+        return shared[name]
+
+    kv_per_sequence = once("kv_context", lambda: decode.kv_bytes(arch, context, kv_precision))
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
-                            rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan)
+                            rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan, once,
+                            kv_per_sequence)
     else:
         plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
         plan = (*plan, np.asarray(off_policy, dtype=float) > 0, plan[3], 1.0)   # the seed's overlap, same GPUs
@@ -196,9 +207,12 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                         / np.maximum(batch * replicas, 1.0) - 1e-9)
     step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision,
                                   attention=terms.attention, allreduce=terms.allreduce, peak=peak,
-                                  min_batch=1.0 if terms.plan == "engine" else 0.0)
-    if terms.prefill == "engine":
-        prefill = decode.prefill_seconds(arch, gpus, _UNIT, tp, p, per_replica, precision)
+                                  min_batch=1.0 if terms.plan == "engine" else 0.0, kv_per_sequence=kv_per_sequence,
+                                  flops_per_token=once("decode_flops",
+                                                       lambda: decode.token_flops(arch, context, terms.attention)))
+    if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
+        prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
+            / (replicas * tp * decode.gemm_peak(gpus, precision))
     else:   # the prompts' forward FLOPs (no attention) spread over every GPU
         prefill = s * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
         if terms.prefill == "multi_turn_only":
@@ -208,16 +222,17 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     seq = p + r
     trained = s * (seq if trained_tokens_per_sample is None else np.asarray(trained_tokens_per_sample, dtype=float))
     models = 2.0 if critic else 1.0
+    attention = once("sequence_attention", lambda: roofline.attention_flops_per_token(arch, seq / 2.0))
     if terms.training == "plain":
-        per_token = training.flops_per_param_per_token(fine_tune) * decode.forward_params(arch) \
-            + (3.0 * roofline.attention_flops_per_token(arch, context) if terms.attention else 0.0)
-        update_units = trained * per_token / (trainer_gpus * peak)
-    else:
-        update_units = trained * _update_flops_per_token(arch, fine_tune, seq, recompute) / (trainer_gpus * peak)
-        if critic:   # the critic trains in full whatever the actor does
-            update_units = update_units + trained * _update_flops_per_token(arch, "full", seq, recompute) \
-                / (trainer_gpus * peak)
-    forward_units = trained * decode.token_flops(arch, seq / 2.0) / (trainer_gpus * peak)
+        per_token = once("plain_update_flops", lambda: training.flops_per_param_per_token(fine_tune)
+                         * decode.forward_params(arch)
+                         + (3.0 * roofline.attention_flops_per_token(arch, context) if terms.attention else 0.0))
+    else:   # the critic trains in full whatever the actor does
+        per_token = once("update_flops", lambda: _update_flops_per_token(arch, fine_tune, attention, recompute)
+                         + (_update_flops_per_token(arch, "full", attention, recompute) if critic else 0.0))
+    update_units = trained * per_token / (trainer_gpus * peak)
+    forward_units = trained * (number("forward_flops_per_param") * decode.forward_params(arch) + attention) \
+        / (trainer_gpus * peak)
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
     if micro_batch_samples is not None:
         micro = np.ceil(s / trainer_gpus / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
@@ -248,20 +263,23 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision, off_policy=0.0, compact=False):
+                 precision, kv_precision, off_policy, compact, once, kv_per_sequence):
     """The calibrated method's engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible, separate,
     trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its
     share of memory; off-policy (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving
     engine's share of their memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU
-    counts as one number where they are the same for every scenario."""
+    counts as one number where they are the same for every scenario. `once(name, compute)` keeps what no layout
+    changes for the next layout (_features); `kv_per_sequence` is a sequence's cache at `context`."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
-    held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
-    need_shared = decode.power_of_two_above(held / shared)
-    need_alone = decode.power_of_two_above(held / alone)
-    if compact:
-        need_shared, need_alone = _one_if_same(need_shared), _one_if_same(need_alone)
+    def needs():
+        held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
+        need_shared = decode.power_of_two_above(held / shared)
+        need_alone = decode.power_of_two_above(held / alone)
+        return (_one_if_same(need_shared), _one_if_same(need_alone)) if compact else (need_shared, need_alone)
+
+    need_shared, need_alone = once("engine_needs", needs)
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
     given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
     if given is None:
@@ -290,7 +308,8 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         gpus_used = np.where(separate, n, gpus_used)
         ahead = np.where(separate, np.maximum(np.asarray(off_policy, dtype=float), 1.0), 1.0)
     replicas = np.maximum(np.floor(rollout_gpus / tp), 1.0)
-    cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision), 1.0)
+    cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision,
+                                        kv_per_sequence), 1.0)
     batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
     return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
 
@@ -420,13 +439,6 @@ def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ helpers
 
-class _Unit:
-    decode_compute_efficiency = 1.0
-
-
-_UNIT = _Unit()
-
-
 def _trainer_min_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
     """The colocated job's memory rule (model/memory.py): weights × copies × overhead over a GPU's memory."""
     from .memory import colocated_vram_bytes
@@ -447,12 +459,12 @@ def _slowest_link(gpus: GpuSpecs, num_gpus):
     return np.where(np.asarray(num_gpus, dtype=float) > number("gpus_per_node"), np.minimum(inside, network), inside)
 
 
-def _update_flops_per_token(arch: ModelArch, fine_tune: str, sequence, recompute: bool):
+def _update_flops_per_token(arch: ModelArch, fine_tune: str, attention, recompute: bool):
     """FLOPs to train one token: 6 N in full (4 N with LoRA's frozen base), one more forward pass (2 N) when
-    activations are recomputed, and the attention's forward and backward (3 × its forward)."""
+    activations are recomputed, and the attention's forward and backward (3 × its forward `attention`, the FLOPs per
+    token at the sequence's mean context)."""
     per_param = training.flops_per_param_per_token(fine_tune) + (number("forward_flops_per_param") if recompute else 0.0)
-    return per_param * decode.forward_params(arch) + (4.0 if recompute else 3.0) \
-        * roofline.attention_flops_per_token(arch, np.asarray(sequence, dtype=float) / 2.0)
+    return per_param * decode.forward_params(arch) + (4.0 if recompute else 3.0) * attention
 
 
 def _exchange_seconds(arch: ModelArch, gpus: GpuSpecs, num_gpus):
