@@ -366,13 +366,18 @@ def phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fact
     wait = np.asarray(rollout_wait_seconds, dtype=float)
 
     def step(ph):
+        if np.ndim(wait) == 0 and wait == 0.0:
+            return ph.step_seconds
         return overlap(ph.generation_seconds + wait, ph.logprob_seconds + ph.training_seconds, ph.separate) \
             + ph.refit_seconds + ph.other_seconds
 
     use = step(together) < step(split)
-    return RLPhases(*(np.where(use, getattr(together, k.name), getattr(split, k.name))
-                      for k in dataclasses.fields(RLPhases) if k.name not in ("separate", "colocated")),
-                    separate=np.where(use, False, split.separate), colocated=use)
+    # field by field, each layout's array let go once chosen from (a million-scenario sweep holds less at once)
+    split_fields, together_fields = vars(split).copy(), vars(together).copy()
+    del split, together
+    kept_fields = {name: np.where(use, together_fields.pop(name), split_fields.pop(name))
+                   for name in [k.name for k in dataclasses.fields(RLPhases)] if name not in ("separate", "colocated")}
+    return RLPhases(**kept_fields, separate=np.where(use, False, split_fields["separate"]), colocated=use)
 
 
 def kept(f: RLFeatures, phases: RLPhases, name: str):

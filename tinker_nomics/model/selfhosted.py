@@ -109,8 +109,10 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below
     sandbox_wait = np.asarray(sandbox_wait_hours, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):   # each step's share of the wait (none without steps)
-        step_wait = np.where(s > 0, sandbox_wait * 3600.0 / np.where(s > 0, s, 1.0), 0.0)
+    step_wait = 0.0   # each step's share of the wait (none without steps)
+    if np.any(sandbox_wait != 0):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step_wait = np.where(s > 0, sandbox_wait * 3600.0 / np.where(s > 0, s, 1.0), 0.0)
     phases = rl_phases.phase_seconds(f, params, rollout_efficiency, mfu, time_factor, prefill_efficiency, step_wait)
     train_mfu = rl_phases.achieved_mfu(f, phases)
     gpus_used, fitting, replica, in_flight, waves, feasible = (
