@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,7 @@ BUILT_STAMP = SITE / ".built"  # touched by tools/build_book.sh after a successf
 BUILD_SCRIPT = REPO / "tools" / "build_book.sh"  # what `make book` runs
 _EXECUTE = yaml.safe_load((REPO / "_config.yml").read_text())["execute"]
 JUPYTER_CACHE = REPO / _EXECUTE["cache"]
+STALLS = REPO / "_build" / "stalls"   # the stacks of a chapter's client that stalled (run_papermill)
 NOTEBOOK_TIMEOUT_S = _EXECUTE["timeout"]
 # A change to any of these makes the built site stale.
 BOOK_SOURCES = ("_config.yml", "_toc.yml", "book/**/*", "notebooks/*.ipynb", "tinker_nomics/**/*.py", "data/**/*")
@@ -103,18 +105,29 @@ class NotebookRuns:
 def run_papermill(source: Path, output: Path, parameters: dict | None = None) -> str | None:
     """Execute `source` into `output` with papermill as a reader would (in its own folder, the python3 kernel, the
     book's cell timeout): None when every cell ran, else the reason in one line. It runs in a child process with a
-    deadline and one retry (runs.report.execute_chapter): papermill's client can wait on its kernel forever after
-    the cells ran (jupyter/nbclient#312, papermill#711), which once hung a CI run until its time limit."""
+    deadline of one cell timeout for the whole chapter (the slowest takes about 25 s) and one retry
+    (runs.report.execute_chapter): papermill's client can wait on its kernel forever after the cells ran
+    (jupyter/nbclient#312, papermill#711), which once hung a CI run until its time limit. A stall that the retry
+    got past is a warning in the test summary, the stalled client's stacks kept in _build/stalls/."""
     from tinker_nomics.errors import TinkerNomicsError
     from tinker_nomics.runs.report import execute_chapter
 
     output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tinker-nomics-papermill-") as workdir:
         try:
-            execute_chapter(source, output, parameters or {}, Path(workdir), NOTEBOOK_TIMEOUT_S, what=source.name)
+            execute_chapter(source, output, parameters or {}, Path(workdir), NOTEBOOK_TIMEOUT_S,
+                            deadline=NOTEBOOK_TIMEOUT_S, what=source.name)
+            error = None
         except TinkerNomicsError as exc:   # names the failed cell's exception, or the stall
-            return str(exc)
-    return None
+            error = str(exc)
+        stalls = Path(workdir) / "stalls.log"
+        if stalls.is_file():
+            kept = STALLS / f"{source.stem}-{time.strftime('%Y%m%dT%H%M%S')}.log"
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_bytes(stalls.read_bytes())
+            warnings.warn(f"{source.name} stalled past {NOTEBOOK_TIMEOUT_S} s and was run again; where its client "
+                          f"waited: {kept.relative_to(REPO)}")
+    return error
 
 
 def _store_in_book_cache(source: Path, executed: Path, seconds: float) -> None:

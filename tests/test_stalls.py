@@ -31,10 +31,16 @@ else:
 """
 
 
-def _chapter(tmp_path: Path) -> Path:
+SLEEP_CELL = """\
+import time
+time.sleep(600)   # the client waits, as a stalled one does, for a reply that comes after its deadline
+"""
+
+
+def _chapter(tmp_path: Path, cell: str = STALL_CELL) -> Path:
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("marks = ''\nmax_stalls = 0", metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell(STALL_CELL),
+        nbformat.v4.new_code_cell(cell),
         nbformat.v4.new_code_cell("print('ran to the end')"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -43,7 +49,7 @@ def _chapter(tmp_path: Path) -> Path:
     return path
 
 
-def _execute(tmp_path: Path, max_stalls: int, deadline: float):
+def _execute(tmp_path: Path, max_stalls: int, deadline: float, cell: str = STALL_CELL):
     """execute_chapter in a thread, so that a stall it does not bound fails this test instead of hanging it."""
     work = tmp_path / "work"
     work.mkdir()
@@ -52,7 +58,7 @@ def _execute(tmp_path: Path, max_stalls: int, deadline: float):
 
     def run():
         try:
-            report.execute_chapter(_chapter(tmp_path), output, {"marks": str(tmp_path), "max_stalls": max_stalls},
+            report.execute_chapter(_chapter(tmp_path, cell), output, {"marks": str(tmp_path), "max_stalls": max_stalls},
                                    work, timeout=30, deadline=deadline, what="chapter.ipynb")
             outcome["error"] = None
         except TinkerNomicsError as exc:
@@ -97,11 +103,15 @@ def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_chapter_that_stalls_twice_is_one_line_naming_the_deadline(tmp_path):
-    error, _, work = _execute(tmp_path, max_stalls=2, deadline=8)
+def test_a_chapter_that_stalls_twice_is_one_line_and_leaves_where_its_client_waited(tmp_path):
+    """Two stalls: one line naming the deadline. Before it is stopped, each stalled run is asked for its Python
+    stacks (faulthandler): stalls.log in the work folder holds them, showing the client waiting inside nbclient."""
+    error, _, work = _execute(tmp_path, max_stalls=0, deadline=8, cell=SLEEP_CELL)
     assert error is not None and "\n" not in error
     assert error.startswith("chapter.ipynb did not finish within 8 s, 2 times"), error
-    assert (tmp_path / "stalls").read_text() == "xx"
+    dumps = (work / "stalls.log").read_text()
+    assert dumps.count("most recent call first") >= 2, dumps[-2000:]
+    assert "nbclient" in dumps and "papermill" in dumps
 
 
 # ------------------------------------------------------------------------------------ the book build (make book)

@@ -140,12 +140,13 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
 
 
 def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
-              response_max_tokens=None, shared: dict | None = None, *, fine_tune: str = "full", critic: bool = False, reference: bool = True,
-                optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
-                rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
-                micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
-                kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
-                concurrency=None, multi_turn=False, compact_plan: bool = False) -> RLFeatures:
+              response_max_tokens=None, shared: dict | None = None, *, fine_tune: str = "full",
+              critic: bool = False, reference: bool = True,
+              optimizer_steps=None, off_policy=0.0, response_max_over_mean=None, rollout_tensor_parallel=None,
+              rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
+              micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
+              kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
+              concurrency=None, multi_turn=False, compact_plan: bool = False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context

@@ -21,6 +21,7 @@ more.
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import shutil
@@ -41,6 +42,7 @@ CHAPTER = REPORT_FILES[0]
 STOP_GRACE_SECONDS = 10   # how long a stopped chapter gets to shut its kernel down before it is killed
 KERNEL_START_SECONDS = 60   # nbclient's startup_timeout: the longest a kernel may take to start
 CHAPTER_ATTEMPTS = 2   # a chapter that stalls past its deadline is run once more (execute_chapter)
+STACKS_SIGNAL = signal.SIGUSR1   # asks a stalled chapter's process for its Python stacks (faulthandler)
 
 
 def log_folder(run_path) -> Path:
@@ -143,7 +145,8 @@ def execute_chapter(notebook: Path, output: Path, parameters: dict, workdir: Pat
     `timeout` bounds each cell; `deadline` (default `stall_deadline(timeout)`) bounds the whole run, because the
     client can wait on its kernel without any cell running (after the last cell, or on a reply the kernel sent
     and the client missed: jupyter/nbclient#312, papermill#711): a run past its deadline is stopped and run once
-    more, and a second stall is one line saying so."""
+    more, and a second stall is one line saying so. Each stalled run's Python stacks (faulthandler, asked for just
+    before it is stopped) are appended to `workdir`/stalls.log, for whoever wants to know where it waited."""
     deadline = stall_deadline(timeout) if deadline is None else deadline
     job = workdir / "chapter.json"
     job.write_text(json.dumps({"notebook": str(notebook), "output": str(output), "parameters": parameters,
@@ -179,11 +182,18 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
         try:
             return proc.wait(timeout=deadline)
         except subprocess.TimeoutExpired:
+            try:
+                os.kill(proc.pid, STACKS_SIGNAL)   # the stalled client's stacks into chapter.log (_chapter_main)
+                time.sleep(1.0)
+            except ProcessLookupError:
+                pass
             _stop(proc)
-            return None
         except BaseException:
             _stop(proc)
             raise
+    with open(workdir / "stalls.log", "ab") as stalls:
+        stalls.write((workdir / "chapter.log").read_bytes() + b"\n")
+    return None
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -211,6 +221,7 @@ def _chapter_main() -> None:
     def stop(signum, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, stop)
+    faulthandler.register(STACKS_SIGNAL, all_threads=True)   # execute_chapter asks a stalled run where it waits
     job = json.loads(Path(sys.argv[1]).read_text())
     try:
         import papermill
