@@ -274,6 +274,7 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
+
     def needs():
         held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
         need_shared = decode.power_of_two_above(held / shared)
