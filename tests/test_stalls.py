@@ -105,13 +105,18 @@ def test_a_stalled_chapter_is_stopped_and_run_again(tmp_path):
 @pytest.mark.slow
 def test_a_chapter_that_stalls_twice_is_one_line_and_leaves_where_its_client_waited(tmp_path):
     """Two stalls: one line naming the deadline. Before it is stopped, each stalled run is asked for its Python
-    stacks (faulthandler): stalls.log in the work folder holds them, showing the client waiting inside nbclient."""
+    stacks (faulthandler): stalls.log in the work folder says which cell was running and holds the stacks of the
+    client (waiting inside nbclient) and of the kernel (busy in that cell)."""
     error, _, work = _execute(tmp_path, max_stalls=0, deadline=8, cell=SLEEP_CELL)
     assert error is not None and "\n" not in error
     assert error.startswith("chapter.ipynb did not finish within 8 s, 2 times"), error
     dumps = (work / "stalls.log").read_text()
-    assert dumps.count("most recent call first") >= 2, dumps[-2000:]
-    assert "nbclient" in dumps and "papermill" in dumps
+    # cell 2: papermill injects the parameters as a cell after the tagged one
+    assert dumps.count("stalled after 8 s in cell 2 ('import time', 0 outputs)") == 2, dumps[:2000]
+    client, kernel = dumps.split("\nkernel:\n")[0], dumps.split("\nkernel:\n")[1]
+    assert "most recent call first" in client and "nbclient" in client and "papermill" in client
+    assert "most recent call first" in kernel and "ipykernel" in kernel, kernel[:2000]
+    assert "line 2 in <module>" in kernel   # the sleeping line of the cell
 
 
 # ------------------------------------------------------------------------------------ the book build (make book)

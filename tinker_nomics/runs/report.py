@@ -174,7 +174,8 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
     (stopped then, with its kernel)."""
     package_root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
-           "TMPDIR": str(workdir)}   # the kernel's connection file and anything else temporary: removed with it
+           "TMPDIR": str(workdir),   # the kernel's connection file and anything else temporary: removed with it
+           "IPYTHONDIR": str(_kernel_profile(workdir))}   # the kernel answers STACKS_SIGNAL too
     code = "from tinker_nomics.runs.report import _chapter_main; _chapter_main()"
     with open(workdir / "chapter.log", "wb") as log:
         proc = subprocess.Popen([sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
@@ -182,18 +183,61 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
         try:
             return proc.wait(timeout=deadline)
         except subprocess.TimeoutExpired:
-            try:
-                os.kill(proc.pid, STACKS_SIGNAL)   # the stalled client's stacks into chapter.log (_chapter_main)
-                time.sleep(1.0)
-            except ProcessLookupError:
-                pass
+            cell = _running_cell(Path(json.loads(job.read_text())["output"]))
+            _ask_for_stacks(proc.pid, workdir)
             _stop(proc)
         except BaseException:
             _stop(proc)
             raise
+    kernel = workdir / "kernel-stacks.log"
     with open(workdir / "stalls.log", "ab") as stalls:
-        stalls.write((workdir / "chapter.log").read_bytes() + b"\n")
+        stalls.write(f"stalled after {deadline:g} s in {cell}\n\nclient (papermill):\n".encode()
+                     + (workdir / "chapter.log").read_bytes()
+                     + b"\nkernel:\n" + (kernel.read_bytes() if kernel.is_file() else b"(no stacks)\n") + b"\n")
     return None
+
+
+def _ask_for_stacks(client_pid: int, workdir: Path) -> None:
+    """The stalled client's Python stacks into chapter.log (_chapter_main), its kernel's (a session of its own, its
+    pid in kernel.pid) into kernel-stacks.log (_kernel_profile)."""
+    pids = [client_pid]
+    try:
+        pids.append(int((workdir / "kernel.pid").read_text()))
+    except (OSError, ValueError):
+        pass
+    for pid in pids:
+        try:
+            os.kill(pid, STACKS_SIGNAL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    time.sleep(1.0)
+
+
+def _kernel_profile(workdir: Path) -> Path:
+    """An IPython folder for the chapter's kernel whose startup file registers faulthandler on STACKS_SIGNAL, writing
+    into `workdir`/kernel-stacks.log: a stalled run then says whether its kernel was busy (and where) or idle."""
+    folder = workdir / "ipython"
+    startup = folder / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-stacks.py").write_text(
+        "import faulthandler, os, pathlib, signal\n"
+        f"pathlib.Path({str(workdir / 'kernel.pid')!r}).write_text(str(os.getpid()))\n"
+        f"_stacks = open({str(workdir / 'kernel-stacks.log')!r}, 'a')\n"
+        f"faulthandler.register(signal.Signals({int(STACKS_SIGNAL)}), file=_stacks, all_threads=True)\n")
+    return folder
+
+
+def _running_cell(output: Path) -> str:
+    """Which cell of the output notebook papermill had marked running (it saves the notebook as each cell starts)."""
+    try:
+        cells = json.loads(output.read_text())["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return "no cell known (no output notebook)"
+    for index, cell in enumerate(cells):
+        if cell.get("metadata", {}).get("papermill", {}).get("status") == "running":
+            source = "".join(cell.get("source", "")).strip().splitlines()
+            return f"cell {index} ({source[0][:80] if source else 'empty'!r}, {len(cell.get('outputs', []))} outputs)"
+    return "no running cell (every cell had finished)"
 
 
 def _stop(proc: subprocess.Popen) -> None:
