@@ -125,8 +125,8 @@ def run_papermill(source: Path, output: Path, parameters: dict | None = None) ->
             kept = STALLS / f"{source.stem}-{time.strftime('%Y%m%dT%H%M%S')}.log"
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_bytes(stalls.read_bytes())
-            warnings.warn(f"{source.name} stalled past {NOTEBOOK_TIMEOUT_S} s and was run again; where its client "
-                          f"waited: {kept.relative_to(REPO)}")
+            warnings.warn(f"{source.name} stalled (its kernel nudged, or the run stopped past {NOTEBOOK_TIMEOUT_S} s "
+                          f"and run again); what happened: {kept.relative_to(REPO)}")
     return error
 
 

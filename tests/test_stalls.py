@@ -37,6 +37,23 @@ time.sleep(600)   # the client waits, as a stalled one does, for a reply that co
 """
 
 
+HOLD_CELL = """\
+from functools import partial
+kernel = get_ipython().kernel
+held = []
+
+def hold_one(dispatch, *args):   # the next request is left queued until another message arrives, as a kernel
+    if not held:                 # whose event loop missed a wake-up leaves it
+        held.append(args)
+        return
+    kernel.shell_stream.on_recv(partial(kernel.schedule_dispatch, kernel.dispatch_shell), copy=False)
+    kernel.schedule_dispatch(dispatch, *held.pop())
+    kernel.schedule_dispatch(dispatch, *args)
+
+kernel.shell_stream.on_recv(partial(hold_one, kernel.dispatch_shell), copy=False)
+"""
+
+
 def _chapter(tmp_path: Path, cell: str = STALL_CELL) -> Path:
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("marks = ''\nmax_stalls = 0", metadata={"tags": ["parameters"]}),
@@ -117,6 +134,21 @@ def test_a_chapter_that_stalls_twice_is_one_line_and_leaves_where_its_client_wai
     assert "most recent call first" in client and "nbclient" in client and "papermill" in client
     assert "most recent call first" in kernel and "ipykernel" in kernel, kernel[:2000]
     assert "line 2 in <module>" in kernel   # the sleeping line of the cell
+
+
+@pytest.mark.slow
+def test_a_kernel_that_never_starts_a_queued_cell_is_nudged_into_it(tmp_path):
+    """The kernel leaves the next cell's request queued, idle, until another message arrives (what both stacks of a
+    real stall showed): the client's kernel_info nudge after NUDGE_SECONDS of quiet wakes it, the cell runs, the
+    chapter finishes well inside its deadline, and stalls.log says it was nudged."""
+    start = time.monotonic()
+    error, output, work = _execute(tmp_path, max_stalls=0, deadline=60, cell=HOLD_CELL)
+    assert error is None, error
+    assert time.monotonic() - start < 60   # one run, not a stop and a retry
+    assert "ran to the end" in str(nbformat.read(output, as_version=4).cells[-1].outputs)
+    kept = (work / "stalls.log").read_text()
+    assert kept.startswith("finished after 1 nudge(s) of a quiet kernel:"), kept
+    assert "stalled after" not in kept
 
 
 # ------------------------------------------------------------------------------------ the book build (make book)

@@ -43,6 +43,8 @@ STOP_GRACE_SECONDS = 10   # how long a stopped chapter gets to shut its kernel d
 KERNEL_START_SECONDS = 60   # nbclient's startup_timeout: the longest a kernel may take to start
 CHAPTER_ATTEMPTS = 2   # a chapter that stalls past its deadline is run once more (execute_chapter)
 STACKS_SIGNAL = signal.SIGUSR1   # asks a stalled chapter's process for its Python stacks (faulthandler)
+NUDGED = "nudged the kernel"
+NUDGE_SECONDS = 10.0   # a cell's reply awaited this long with no message: the kernel is sent a kernel_info request
 
 
 def log_folder(run_path) -> Path:
@@ -181,7 +183,9 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
         proc = subprocess.Popen([sys.executable, "-c", code, str(job)], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=log, env=env, start_new_session=True)
         try:
-            return proc.wait(timeout=deadline)
+            status = proc.wait(timeout=deadline)
+            _keep_nudges(workdir)
+            return status
         except subprocess.TimeoutExpired:
             cell = _running_cell(Path(json.loads(job.read_text())["output"]))
             _ask_for_stacks(proc.pid, workdir)
@@ -195,6 +199,15 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
                      + (workdir / "chapter.log").read_bytes()
                      + b"\nkernel:\n" + (kernel.read_bytes() if kernel.is_file() else b"(no stacks)\n") + b"\n")
     return None
+
+
+def _keep_nudges(workdir: Path) -> None:
+    """The nudges a finished run needed (_nudge_quiet_kernels), appended to stalls.log."""
+    nudges = [line for line in (workdir / "chapter.log").read_text(errors="replace").splitlines()
+              if line.startswith(NUDGED)]
+    if nudges:
+        with open(workdir / "stalls.log", "a") as stalls:
+            stalls.write(f"finished after {len(nudges)} nudge(s) of a quiet kernel:\n" + "\n".join(nudges) + "\n\n")
 
 
 def _ask_for_stacks(client_pid: int, workdir: Path) -> None:
@@ -267,6 +280,7 @@ def _chapter_main() -> None:
     signal.signal(signal.SIGTERM, stop)
     faulthandler.register(STACKS_SIGNAL, all_threads=True)   # execute_chapter asks a stalled run where it waits
     job = json.loads(Path(sys.argv[1]).read_text())
+    _nudge_quiet_kernels()
     try:
         import papermill
         papermill.execute_notebook(job["notebook"], job["output"], parameters=job["parameters"], cwd=job["cwd"],
@@ -278,6 +292,57 @@ def _chapter_main() -> None:
         reason = next((line for line in reversed(first) if line.strip()), type(exc).__name__)
         sys.stderr.write(f"\n{reason}\n")
         raise SystemExit(3)
+
+
+def _nudge_quiet_kernels() -> None:
+    """Make papermill's client (nbclient) recover from a cell whose request the kernel never acts on.
+
+    A chapter's run stalls now and then in a cell that displays a widget: the client waits for the cell's reply with
+    no output yet, while the kernel sits idle in its event loop, never having started the cell (both stacks, asked
+    for at the stall, show exactly this: jupyter/nbclient#312, ipython/ipykernel#1471). A message the kernel's event
+    loop was not woken for stays queued until the next one arrives. So while the client waits on the shell channel,
+    it waits in slices of NUDGE_SECONDS, and after each quiet slice it sends the kernel a kernel_info request, whose
+    arrival wakes the kernel (the reply has another parent, so nbclient passes over it); the iopub channel is
+    waited on in the same slices, each of which polls the socket afresh. Each nudge is a line on stderr
+    (chapter.log), which execute_chapter keeps in stalls.log."""
+    from queue import Empty
+
+    from jupyter_core.utils import run_sync
+    from nbclient.client import NotebookClient
+
+    start = NotebookClient.async_start_new_kernel_client
+    if getattr(start, "nudging", False):
+        return
+
+    def sliced(channel, on_quiet=None):
+        get_msg = channel.get_msg
+
+        async def wait(timeout=None):
+            end = None if timeout is None else time.monotonic() + timeout
+            while True:
+                left = NUDGE_SECONDS if end is None else min(NUDGE_SECONDS, max(end - time.monotonic(), 0.0))
+                try:
+                    return await get_msg(timeout=left)
+                except Empty:
+                    if end is not None and time.monotonic() >= end:
+                        raise
+                    if on_quiet is not None:
+                        on_quiet()
+        channel.get_msg = wait
+
+    async def start_nudging(self):
+        kc = await start(self)
+
+        def nudge():
+            sys.stderr.write(f"{NUDGED}: no message on its shell channel for {NUDGE_SECONDS:g} s\n")
+            kc.kernel_info()
+        sliced(kc.shell_channel, nudge)
+        sliced(kc.iopub_channel)
+        return kc
+
+    start_nudging.nudging = True
+    NotebookClient.async_start_new_kernel_client = start_nudging
+    NotebookClient.start_new_kernel_client = run_sync(start_nudging)   # the blocking form papermill's setup uses
 
 
 def _move_into_place(tmp: Path, out: Path, out_dir, force: bool) -> None:
