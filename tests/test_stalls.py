@@ -151,6 +151,17 @@ def test_a_kernel_that_never_starts_a_queued_cell_is_nudged_into_it(tmp_path):
     assert "stalled after" not in kept
 
 
+@pytest.mark.slow
+def test_a_long_quiet_cell_is_not_nudged(tmp_path):
+    """A cell that computes for longer than NUDGE_SECONDS without a word has started (its kernel said busy): no
+    nudge, nothing in stalls.log."""
+    error, output, work = _execute(tmp_path, max_stalls=0, deadline=60,
+                                   cell=f"import time\ntime.sleep({report.NUDGE_SECONDS * 1.5:g})")
+    assert error is None, error
+    assert "ran to the end" in str(nbformat.read(output, as_version=4).cells[-1].outputs)
+    assert not (work / "stalls.log").exists()
+
+
 # ------------------------------------------------------------------------------------ the book build (make book)
 
 @pytest.mark.parametrize("runs_to_stall", [1, 2])

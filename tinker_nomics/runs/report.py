@@ -301,10 +301,11 @@ def _nudge_quiet_kernels() -> None:
     no output yet, while the kernel sits idle in its event loop, never having started the cell (both stacks, asked
     for at the stall, show exactly this: jupyter/nbclient#312, ipython/ipykernel#1471). A message the kernel's event
     loop was not woken for stays queued until the next one arrives. So while the client waits on the shell channel,
-    it waits in slices of NUDGE_SECONDS, and after each quiet slice it sends the kernel a kernel_info request, whose
-    arrival wakes the kernel (the reply has another parent, so nbclient passes over it); the iopub channel is
-    waited on in the same slices, each of which polls the socket afresh. Each nudge is a line on stderr
-    (chapter.log), which execute_chapter keeps in stalls.log."""
+    it waits in slices of NUDGE_SECONDS, and after a quiet slice in which the kernel has not yet said a word about
+    the cell (a kernel that starts a cell first publishes its busy status with the cell as parent; a long cell's
+    kernel is busy, not asleep) it sends the kernel a kernel_info request, whose arrival wakes it (the reply has
+    another parent, so nbclient passes over it). The iopub channel is waited on in the same slices, each polling
+    the socket afresh. Each nudge is a line on stderr (chapter.log), which execute_chapter keeps in stalls.log."""
     from queue import Empty
 
     from jupyter_core.utils import run_sync
@@ -314,7 +315,7 @@ def _nudge_quiet_kernels() -> None:
     if getattr(start, "nudging", False):
         return
 
-    def sliced(channel, on_quiet=None):
+    def sliced(channel, on_quiet=None, on_message=None):
         get_msg = channel.get_msg
 
         async def wait(timeout=None):
@@ -322,22 +323,38 @@ def _nudge_quiet_kernels() -> None:
             while True:
                 left = NUDGE_SECONDS if end is None else min(NUDGE_SECONDS, max(end - time.monotonic(), 0.0))
                 try:
-                    return await get_msg(timeout=left)
+                    msg = await get_msg(timeout=left)
                 except Empty:
                     if end is not None and time.monotonic() >= end:
                         raise
                     if on_quiet is not None:
                         on_quiet()
+                    continue
+                if on_message is not None:
+                    on_message(msg)
+                return msg
         channel.get_msg = wait
 
     async def start_nudging(self):
         kc = await start(self)
+        cell = {"request": None, "started": False}   # the last cell sent, and whether the kernel has said a word on it
+        execute = kc.execute
 
-        def nudge():
-            sys.stderr.write(f"{NUDGED}: no message on its shell channel for {NUDGE_SECONDS:g} s\n")
-            kc.kernel_info()
-        sliced(kc.shell_channel, nudge)
-        sliced(kc.iopub_channel)
+        def send(*args, **kwargs):
+            cell.update(request=execute(*args, **kwargs), started=False)
+            return cell["request"]
+
+        def heard(msg):
+            if msg.get("parent_header", {}).get("msg_id") == cell["request"]:
+                cell["started"] = True
+
+        def nudge():   # only a cell the kernel has not started: a long cell's kernel is busy, not asleep
+            if cell["request"] is not None and not cell["started"]:
+                sys.stderr.write(f"{NUDGED}: cell not started after {NUDGE_SECONDS:g} s of quiet\n")
+                kc.kernel_info()
+        kc.execute = send
+        sliced(kc.shell_channel, nudge, heard)
+        sliced(kc.iopub_channel, None, heard)
         return kc
 
     start_nudging.nudging = True
