@@ -62,7 +62,7 @@ test-resolve: install  ## resolve every requirements file for every supported Py
 	REQUIRE_NETWORK=1 $(PY) -m pytest -q -m network tests/test_resolve.py
 
 book: install  ## execute the chapters and build the static site into _build/html
-	JUPYTER_BOOK=$(VENV)/bin/jupyter-book tools/build_book.sh
+	JUPYTER_BOOK_PYTHON=$(VENV)/bin/python tools/build_book.sh
 
 # RUN is any log `tinker-nomics validate` reads: a tinker-cookbook log folder or metrics.jsonl, a verl console log or
 # file-logger .jsonl, a TRL trainer_state.json or its folder, or a W&B export of any of them (the framework is

@@ -182,11 +182,11 @@ def _site_is_stale() -> bool:
 
 
 def _run_build_script(*args: str) -> None:
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
+    env = {key: value for key, value in os.environ.items() if key != "JUPYTER_BOOK"}
     proc = subprocess.run(
         ["bash", str(BUILD_SCRIPT), *args],
         cwd=REPO,
-        env={**os.environ, "JUPYTER_BOOK": str(jupyter_book)},
+        env={**env, "JUPYTER_BOOK_PYTHON": sys.executable},   # tools/book_build.py under this interpreter
         capture_output=True,
         text=True,
     )

@@ -202,7 +202,7 @@ def _run_chapter(job: Path, workdir: Path, deadline: float) -> int | None:
 
 
 def _keep_nudges(workdir: Path) -> None:
-    """The nudges a finished run needed (_nudge_quiet_kernels), appended to stalls.log."""
+    """The nudges a finished run needed (nudge_quiet_kernels), appended to stalls.log."""
     nudges = [line for line in (workdir / "chapter.log").read_text(errors="replace").splitlines()
               if line.startswith(NUDGED)]
     if nudges:
@@ -280,7 +280,7 @@ def _chapter_main() -> None:
     signal.signal(signal.SIGTERM, stop)
     faulthandler.register(STACKS_SIGNAL, all_threads=True)   # execute_chapter asks a stalled run where it waits
     job = json.loads(Path(sys.argv[1]).read_text())
-    _nudge_quiet_kernels()
+    nudge_quiet_kernels()
     try:
         import papermill
         papermill.execute_notebook(job["notebook"], job["output"], parameters=job["parameters"], cwd=job["cwd"],
@@ -294,7 +294,7 @@ def _chapter_main() -> None:
         raise SystemExit(3)
 
 
-def _nudge_quiet_kernels() -> None:
+def nudge_quiet_kernels() -> None:
     """Make papermill's client (nbclient) recover from a cell whose request the kernel never acts on.
 
     A chapter's run stalls now and then in a cell that displays a widget: the client waits for the cell's reply with
