@@ -901,7 +901,8 @@ def run_cases() -> list[dict]:
 PHASE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm",
                  "model", "gpu", "num_gpus", "fine_tune", "lora_rank", "critic", "reference", "samples",
                  "prompt_tokens", "response_tokens", "response_max_tokens", "rollout_tp", "rollout_memory_fraction",
-                 "optimizer_steps", "micro_batch_tokens", "micro_batch_samples", "off_policy", "enforce_eager",
+                 "optimizer_steps", "micro_batch_tokens", "micro_batch_samples", "padded_tokens",
+                 "critic_padded_tokens", "off_policy", "enforce_eager",
                  "generation_includes_refit", "measured_step_s",
                  "measured_generation_s", "measured_logprob_s", "measured_values_s", "measured_update_actor_s",
                  "measured_update_critic_s", "measured_refit_s", "notes"]
@@ -1028,6 +1029,8 @@ def rl_phase_cases() -> list[dict]:
             optimizer_steps=optimizer_steps,
             micro_batch_tokens=_text_number(row.get("micro_batch_tokens", "")),
             micro_batch_samples=_text_number(row.get("micro_batch_samples", "")),
+            padded_tokens=_text_number(row.get("padded_tokens", "")),
+            critic_padded_tokens=_text_number(row.get("critic_padded_tokens", "")),
             off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),
             generation_includes_refit=includes_refit,
             measured_step_s=step, measured_generation_s=_text_number(row["gen_s"]),

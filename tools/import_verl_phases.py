@@ -24,6 +24,7 @@ sys.path.insert(0, str(REPO / "tools"))
 from realdata import realdata  # noqa: E402
 from tinker_nomics.runs import verl  # noqa: E402
 from tinker_nomics.runs.measured import plain_steps  # noqa: E402
+from tinker_nomics.runs.reconcile import padded_length  # noqa: E402
 
 TABLE = REPO / "data" / "measurements" / "rl_phases.csv"
 
@@ -43,7 +44,7 @@ COLUMNS = ["source_url", "source_family", "framework", "framework_version", "alg
            "response_len_max", "max_response_length", "tokens_per_step", "step_s", "gen_s", "old_log_prob_s", "ref_s",
            "values_s", "update_critic_s", "update_actor_s", "refit_s", "other_s", "mfu_reported", "steps_averaged",
            "optimizer_steps", "enforce_eager", "gen_includes_refit", "micro_batch_tokens", "micro_batch_samples",
-           "date_read", "notes"]
+           "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
 
 # folder -> (log file, repository URL of the file at its commit, source family, GPU type and why)
 RUNS = {
@@ -85,6 +86,9 @@ def rows() -> list[dict]:
         mini = c.get("mini_batch_prompts")
         optimizer_steps = (c["prompts_per_step"] / mini * (c.get("ppo_epochs") or 1)) if mini else None
         kl_reference = bool(c.get("use_kl_loss") or c.get("use_kl_in_reward"))
+        padded = padded_length(c)
+        actor_padded = f"{padded:g}" if padded and c.get("remove_padding") is False else ""
+        critic_padded = f"{padded:g}" if padded and c.get("critic") and c.get("critic_remove_padding") is False else ""
         out.append({
             "source_url": url, "source_family": family, "framework": "verl",
             "framework_version": "2025 (vLLM 0.8 rollout, FSDP)", "algorithm": c.get("adv_estimator", ""),
@@ -111,12 +115,16 @@ def rows() -> list[dict]:
             "gen_includes_refit": "no" if "update_weights" in phase else "yes",
             "micro_batch_tokens": f"{c['micro_batch_tokens']:g}" if c.get("dynamic_batch") else "",
             "micro_batch_samples": "" if c.get("dynamic_batch") else f"{c['micro_batch_samples']:g}",
+            "padded_tokens": actor_padded, "critic_padded_tokens": critic_padded,
             "date_read": "2026-12-02",
             "notes": (f"computed by tools/import_verl_phases.py from the log read in place (no licence: not copied); "
                       f"means over the {len(steps)} steps without validation or checkpoint; GPU: {gpu_note}; "
                       f"timing_s/gen holds the weight hand-off to vLLM in this verl version (no update_weights "
                       f"timer); optimizer steps = train_batch_size / ppo_mini_batch_size × ppo_epochs; micro-batches: "
-                      f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu")})
+                      f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu; padded "
+                      f"tokens (actor, critic): max_prompt_length + max_response_length for a model whose "
+                      f"use_remove_padding is False (its passes compute every padded position), empty where it is "
+                      f"True")})
     return out
 
 

@@ -146,7 +146,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               rollout_memory_fraction=None, trained_tokens_per_sample=None, micro_batch_tokens=None,
               micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
               kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
-              concurrency=None, multi_turn=False, compact_plan: bool = False) -> RLFeatures:
+              concurrency=None, multi_turn=False, compact_plan: bool = False, padded_tokens_per_sample=None,
+              critic_padded_tokens_per_sample=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -155,7 +156,12 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     `rollout_tensor_parallel` and `rollout_memory_fraction` are the run's own engine settings where known;
     `trained_tokens_per_sample` the tokens each sample trains on (default prompt + response); the trainer splits
     each GPU's share into micro-batches of at most `micro_batch_tokens` tokens (verl's dynamic batch size; the
-    default) or of `micro_batch_samples` sequences. `terms` names the method's terms (Terms). `shared` holds what
+    default) or of `micro_batch_samples` sequences. `padded_tokens_per_sample` (and `critic_...` for the critic) is
+    the length a trainer pads each sequence to where it does not remove padding (verl's use_remove_padding off:
+    the prompt and response caps, max_prompt_length + max_response_length): the pass multiplies every padded
+    position through the weights, while its attention (FlashAttention, which drops the padding) and its
+    micro-batches (counted in real tokens) stay at the real lengths. `terms` names the method's terms (Terms).
+    `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
     `compact_plan`: where the engine's GPU counts come out the same for every scenario (the usual sweep over token
@@ -234,6 +240,26 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     update_units = trained * per_token / (trainer_gpus * peak)
     forward_units = trained * (number("forward_flops_per_param") * decode.forward_params(arch) + attention) \
         / (trainer_gpus * peak)
+    if padded_tokens_per_sample is not None or critic_padded_tokens_per_sample is not None:
+        # the padding's weight FLOPs on top: (padded - real) positions per sample through each padded model
+        real = seq if trained_tokens_per_sample is None else np.asarray(trained_tokens_per_sample, dtype=float)
+        forward = number("forward_flops_per_param") * decode.forward_params(arch)
+
+        def extra(padded):
+            return 0.0 if padded is None else s * np.maximum(np.asarray(padded, dtype=float) - real, 0.0)
+
+        actor_pad, critic_pad = extra(padded_tokens_per_sample), extra(critic_padded_tokens_per_sample)
+        if terms.training == "phases":
+            gemm = (training.flops_per_param_per_token(fine_tune)
+                    + (number("forward_flops_per_param") if recompute else 0.0)) * decode.forward_params(arch)
+            critic_gemm = (training.flops_per_param_per_token("full")
+                           + (number("forward_flops_per_param") if recompute else 0.0)) * decode.forward_params(arch)
+            update_units = update_units + (actor_pad * gemm + (critic_pad * critic_gemm if critic else 0.0)) \
+                / (trainer_gpus * peak)
+        # the log-prob passes (old policy, reference: the actor's padding; values: the critic's), as one pass's mean
+        actor_passes = 1.0 + (1.0 if reference else 0.0)
+        forward_units = forward_units + forward * (actor_passes * actor_pad + (critic_pad if critic else 0.0)) \
+            / (actor_passes + (1.0 if critic else 0.0)) / (trainer_gpus * peak)
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
     if micro_batch_samples is not None:
         micro = np.ceil(s / trainer_gpus / np.asarray(micro_batch_samples, dtype=float) - 1e-9)

@@ -163,7 +163,10 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     """What the run's log says of its set-up, for the calibrated phase model: the critic (PPO), the reference
     model's pass (a KL term, or a logged `ref` phase), optimizer steps per RL step (train_batch_size /
     ppo_mini_batch_size × ppo_epochs), the trainer's micro-batches (a token budget with use_dynamic_bsz, else a
-    sequence count), the longest response per step, the rollout engine's tensor parallelism and memory share. Also whether the logged generation holds the weight hand-off (no timer of its own)."""
+    sequence count), the longest response per step, the rollout engine's tensor parallelism and memory share, and
+    the padded length of a model whose passes keep the padding (use_remove_padding off: every sequence padded to
+    max_prompt_length + max_response_length). Also whether the logged generation holds the weight hand-off (no timer
+    of its own)."""
     c = run.config or {}
     phases = set(run.phase_names)
     facts = {"critic": bool(c.get("critic")) or "update_critic" in phases,
@@ -186,7 +189,19 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)
+    padded = padded_length(c)
+    if padded is not None and c.get("remove_padding") is False:
+        facts["padded_tokens_per_sample"] = padded
+    if padded is not None and facts["critic"] and c.get("critic_remove_padding") is False:
+        facts["critic_padded_tokens_per_sample"] = padded
     return facts, "update_weights" not in phases
+
+
+def padded_length(config: dict) -> float | None:
+    """The length verl pads every sequence to for a pass that keeps the padding: the prompt cap (prompts are padded
+    to it) plus the response cap (the rollout pads responses to it); None where the config lacks either."""
+    prompt, response = config.get("max_prompt_length"), config.get("max_response_length")
+    return float(prompt) + float(response) if _positive(prompt) and _positive(response) else None
 
 
 def _positive(value) -> bool:

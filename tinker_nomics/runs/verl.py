@@ -96,6 +96,8 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "dynamic_batch": "actor_rollout_ref.actor.use_dynamic_bsz",
     "micro_batch_tokens": "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",
     "micro_batch_samples": "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+    "remove_padding": "actor_rollout_ref.model.use_remove_padding",
+    "critic_remove_padding": "critic.model.use_remove_padding",
     "experiment_name": "trainer.experiment_name",
 }
 

@@ -1,0 +1,107 @@
+"""A trainer that keeps the padding computes on it: verl with use_remove_padding off pads every sequence to
+max_prompt_length + max_response_length, and its passes multiply every padded position through the weights.
+
+The real logs say which of their models ran so (../shared/realdata/verl_runs, read by tools/import_verl_phases.py):
+the play-verl PPO run's critic (its actor removes the padding) and both models of the dstack PPO run. The phase
+model charges the padding's weight FLOPs and nothing else: FlashAttention drops the padding, and verl counts a
+dynamic micro-batch's budget in real tokens.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import hosted_shapes as hs
+from tinker_nomics.analysis import calibration
+from tinker_nomics.model import decode, rl_phases, training
+from tinker_nomics.runs.ledger import check_run
+from tinker_nomics.runs.reconcile import padded_length, run_facts
+from tinker_nomics.sources import get_arch, gpu_specs, number
+
+ARCH = "Qwen/Qwen2.5-7B"
+GPUS = 8.0
+SAMPLES, PROMPT, RESPONSE = 512.0, 100.0, 200.0
+
+
+def _features(critic=False, **padding):
+    return rl_phases.rl_features(get_arch(ARCH), gpu_specs("H100 SXM"), GPUS, SAMPLES, PROMPT, RESPONSE,
+                                 critic=critic, micro_batch_tokens=8000.0, **padding)
+
+
+def test_padding_to_the_real_length_changes_nothing():
+    plain, padded = _features(critic=True), _features(critic=True, padded_tokens_per_sample=PROMPT + RESPONSE,
+                                                     critic_padded_tokens_per_sample=PROMPT + RESPONSE)
+    for name in ("forward_gemm_units", "update_gemm_units", "micro_batches", "update_micro_batches"):
+        assert np.array_equal(getattr(plain, name), getattr(padded, name)), name
+
+
+def test_the_padding_adds_its_weight_flops_and_nothing_else():
+    """Padded to 1,536 tokens (512 + 1,024, the play-verl caps) from 300 real: the update adds the padding's 8 N
+    per position (6 N, and the recomputed forward's 2 N), a log-prob pass its 2 N; attention and micro-batches stay."""
+    arch, gpus = get_arch(ARCH), gpu_specs("H100 SXM")
+    padded = 1536.0
+    plain, pad = _features(), _features(padded_tokens_per_sample=padded)
+    n = decode.forward_params(arch)
+    per_gpu_peak = GPUS * gpus.peak_flops("exact")
+    extra_positions = SAMPLES * (padded - PROMPT - RESPONSE)
+    update = (training.flops_per_param_per_token("full") + number("forward_flops_per_param")) * n
+    assert float(pad.update_gemm_units - plain.update_gemm_units) == pytest.approx(
+        extra_positions * update / per_gpu_peak, rel=1e-12)
+    assert float(pad.forward_gemm_units - plain.forward_gemm_units) == pytest.approx(
+        extra_positions * number("forward_flops_per_param") * n / per_gpu_peak, rel=1e-12)
+    assert np.array_equal(pad.micro_batches, plain.micro_batches)
+    params = calibration.fit_all()
+    slow, fast = rl_phases.phase_seconds(pad, params), rl_phases.phase_seconds(plain, params)
+    assert float(slow.training_seconds) > float(fast.training_seconds)
+    assert float(slow.logprob_seconds) > float(fast.logprob_seconds)
+    assert float(slow.generation_seconds) == float(fast.generation_seconds)
+
+
+def test_a_padded_critic_slows_only_the_critic_side():
+    """The critic's padding (the play-verl PPO run) counts in its values pass and its update: with the critic's
+    padding alone, the log-prob passes' mean over (old policy, reference, values) grows by a third of a padded pass."""
+    arch, gpus = get_arch(ARCH), gpu_specs("H100 SXM")
+    padded = 1536.0
+    plain = _features(critic=True)
+    critic_only = _features(critic=True, critic_padded_tokens_per_sample=padded)
+    extra = SAMPLES * (padded - PROMPT - RESPONSE) * number("forward_flops_per_param") * decode.forward_params(arch) \
+        / (GPUS * gpus.peak_flops("exact"))
+    assert float(critic_only.forward_gemm_units - plain.forward_gemm_units) == pytest.approx(extra / 3.0, rel=1e-12)
+    # without a critic, its padding has nothing to pad
+    assert np.array_equal(_features(critic_padded_tokens_per_sample=padded).update_gemm_units,
+                          _features().update_gemm_units)
+
+
+def test_the_measured_runs_carry_the_padding_their_logs_state():
+    """rl_phase_cases.csv (tools/import_verl_phases.py from the logs' config dumps): play-verl's PPO critic
+    (`critic.model.use_remove_padding: False`, caps 512 + 1,024), dstack's PPO actor and critic (both False, caps
+    512 + 256); play-verl's GRPO run removes it."""
+    rows = {r["case_id"]: r for r in calibration._phase_rows()}
+    assert (rows["phase-44"]["padded_tokens"], rows["phase-44"]["critic_padded_tokens"]) == (None, 1536.0)
+    assert (rows["phase-45"]["padded_tokens"], rows["phase-45"]["critic_padded_tokens"]) == (None, None)
+    assert (rows["phase-46"]["padded_tokens"], rows["phase-46"]["critic_padded_tokens"]) == (768.0, 768.0)
+
+
+def _validated(tmp_path, monkeypatch, remove_padding: bool):
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["model"]["use_remove_padding"] = remove_padding
+    monkeypatch.setattr(hs, "CONFIG", config)
+    return check_run(hs.write_verl_console(tmp_path / f"{remove_padding}.log", "2025"), gpu="H100 SXM")
+
+
+def test_validate_reads_the_padding_from_a_verl_log(tmp_path, monkeypatch):
+    """A verl log whose actor keeps the padding: `validate` predicts its update and log-prob passes on the padded
+    length (max_prompt_length + max_response_length of its config: 512 + 1,024 in tests/hosted_shapes.py), its
+    generation as before; the same log with the padding removed is predicted on the real lengths."""
+    removed, kept = (_validated(tmp_path, monkeypatch, flag) for flag in (True, False))
+    data = hs.CONFIG["data"]
+    facts_removed, _ = run_facts(removed.run, removed.run.steps)
+    facts_kept, _ = run_facts(kept.run, kept.run.steps)
+    assert "padded_tokens_per_sample" not in facts_removed
+    assert facts_kept["padded_tokens_per_sample"] == data["max_prompt_length"] + data["max_response_length"] == 1536
+    assert "critic_padded_tokens_per_sample" not in facts_kept   # the config's critic states no padding
+    r_removed, r_kept = removed.reconciliation, kept.reconciliation
+    assert r_kept.predicted_mean("training") > 1.5 * r_removed.predicted_mean("training")
+    assert r_kept.predicted_mean("generation") == pytest.approx(r_removed.predicted_mean("generation"), rel=1e-12)
