@@ -147,7 +147,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
               kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
               concurrency=None, multi_turn=False, compact_plan: bool = False, padded_tokens_per_sample=None,
-              critic_padded_tokens_per_sample=None) -> RLFeatures:
+              critic_padded_tokens_per_sample=None, update_epochs=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -160,7 +160,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     the length a trainer pads each sequence to where it does not remove padding (verl's use_remove_padding off:
     the prompt and response caps, max_prompt_length + max_response_length): the pass multiplies every padded
     position through the weights, while its attention (FlashAttention, which drops the padding) and its
-    micro-batches (counted in real tokens) stay at the real lengths. `terms` names the method's terms (Terms).
+    micro-batches (counted in real tokens) stay at the real lengths. `update_epochs` is the passes the update makes
+    over the step's batch (verl's ppo_epochs; default 1): each repeats its FLOPs and micro-batches (`optimizer_steps`
+    counts every epoch's steps already). `terms` names the method's terms (Terms).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -260,6 +262,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         actor_passes = 1.0 + (1.0 if reference else 0.0)
         forward_units = forward_units + forward * (actor_passes * actor_pad + (critic_pad if critic else 0.0)) \
             / (actor_passes + (1.0 if critic else 0.0)) / (trainer_gpus * peak)
+    epochs = 1.0 if update_epochs is None else np.asarray(update_epochs, dtype=float)
+    if update_epochs is not None:
+        update_units = update_units * epochs
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
     if micro_batch_samples is not None:
         micro = np.ceil(s / trainer_gpus / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
@@ -267,7 +272,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
         micro = np.ceil(trained / trainer_gpus / np.asarray(size, dtype=float) - 1e-9)
     micro = np.maximum(micro, 1.0)
-    update_micro = np.maximum(micro, opt)   # every optimizer step runs at least one micro-batch
+    update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
         exchange = models * opt * _exchange_seconds(arch, gpus, trainer_gpus)

@@ -37,7 +37,8 @@ def rl_steps(*, arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, res
     to the package's defaults (data/assumptions/defaults.csv), for the calibrated method to its fitted values.
     `run_facts` (calibrated) carries what the run's log says of its set-up: `critic`, `reference`,
     `optimizer_steps`, `response_max_tokens`, `rollout_tensor_parallel`, `rollout_memory_fraction`, the trainer's
-    micro-batches and, where it pads sequences, `padded_tokens_per_sample` (`critic_...` for the critic)."""
+    micro-batches, the update's epochs (`update_epochs`) and, where it pads sequences, `padded_tokens_per_sample`
+    (`critic_...` for the critic)."""
     if method not in METHODS:
         raise TinkerNomicsError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method == "calibrated":

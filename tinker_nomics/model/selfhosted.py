@@ -89,7 +89,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                time_factor=1.0, multi_turn=False, response_max_tokens=None, reference=True, critic=False,
                optimizer_steps=None, rollout_tensor_parallel=None, rollout_memory_fraction=None,
                micro_batch_tokens=None, micro_batch_samples=None, padded_tokens_per_sample=None,
-               critic_padded_tokens_per_sample=None) -> SelfHosted:
+               critic_padded_tokens_per_sample=None, update_epochs=None) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
@@ -107,7 +107,8 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               optimizer_steps=optimizer_steps, rollout_tensor_parallel=rollout_tensor_parallel,
                               rollout_memory_fraction=rollout_memory_fraction, micro_batch_tokens=micro_batch_tokens,
                               micro_batch_samples=micro_batch_samples, padded_tokens_per_sample=padded_tokens_per_sample,
-                              critic_padded_tokens_per_sample=critic_padded_tokens_per_sample, terms=terms,
+                              critic_padded_tokens_per_sample=critic_padded_tokens_per_sample,
+                              update_epochs=update_epochs, terms=terms,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below

@@ -162,7 +162,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
 def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     """What the run's log says of its set-up, for the calibrated phase model: the critic (PPO), the reference
     model's pass (a KL term, or a logged `ref` phase), optimizer steps per RL step (train_batch_size /
-    ppo_mini_batch_size × ppo_epochs), the trainer's micro-batches (a token budget with use_dynamic_bsz, else a
+    ppo_mini_batch_size × ppo_epochs) and the update's passes over the batch (ppo_epochs), the trainer's micro-batches (a token budget with use_dynamic_bsz, else a
     sequence count), the longest response per step, the rollout engine's tensor parallelism and memory share, and
     the padded length of a model whose passes keep the padding (use_remove_padding off: every sequence padded to
     max_prompt_length + max_response_length). Also whether the logged generation holds the weight hand-off (no timer
@@ -174,8 +174,11 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     if not c and "ref" not in phases:   # a log without a config (W&B, TRL): the reference pass as frameworks default
         facts["reference"] = True
     mini, prompts = c.get("mini_batch_prompts"), c.get("prompts_per_step")
+    epochs = float(c["ppo_epochs"]) if _positive(c.get("ppo_epochs")) else 1.0
     if _positive(mini) and _positive(prompts):
-        facts["optimizer_steps"] = max(float(prompts) / float(mini), 1.0) * float(c.get("ppo_epochs") or 1)
+        facts["optimizer_steps"] = max(float(prompts) / float(mini), 1.0) * epochs
+    if epochs != 1.0:
+        facts["update_epochs"] = epochs
     if "response_max" in rows and rows["response_max"].notna().all():
         facts["response_max_tokens"] = np.maximum(rows["response_max"].to_numpy(),
                                                   (rows["response_tokens"] / (rows["samples"] * rows["steps_covered"]))

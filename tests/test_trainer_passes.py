@@ -1,10 +1,15 @@
-"""A trainer that keeps the padding computes on it: verl with use_remove_padding off pads every sequence to
+"""What a run's trainer settings cost: the padding it keeps, and the epochs of its update.
+
+A trainer that keeps the padding computes on it: verl with use_remove_padding off pads every sequence to
 max_prompt_length + max_response_length, and its passes multiply every padded position through the weights.
 
 The real logs say which of their models ran so (../shared/realdata/verl_runs, read by tools/import_verl_phases.py):
 the play-verl PPO run's critic (its actor removes the padding) and both models of the dstack PPO run. The phase
 model charges the padding's weight FLOPs and nothing else: FlashAttention drops the padding, and verl counts a
 dynamic micro-batch's budget in real tokens.
+
+An update of several epochs (verl's ppo_epochs) passes over the step's batch that many times: its FLOPs and its
+micro-batches repeat (the optimizer steps count every epoch's already). The real logs all run one epoch.
 """
 from __future__ import annotations
 
@@ -105,3 +110,28 @@ def test_validate_reads_the_padding_from_a_verl_log(tmp_path, monkeypatch):
     r_removed, r_kept = removed.reconciliation, kept.reconciliation
     assert r_kept.predicted_mean("training") > 1.5 * r_removed.predicted_mean("training")
     assert r_kept.predicted_mean("generation") == pytest.approx(r_removed.predicted_mean("generation"), rel=1e-12)
+
+
+def test_each_epoch_of_the_update_repeats_its_flops_and_micro_batches():
+    one, two = _features(optimizer_steps=1.0), _features(optimizer_steps=1.0, update_epochs=2.0)
+    assert float(two.update_gemm_units) == pytest.approx(2.0 * float(one.update_gemm_units), rel=1e-12)
+    assert float(two.update_micro_batches) == 2.0 * float(one.update_micro_batches)
+    assert np.array_equal(two.forward_gemm_units, one.forward_gemm_units)   # the log-prob passes run once
+    assert np.array_equal(_features(optimizer_steps=1.0, update_epochs=1.0).update_gemm_units, one.update_gemm_units)
+
+
+def test_validate_reads_the_update_epochs_from_a_verl_log(tmp_path, monkeypatch):
+    """ppo_epochs 2 in the config: two passes of the update (and twice the optimizer steps), generation alone."""
+    def validated(epochs):
+        config = copy.deepcopy(hs.CONFIG)
+        config["actor_rollout_ref"]["actor"]["ppo_epochs"] = epochs
+        monkeypatch.setattr(hs, "CONFIG", config)
+        return check_run(hs.write_verl_console(tmp_path / f"{epochs}.log", "2025"), gpu="H100 SXM")
+    one, two = validated(1), validated(2)
+    facts_one, _ = run_facts(one.run, one.run.steps)
+    facts_two, _ = run_facts(two.run, two.run.steps)
+    assert "update_epochs" not in facts_one and facts_two["update_epochs"] == 2.0
+    assert facts_two["optimizer_steps"] == 2.0 * facts_one["optimizer_steps"]
+    r_one, r_two = one.reconciliation, two.reconciliation
+    assert r_two.predicted_mean("training") > 1.5 * r_one.predicted_mean("training")
+    assert r_two.predicted_mean("generation") == pytest.approx(r_one.predicted_mean("generation"), rel=1e-12)
