@@ -157,7 +157,7 @@ def test_every_case_cites_its_raw_row():
     (lambda t: t.replace("usable,reason", "usable,why", 1), "missing column(s) reason"),
     (lambda t: t.replace(",yes,", ",maybe,", 1), "column usable: 'maybe' is not yes or no"),
     (lambda t: t.replace(",FP8,1,", ",FP8,one,", 1), "column bytes_per_param: 'one' is not a valid float"),
-    (lambda t: t.replace(",kv_limited_max,0.9,128,", ",kv_limited_max,0.9,,", 1),
+    (lambda t: t.replace(",kv_limited_max,,0.9,128,", ",kv_limited_max,,0.9,,", 1),
      "column input_tokens: empty but required for a usable case"),
     (lambda t: t.replace("kv_limited_max", "lots", 1), "column concurrency_basis: 'lots'"),
 ])

@@ -370,7 +370,7 @@ def _check_ids(model: str | None, gpu: str | None) -> None:
 
 DECODE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "engine", "model", "gpu",
                   "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "kv_precision", "concurrency",
-                  "concurrency_basis", "kv_memory_fraction", "input_tokens", "output_tokens",
+                  "concurrency_basis", "max_num_seqs", "kv_memory_fraction", "input_tokens", "output_tokens",
                   "measured_output_tok_s", "notes"]
 
 
@@ -683,9 +683,9 @@ def _decode_more_cases() -> list[dict]:
             case["concurrency_basis"] = "kv_limited_max"
             if source == "AMD ROCm vLLM":
                 seqs = re.search(r"max_num_seqs=(\d+)", conc)
-                case["concurrency"] = float(seqs.group(1))
+                case["concurrency"] = case["max_num_seqs"] = float(seqs.group(1))
                 notes.append(f"offline maximum load with max_num_seqs = num_prompts = {seqs.group(1)} (the row's "
-                             f"settings): the engine runs as many as fit in KV memory")
+                             f"settings): the engine runs as many as fit in KV memory, up to that cap")
             else:
                 notes.append(TRTLLM_KV_NOTE)
             case["kv_memory_fraction"] = TRTLLM_KV_FRACTION

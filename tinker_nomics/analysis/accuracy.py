@@ -99,6 +99,7 @@ def _decode_rows() -> tuple[dict, ...]:
         Column("precision", required=False), Column("bytes_per_param", "float", False),
         Column("kv_precision", required=False),
         Column("concurrency", "float", False), Column("concurrency_basis", required=False),
+        Column("max_num_seqs", "float", False),
         Column("kv_memory_fraction", "float", False), Column("input_tokens", "float", False),
         Column("output_tokens", "float", False), Column("measured_output_tok_s", "float")],
         ("model", "gpu", "num_gpus", "tensor_parallel", "precision", "bytes_per_param", "kv_precision",

@@ -77,7 +77,8 @@ LONG_CONTEXT_TOKENS = 8192
 # ------------------------------------------------------------------------------------------------ engines
 
 def engine_max_num_seqs(engine: str, gpus):
-    """The running-batch cap of the engine a row names (None: vLLM's default, decode.engine_max_num_seqs)."""
+    """The running-batch cap of the engine a row names (None: vLLM's default, decode.engine_max_num_seqs), where
+    the row does not state its own (`max_num_seqs` in decode_cases.csv)."""
     name = (engine or "").lower()
     for key, setting in (("tensorrt", "trtllm_max_batch_size"), ("lmdeploy", "lmdeploy_max_batch_size"),
                          ("sglang", None)):
@@ -133,7 +134,7 @@ def decode_cases() -> tuple[DecodeCase, ...]:
         concurrency = np.inf if r["concurrency"] is None else r["concurrency"]
         plan = decode.serving_plan(arch, gpus, r["num_gpus"], concurrency, r["input_tokens"], r["output_tokens"],
                                    PRECISION[r["precision"]], KV_PRECISION[r["kv_precision"]], r["tensor_parallel"],
-                                   engine_max_num_seqs(r["engine"], gpus))
+                                   r["max_num_seqs"] or engine_max_num_seqs(r["engine"], gpus))
         ceiling = float(decode.serving_throughput(plan, limit)[0])
         screened = "" if r["measured_output_tok_s"] <= ceiling else (
             f"above the physical limit: {r['measured_output_tok_s']:g} tok/s measured, {ceiling:.4g} at full HBM "

@@ -9,8 +9,10 @@ per sequence and costs
                 memory  = (weight bytes read + KV-cache bytes read) / (tp × HBM bandwidth × bandwidth efficiency),
                           weights stored weight-only as int8/int4 read at the bandwidth efficiency times their own
                           dequantisation efficiency;
-                compute = batch × (2 · N_active + attention FLOPs) / (tp × dense peak × compute efficiency),
-                          at the FP8 peak when weights and activations are FP8 (fp8, fp4), else at the BF16 peak;
+                compute = batch × (2 · N_active + attention FLOPs) / (tp × GEMM ceiling × compute efficiency),
+                          at FP8 when weights and activations are FP8 (fp8, fp4), else at BF16; the ceiling is
+                          the datasheet's dense peak, or the vendor's measured max-achievable FLOP/s where it
+                          publishes one (gemm_ceiling);
   all-reduce  with tp > 1, two per layer (after attention and after the MLP), each a latency plus
               2 (tp − 1) / tp × batch × hidden × 2 bytes over the GPU's link to its peers.
 
@@ -64,9 +66,16 @@ def kv_scale(kv_precision: str) -> float:
 
 
 def gemm_peak(gpus: GpuSpecs, precision: str) -> np.ndarray:
-    """The dense peak the decode and prefill GEMMs run at: FP8 for FP8/FP4 weights (the registry has no FP4 peak),
+    """The datasheet's dense peak at the GEMM precision: FP8 for FP8/FP4 weights (the registry has no FP4 peak),
     BF16 otherwise (weight-only int8/int4 dequantise to BF16)."""
     return gpus.fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.bf16_flops
+
+
+def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
+    """What the calibrated method's decode and prefill GEMMs run at, at efficiency 1: the vendor's measured
+    max-achievable dense FLOP/s where it publishes one (AMD's MI300X and MI325X: their clocks under dense load are
+    far below the boost clock the datasheet peak assumes), else the datasheet peak (`gemm_peak`)."""
+    return gpus.gemm_fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.gemm_bf16_flops
 
 
 # ------------------------------------------------------------------------------------------------ sizes
@@ -145,7 +154,8 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
                     min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
-    the method's terms (rl_phases.Terms); `min_batch` the smallest batch a step is charged for. `kv_per_sequence`
+    the method's terms (rl_phases.Terms; default peak: the GEMM ceiling); `min_batch` the smallest batch a step is
+    charged for. `kv_per_sequence`
     (kv_bytes) and `flops_per_token` (token_flops) at `context`, where the caller has them already."""
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), min_batch)
@@ -156,7 +166,7 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
         flops_per_token = token_flops(arch, context, attention)
     total = weights + b * kv_per_sequence
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
-    compute = b * flops_per_token / (tp * (gemm_peak(gpus, precision) if peak is None else peak))
+    compute = b * flops_per_token / (tp * (gemm_ceiling(gpus, precision) if peak is None else peak))
     share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
     if precision_name(precision) in WEIGHT_ONLY:
         share = (weights - output_head_params(arch) * HEAD_BYTES) / total
@@ -203,9 +213,9 @@ def step_seconds(f: DecodeFeatures, p, bandwidth_efficiency=None) -> DecodeStep:
 def prefill_seconds(arch: ModelArch, gpus: GpuSpecs, p, tensor_parallel, prompt_tokens, sequences,
                     precision: str = "bf16"):
     """Seconds a replica spends on the prompts of `sequences` sequences of `prompt_tokens` each (causal attention
-    over the prompt, mean context half of it), at the compute efficiency."""
+    over the prompt, mean context half of it), at the compute efficiency of the GEMM ceiling."""
     return prefill_flops(arch, prompt_tokens, sequences) \
-        / (np.asarray(tensor_parallel, dtype=float) * gemm_peak(gpus, precision)) / p.decode_compute_efficiency
+        / (np.asarray(tensor_parallel, dtype=float) * gemm_ceiling(gpus, precision)) / p.decode_compute_efficiency
 
 
 def prefill_flops(arch: ModelArch, prompt_tokens, sequences):

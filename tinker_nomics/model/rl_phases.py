@@ -73,6 +73,9 @@ class Terms:
                 backward (exact) or without it (the seed), at an MFU
     passes      log-prob passes, refit and the fixed per-step cost (calibrated only)
     peak        whose BF16 peak: "exact" the datasheet's, "seed" the seed's rounded figure
+    ceiling     GEMMs at the vendor's measured max-achievable FLOP/s where it publishes one (decode.gemm_ceiling):
+                the rollout's decode and prefill run against it, the trainer's GEMM efficiency is scaled by its
+                share of the peak (calibrated only; a user's MFU stays a share of the datasheet peak)
     """
     plan: str = "engine"
     cap_by_kv: bool = True
@@ -82,13 +85,14 @@ class Terms:
     training: str = "phases"
     passes: bool = True
     peak: str = "exact"
+    ceiling: bool = True
 
 
 CALIBRATED = Terms()
 EXACT = Terms(plan="rule", cap_by_kv=True, attention=True, allreduce=False, prefill="all_gpus", training="plain",
-              passes=False)
+              passes=False, ceiling=False)
 SEED = Terms(plan="rule", cap_by_kv=False, attention=False, allreduce=False, prefill="multi_turn_only",
-             training="plain", passes=False, peak="seed")
+             training="plain", passes=False, peak="seed", ceiling=False)
 TERMS = {"calibrated": CALIBRATED, "exact": EXACT, "seed": SEED}
 
 
@@ -109,6 +113,7 @@ class RLFeatures:
     logprob_passes: np.ndarray
     forward_gemm_units: np.ndarray   # one forward pass over the step's tokens, seconds at GEMM efficiency 1
     ridge: np.ndarray                # the GPU's dense BF16 peak over its HBM bandwidth (FLOPs per byte)
+    gemm_share: np.ndarray           # the GEMM ceiling over the datasheet peak (1 without a measured ceiling)
     update_gemm_units: np.ndarray    # the update's FLOPs (actor, and critic under PPO), seconds at efficiency 1
     moe: np.ndarray                  # a mixture-of-experts model: its GEMMs at the mixture-of-experts efficiency
     update_passes: np.ndarray        # forward-pass equivalents of the update (all-to-all multiple)
@@ -215,13 +220,14 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         waves = np.ceil(np.asarray(s if concurrency is None else concurrency, dtype=float)
                         / np.maximum(batch * replicas, 1.0) - 1e-9)
     step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision,
-                                  attention=terms.attention, allreduce=terms.allreduce, peak=peak,
+                                  attention=terms.attention, allreduce=terms.allreduce,
+                                  peak=decode.gemm_ceiling(gpus, precision) if terms.ceiling else peak,
                                   min_batch=1.0 if terms.plan == "engine" else 0.0, kv_per_sequence=kv_per_sequence,
                                   flops_per_token=once("decode_flops",
                                                        lambda: decode.token_flops(arch, context, terms.attention)))
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
         prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
-            / (replicas * tp * decode.gemm_peak(gpus, precision))
+            / (replicas * tp * decode.gemm_ceiling(gpus, precision))
     else:   # the prompts' forward FLOPs (no attention) spread over every GPU
         prefill = s * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
         if terms.prefill == "multi_turn_only":
@@ -289,6 +295,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 
     return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
+                      a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
                       a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
                       a(gpus_used), np.asarray(separate), a(trainer_gpus))
@@ -433,7 +440,8 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
-    per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0)) + f.ridge / p.train_flops_per_byte
+    per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0) * f.gemm_share) \
+        + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
     per_pass = f.micro_batches * p.micro_batch_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
     logprob = _times(f.logprob_passes * per_pass, factor)

@@ -130,6 +130,8 @@ class GpuSpecs:
     seed_flops: np.ndarray             # the seed's rounded BF16 peak where it printed one, else the BF16 peak
     link_bytes_per_s: np.ndarray       # each way, to the other GPUs of a tensor-parallel group
     link_kind: np.ndarray
+    gemm_bf16_flops: np.ndarray        # the dense GEMM ceiling under load: the vendor's measured max-achievable
+    gemm_fp8_flops: np.ndarray         # FLOP/s where it publishes one (gemm_ceilings.csv), else the datasheet peak
 
     @property
     def shape(self) -> tuple:
@@ -167,8 +169,25 @@ def gpu_specs(gpu) -> GpuSpecs:
     return _specs_of(names)
 
 
+@functools.lru_cache(maxsize=None)
+def gemm_ceilings() -> dict[str, tuple[float, float]]:
+    """GPU -> (BF16, FP8) dense GEMM FLOP/s a vendor measured as achievable under sustained load
+    (data/hardware/gemm_ceilings.csv: AMD's max-achievable FLOPs, below its datasheet peaks because dense
+    tensor-core work runs at a lower clock than the boost clock those peaks assume)."""
+    rows = load_table("hardware/gemm_ceilings.csv", [
+        Column("gpu"), Column("bf16_tflops", "float"), Column("fp8_tflops", "float"), Column("recorded"),
+        Column("source_url"), Column("note", required=False)])
+    table = gpus()
+    out = {}
+    for r in rows:
+        if r["gpu"] not in table:
+            raise TinkerNomicsError(f"hardware/gemm_ceilings.csv: GPU {r['gpu']!r} is not in the GPU registry")
+        out[r["gpu"]] = (r["bf16_tflops"] * 1e12, r["fp8_tflops"] * 1e12)
+    return out
+
+
 def _specs_of(names: np.ndarray) -> GpuSpecs:
-    table, link = gpus(), links()
+    table, link, ceilings = gpus(), links(), gemm_ceilings()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
 
@@ -180,9 +199,13 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
     fp8 = column(lambda g: (g.fp8_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
     seed = column(lambda g: (g.seed_bf16_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
     kinds = np.array([link[n].kind for n in unique], dtype=object)[inverse].reshape(np.shape(names))
+    gemm_bf16 = column(lambda g: ceilings[g.gpu][0] if g.gpu in ceilings else
+                       (g.bf16_dense_tflops * 1e12 if g.bf16_dense_tflops else nan))
+    gemm_fp8 = column(lambda g: ceilings[g.gpu][1] if g.gpu in ceilings else
+                      (g.fp8_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
     return GpuSpecs(np.asarray(names, dtype=object), column(lambda g: g.memory_bytes),
                     column(lambda g: g.bandwidth_bytes_per_s), bf16, fp8, seed,
-                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds)
+                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds, gemm_bf16, gemm_fp8)
 
 
 @dataclass(frozen=True)
