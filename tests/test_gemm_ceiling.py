@@ -6,6 +6,8 @@ methods, and a user's MFU, stay on the datasheet peak (MFU's convention).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -49,7 +51,14 @@ def test_the_trainer_s_efficiency_is_scaled_by_the_ceiling_s_share_and_a_user_mf
     assert float(user.training_seconds) == pytest.approx(float(amd.update_gemm_units) / 0.3)
     h100 = rl_phases.rl_features(arch, gpu_specs("H100 SXM"), 8.0, 512.0, 100.0, 200.0, **common)
     assert float(h100.gemm_share) == 1.0
-    assert float(fitted.training_seconds) > 0
+    # the fitted update on the MI300X: its GEMM time grows by 1 / share against the same step at the datasheet peak
+    at_peak = rl_phases.phase_seconds(dataclasses.replace(amd, gemm_share=np.asarray(1.0)), params)
+    eta = 1.0 / (1.0 / params.train_gemm_efficiency + float(amd.ridge) / params.train_flops_per_byte)
+    eta_ceiling = 1.0 / (1.0 / (params.train_gemm_efficiency * float(amd.gemm_share))
+                         + float(amd.ridge) / params.train_flops_per_byte)
+    gemm = float(amd.update_gemm_units)
+    assert float(fitted.training_seconds - at_peak.training_seconds) == pytest.approx(gemm / eta_ceiling - gemm / eta,
+                                                                                     rel=1e-9)
 
 
 def test_a_ceiling_for_a_gpu_the_registry_lacks_is_one_line(tmp_path, monkeypatch):
