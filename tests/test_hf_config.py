@@ -209,6 +209,22 @@ PUBLISHED = [
     ("meta-llama--Llama-4-Scout-17B-16E.json", "llama4", "active_incl", 17_000_000_000, 500_000_000,
      "Llama 4 model card: 17B active parameters"),
     ("meta-llama--Llama-2-7b-hf.json", "llama", "total", 7_000_000_000, 500_000_000, "Llama 2 paper, Table 1: 7B"),
+    ("Qwen--Qwen2.5-VL-7B-Instruct.json", "qwen2_5_vl", "total", 7_615_616_512, 0,
+     "Qwen2_5_VLForConditionalGeneration of Qwen2.5-VL-7B-Instruct loaded: 8,292,166,656 parameters, 676,550,144 "
+     "of them in model.visual, 7,615,616,512 outside it (index id 49095663873; total also index id 66958499806)"),
+    ("allenai--OLMoE-1B-7B-0125.json", "olmoe", "total", 6_919_161_856, 0,
+     "Hub API parameter count of allenai/OLMoE-1B-7B-0125 (index id 68298970743); safetensors headers, index id "
+     "65753564317; OLMoE-1B-7B-0924-Instruct the same (index id 71333551460)"),
+    ("allenai--OLMoE-1B-7B-0125.json", "olmoe", "active_incl", 1_300_000_000, 50_000_000,
+     "declared active parameters 1.3B (index id 68298970743; OLMoE paper: 1.3B active of 6.9B)"),
+    ("zai-org--GLM-4.6.json", "glm4_moe", "total", 352_797_829_024, 0,
+     "Fireworks training catalog paramCount of GLM-4.6 (GLM-4.5 and GLM-4.7 the same), index id 66729435508; "
+     "the MTP layer is not in it"),
+    ("ibm-granite--granite-3.3-8b-instruct.json", "granite", "total", 8_170_864_640, 0,
+     "HF Hub API safetensors.total of ibm-granite/granite-3.3-8b-instruct, index id 71142266638"),
+    ("HuggingFaceTB--SmolLM3-3B-Base.json", "smollm3", "total", 3_075_098_624, 0,
+     "HF Hub API safetensors.total of HuggingFaceTB/SmolLM3-3B (post-trained from SmolLM3-3B-Base, the same "
+     "architecture), index id 71142266638"),
 ]
 
 
@@ -249,7 +265,11 @@ def test_every_supported_model_type_has_a_published_check():
     checked = {p[1] for p in PUBLISHED} | {r[1] for r in REGISTRY_PUBLISHED}
     # aliases counted by a checked family's formula: multimodal wrappers and the other hybrid/next names
     aliases = {"qwen3_vl": "qwen3", "qwen3_vl_moe": "qwen3_moe", "kimi_k2": "deepseek_v3", "qwen3_5_moe": "qwen3_5",
-               "qwen3_next": "qwen3_5"}
+               "qwen3_next": "qwen3_5",
+               # Qwen2-VL's language model is Qwen2's, as Qwen2.5-VL's is: q/k/v biased, o_proj not, Qwen2MLP
+               # (module prints of Qwen2VLForConditionalGeneration in zhenhua32/Qwen2-VL READ.md and
+               # acproject/duorou docs/new_feat.md); no Qwen2-VL config.json copy was found to check it alone
+               "qwen2_vl": "qwen2_5_vl"}
     for model_type in supported_model_types():
         assert model_type in checked or model_type in aliases, model_type
 
@@ -273,6 +293,33 @@ def test_the_layouts_each_family_declares():
     assert gemma3.active_params == gemma3.total_params
     gpt2 = load_config(CONFIGS / "openai-community--gpt2.json")
     assert gpt2.active_params == gpt2.total_params - 1024 * 768          # learned positions are a lookup too
+
+
+def test_multimodal_wrappers_count_their_language_model():
+    """Mistral Small 3.1 (a mistral3 wrapper, text_config of model_type mistral) is Mistral Small 3's language
+    model, whose published count PUBLISHED checks; Qwen2.5-VL's newer layout (text fields in a text_config of
+    model_type qwen2_5_vl_text, as transformers >= 4.54 writes it) counts as the older top-level one."""
+    small31 = load_config(CONFIGS / "mistralai--Mistral-Small-3.1-24B-Instruct-2503.json")
+    small3 = load_config(CONFIGS / "mistralai--Mistral-Small-24B-Base-2501.json")
+    assert small31.arch_type == "mistral" and small31.total_params == small3.total_params
+    assert small31.kv_bytes_per_token == small3.kv_bytes_per_token
+    old = bundled("Qwen--Qwen2.5-VL-7B-Instruct.json")
+    text = {k: v for k, v in old.items() if k not in ("architectures", "vision_config", "tie_word_embeddings")}
+    new = {"model_type": "qwen2_5_vl", "tie_word_embeddings": False, "vision_config": old["vision_config"],
+           "text_config": {**text, "model_type": "qwen2_5_vl_text", "sliding_window": None,
+                           "layer_types": ["full_attention"] * 28}}
+    a, b = from_dict(old), from_dict(new)
+    assert (a.total_params, a.kv_bytes_per_token, a.full_attention_layers) == \
+        (b.total_params, b.kv_bytes_per_token, b.full_attention_layers)
+    assert a.sliding_window is None and a.arch_type == "qwen2"
+
+
+def test_qwen2_7b_has_qwen25_7bs_shape():
+    """Qwen2-7B-Instruct (the play-verl PPO log's model) has Qwen2.5-7B's architecture, whose published count
+    PUBLISHED checks: the same fields give the same counts."""
+    qwen2, qwen25 = load_config(CONFIGS / "Qwen--Qwen2-7B-Instruct.json"), load_config(CONFIGS / "Qwen--Qwen2.5-7B.json")
+    assert (qwen2.total_params, qwen2.active_params, qwen2.kv_bytes_per_token) == \
+        (qwen25.total_params, qwen25.active_params, qwen25.kv_bytes_per_token)
 
 
 @pytest.mark.parametrize("hf_id", sorted(models()))
@@ -318,6 +365,7 @@ def _cli(*args):
 
 
 MOE = "Qwen--Qwen1.5-MoE-A2.7B.json"
+GLM = "zai-org--GLM-4.6.json"
 MLA = "deepseek-ai--DeepSeek-V2-Lite.json"
 GEMMA = "google--gemma-3-1b-pt.json"
 
@@ -353,6 +401,11 @@ BAD = [
     ("tiiuae--falcon-40b.json", {"num_kv_heads": 256}, ["num_key_value_heads", "256"]),
     ("meta-llama--Llama-4-Scout-17B-16E.json", {"text_config": {**bundled("meta-llama--Llama-4-Scout-17B-16E.json")[
         "text_config"], "moe_layers": [48]}}, ["moe_layers", "48"]),
+    (GLM, {"first_k_dense_replace": 93}, ["first_k_dense_replace", "93", "92"]),
+    (GLM, {"n_shared_experts": None}, ["glm4_moe", "n_shared_experts"]),
+    (GLM, {"n_routed_experts": "160"}, ["n_routed_experts", "'160'"]),
+    (GLM, {"kv_lora_rank": 512}, ["kv_lora_rank", "glm4_moe_lite"]),
+    ("allenai--OLMoE-1B-7B-0125.json", {"num_experts_per_tok": 64}, ["num_experts_per_tok", "64"]),
     (MOE, {"model_type": "t5"}, ["model_type", "'t5'", "llama"]),
     (MOE, {"model_type": "mamba"}, ["'mamba'"]),
     (MOE, {"model_type": None}, ["model_type"]),

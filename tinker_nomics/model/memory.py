@@ -110,7 +110,7 @@ ATTENTION_KINDS = {
     "gemma2": "GQA, alternating sliding window", "gemma3": "GQA, sliding window with every n-th layer global",
     "llama4": "GQA, chunked local attention with global NoPE layers", "phi": "MHA", "gpt_neox": "MHA",
     "gptj": "MHA", "gpt2": "MHA", "opt": "MHA", "falcon": "MQA/GQA", "starcoder2": "GQA, sliding window",
-    "bloom": "MHA (ALiBi)",
+    "bloom": "MHA (ALiBi)", "olmoe": "MHA", "glm4_moe": "GQA", "granite": "GQA", "smollm3": "GQA (NoPE every 4th layer)",
 }
 
 

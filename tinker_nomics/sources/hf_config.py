@@ -10,10 +10,14 @@ RMSNorm H and LayerNorm 2H (a non-parametric norm 0), the input embedding (and l
 once more unless tied. `active_params` (the N of 2N FLOPs per token) leaves out the input-embedding lookup and
 keeps the LM head, tied or not: decode multiplies by it every token. The families (FAMILIES below):
 
-  llama-style    llama, mistral, qwen2 (q/k/v biases), qwen3 (q/k norms), phi3 (fused qkv and gate_up: same
-                 counts), olmo (non-parametric LayerNorm), olmo2 (full-width q/k norms, post-norms only);
-                 with routed experts: mixtral, qwen2_moe / qwen3_moe (shared expert and its gate,
-                 decoder_sparse_step, mlp_only_layers); a sliding window on every layer where the config sets one
+  llama-style    llama, mistral, granite (Llama weights; its multipliers add none), smollm3 (NoPE layers add
+                 none; tied unless told), qwen2 (q/k/v biases), qwen2_vl / qwen2_5_vl (a Qwen2 language model),
+                 qwen3 (q/k norms), phi3 (fused qkv and gate_up: same counts), olmo (non-parametric LayerNorm),
+                 olmo2 (full-width q/k norms, post-norms only); with routed experts: mixtral, olmoe (OLMo-2-style
+                 full-width q/k norms, experts of intermediate_size), qwen2_moe / qwen3_moe (shared expert and its
+                 gate, decoder_sparse_step, mlp_only_layers); a sliding window on every layer where the config sets one
+  glm4_moe       GLM-4.5/4.6/4.7: q/k/v biases, per-head q/k norms, first dense layers, shared experts, router
+                 score-correction bias; the multi-token-prediction layer left out as for deepseek_v3
   gemma          gemma, gemma2, gemma3 (explicit head_dim, GeGLU, tied embeddings, four norms a layer in 2 and 3,
                  q/k norms in 3, alternating or every-n-th full-attention layers)
   llama4         interleaved dense and MoE layers, a shared expert in every MoE layer, chunked attention
@@ -207,7 +211,9 @@ def from_dict(data: dict, where: str = "config", name: str = "config") -> ModelA
 FAMILY_OF = {
     "llama": "llama", "mistral": "llama", "qwen2": "llama", "qwen3": "llama", "phi3": "llama", "olmo": "llama",
     "olmo2": "llama", "mixtral": "llama", "qwen2_moe": "llama", "qwen3_moe": "llama", "qwen3_vl": "llama",
-    "qwen3_vl_moe": "llama",
+    "qwen3_vl_moe": "llama", "qwen2_vl": "llama", "qwen2_5_vl": "llama", "olmoe": "llama", "granite": "llama",
+    "smollm3": "llama",
+    "glm4_moe": "glm4_moe",
     "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma",
     "llama4": "llama4",
     "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
@@ -325,6 +331,8 @@ def _moe_layer_count(c: _Config, L: int, moe: dict | None) -> int:
 def _llama(c: _Config, model_type: str) -> dict:
     """Llama-style decoders: rotary GQA attention, SwiGLU MLP (or routed experts), RMSNorm (OLMo 1: none)."""
     b = _common(c)
+    if model_type == "smollm3":                   # SmolLM3Config ties the head unless told otherwise
+        b["tied"] = c.flag("tie_word_embeddings", True)
     H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
     q, kv = nh * d, nkv * d
     attn = H * q + 2 * H * kv + q * H
@@ -335,7 +343,7 @@ def _llama(c: _Config, model_type: str) -> dict:
     if model_type.startswith("qwen3") or c.flag("qk_norm", False):
         attn += 2 * d                             # q_norm, k_norm over one head
     norm_h = 0 if model_type == "olmo" else H     # OLMo 1: LayerNorm without weights
-    if model_type == "olmo2":
+    if model_type in ("olmo2", "olmoe"):
         attn += q + kv                            # q_norm, k_norm over the full projections
     mlp_bias = c.flag("mlp_bias", False)
     moe = _moe(c)
@@ -354,7 +362,8 @@ def _llama(c: _Config, model_type: str) -> dict:
     full, window = _llama_sliding(c, model_type, L)
     body = L * (attn + 2 * norm_h) + (L - n_moe) * dense_mlp + n_moe * moe_mlp + norm_h
     arch_type = "qwen3_moe" if model_type in ("qwen3_moe", "qwen3_vl_moe") else \
-        "qwen3_dense" if model_type in ("qwen3", "qwen3_vl") else model_type
+        "qwen3_dense" if model_type in ("qwen3", "qwen3_vl") else \
+        "qwen2" if model_type in ("qwen2_vl", "qwen2_5_vl") else model_type
     return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * n_moe if moe else 0, "moe": moe,
             "moe_layers": n_moe, "full_layers": full, "sliding_window": window,
             "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": arch_type,
@@ -426,6 +435,39 @@ def _llama4(c: _Config, model_type: str) -> dict:
     return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * n_moe, "moe": moe,
             "moe_layers": n_moe, "full_layers": full, "sliding_window": window,
             "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": "llama4", "inter": inter}
+
+
+def _glm4_moe(c: _Config, model_type: str) -> dict:
+    """GLM-4.5/4.6/4.7 (glm4_moe): GQA with q/k/v biases (attention_bias, none on o_proj), per-head q/k norms
+    (use_qk_norm), partial rotary (no weights); first_k_dense_replace dense layers, then routed experts with
+    n_shared_experts shared ones and a sigmoid router whose score-correction bias is stored. The multi-token-
+    prediction layer (num_nextn_predict_layers) is left out, as for DeepSeek-V3: transformers does not load it."""
+    if c.has("kv_lora_rank"):
+        c.fail("glm4_moe config has MLA fields (kv_lora_rank): GLM-4.7-Flash is model_type glm4_moe_lite, "
+               "which this reader does not count")
+    b = _common(c)
+    H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H
+    if c.flag("attention_bias", False):
+        attn += q + 2 * kv
+    if c.flag("use_qk_norm", False):
+        attn += 2 * d
+    moe = _moe(c)
+    if moe is None:
+        c.fail("glm4_moe config lacks field 'n_routed_experts' (GLM-4.5 is a mixture of experts)")
+    n_shared = c.int("n_shared_experts", minimum=0, maximum=MAX_LAYERS)
+    dense_layers = c.int("first_k_dense_replace", minimum=0, maximum=MAX_LAYERS)
+    if dense_layers > L:
+        c.fail(f"field 'first_k_dense_replace' ({dense_layers}) exceeds num_hidden_layers ({L})")
+    moe_layers = L - dense_layers
+    inter = c.int("intermediate_size") if dense_layers else c.opt_int("intermediate_size")
+    per_expert = 3 * H * moe["Ie"]
+    moe_mlp = moe["E"] * H + moe["E"] + moe["E"] * per_expert + n_shared * per_expert
+    body = L * (attn + 2 * H) + dense_layers * 3 * H * (inter or 0) + moe_layers * moe_mlp + H
+    return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * moe_layers, "moe": moe,
+            "moe_layers": moe_layers, "first_k_dense": dense_layers, "full_layers": L, "sliding_window": None,
+            "kv_per_token": 2 * L * kv * BF16_BYTES, "state": 0, "arch_type": "glm4_moe", "inter": inter}
 
 
 def _plain(b: dict, *, attn: int, inter: int, mlp_bias: bool = True, norms: int, final_norm: int, arch_type: str, fused: bool,
@@ -700,7 +742,7 @@ def _nemotron_h(c: _Config, model_type: str) -> dict:
 
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
-            "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h}
+            "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe}
 
 
 # ------------------------------------------------------------------------------------------------ the record
