@@ -87,6 +87,41 @@ def test_long_context_variants_share_the_architecture():
     assert registry.get_arch("Kimi-K2.6:peft:131072").hf_id == "moonshotai/Kimi-K2.6"
 
 
+@pytest.mark.parametrize("name, base", [
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"),
+    ("Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B"),
+    ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B"),
+    ("Qwen/Qwen3-8B-Base", "Qwen/Qwen3-8B"),
+    ("meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf"),
+    ("google/gemma-2-2b-it", "google/gemma-2-2b"),
+    ("mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-v0.1"),
+    ("Qwen/Qwen3-235B-A22B-Thinking-2507", "Qwen/Qwen3-235B-A22B"),     # the release tag goes with the token
+])
+def test_a_fine_tune_gets_its_base_models_architecture(name, base):
+    """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the
+    release is counted with its base's architecture, under its own name with the base named beside it."""
+    arch, of = registry.get_arch(name), registry.get_arch(base)
+    assert registry.has_arch(name) and registry.architectures.fine_tune_base(name) == base
+    assert (arch.total_params, arch.active_params, arch.kv_bytes_per_token) == \
+        (of.total_params, of.active_params, of.kv_bytes_per_token)
+    assert arch.model == f"{name.split('/')[-1]} (architecture of {of.model})" and base in arch.source_url
+
+
+@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.3",   # v0.3 is its own release (no v0.3 base here)
+                                  "Qwen/Qwen2.5-7B-Instruct-AWQ",          # quantized: another weight precision
+                                  "Instruct-7B"])
+def test_names_that_are_not_a_known_models_fine_tune_stay_unknown(name):
+    assert registry.architectures.fine_tune_base(name) is None and not registry.has_arch(name)
+    with pytest.raises(UnknownNameError, match="unknown model"):
+        registry.get_arch(name)
+
+
+def test_a_listed_model_keeps_its_own_row():
+    """A name the registries list is never read through the fine-tune rule (Qwen2.5-3B-Instruct has its own config)."""
+    assert registry.get_arch("Qwen/Qwen2.5-3B-Instruct").hf_id == "Qwen/Qwen2.5-3B-Instruct"
+    assert registry.get_arch("Qwen/Qwen3-4B-Instruct-2507").hf_id == "Qwen/Qwen3-4B-Instruct-2507"
+
+
 def test_architecture_rows_all_load():
     archs = registry.models()
     # every row of model_archs.csv plus the config files of data/models/configs/sources.csv

@@ -186,14 +186,19 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
     given, given_arch = model is not None, arch is not None
     name = model if given else run.model
     if given:
-        canonical = sources.resolve_model(model)   # an option naming an unknown model is an error
+        canonical = _resolve_model(model)
+        if canonical is None and not sources.has_arch(model):
+            sources.resolve_model(model)   # an option naming an unknown model (not a known model's fine-tune) fails
         where["model"] = "--model"
         if run.model and _resolve_model(run.model) not in (None, canonical):
             notes.append(f"model {canonical} given; the log's config names {run.model}")
     else:
         canonical = _resolve_model(run.model)
         where["model"] = run.config_sources.get("model", "the log") if run.model else "unknown"
-        if run.model and canonical is None:
+        if run.model and canonical is None and sources.has_arch(run.model):
+            notes.append(f"the log's model {run.model} is not in the registries (data/models/, data/prices/): "
+                         "no Tinker price; pass --price-as to bill it")
+        elif run.model and canonical is None:
             notes.append(f"the log's model {run.model} is not in the registries (data/models/, data/prices/): "
                          + ("no Tinker price; pass --price-as to bill it" if given_arch else
                             "no architecture for the prediction and no Tinker price; pass --model with a registry "
@@ -202,6 +207,11 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
             notes.append("the log does not name its model: pass --model")
     if arch is None:
         arch = sources.get_arch(canonical) if canonical and sources.has_arch(canonical) else None
+        if arch is None and canonical is None and name and sources.has_arch(name):   # a fine-tune of a known model
+            arch = sources.get_arch(name)
+            where["architecture"] = arch.model
+            notes.append(f"{name} is read with the architecture of {sources.architectures.fine_tune_base(name)}: "
+                         f"fine-tuning (instruct, chat, base, thinking releases) keeps config.json's shapes")
     else:
         where["architecture"] = "--model-config"
     if canonical and arch is None:
@@ -357,12 +367,17 @@ def render_hosted(d: dict) -> str:
         lines.append("              GPU dollars unknown: no $/GPU-hour (see the note)")
     p, e, f = d["predicted"], d["error"], d["fitted"]
     if p and e:
+        logprob = next((r for r in p.get("by_method", []) if r["method"] == p["method"] and r["phase"] == "logprob"
+                        and r["predicted_seconds_mean"] is not None
+                        and math.isfinite(r["predicted_seconds_mean"])), None)
         lines += ["",
-                  f"Model         method {p['method']}, rollout efficiency {p['rollout_efficiency']:g}, MFU "
-                  f"{p['mfu']:g} on {p['num_gpus']:g} × {p['gpu']}: step {_s(p['step_seconds_mean'])} "
+                  f"Model         method {p['method']}, rollout efficiency {_num(p['rollout_efficiency'], '.3g')}, MFU "
+                  f"{_num(p['mfu'], '.3g')} on {p['num_gpus']:g} × {p['gpu']}: step {_s(p['step_seconds_mean'])} "
                   f"({_spct(e['step_seconds'])}), generation {_s(p['generation_seconds_mean'])} "
-                  f"({_spct(e['generation_seconds'])}), training {_s(p['training_seconds_mean'])} "
-                  f"({_spct(e['training_seconds'])})",
+                  f"({_spct(e['generation_seconds'])}), "
+                  + (f"log-probs {_s(logprob['predicted_seconds_mean'])} ({_spct(logprob['signed_error'])}), "
+                     if logprob else "")
+                  + f"training {_s(p['training_seconds_mean'])} ({_spct(e['training_seconds'])})",
                   f"              {e['sign_convention']}"]
         if e.get("step_seconds_plain") is not None:
             lines.append(f"              steps without validation or checkpoint: {_s(p['step_seconds_mean_plain'])} "

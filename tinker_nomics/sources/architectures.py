@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 from ..errors import TinkerNomicsError
 from .hf_config import load_config
@@ -129,15 +130,64 @@ def resolve_model(name: str) -> str:
 ARCH_ALIASES = {"Qwen/Qwen3.5-9B-Base": "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-35B-A3B-Base": "Qwen/Qwen3.5-35B-A3B"}
 
 
+# Name tokens that mark a fine-tune of a released model: instruction, chat and reasoning tunes and the base of an
+# instruct release keep the weights' shapes (fine-tuning changes values, not config.json's architecture fields), so
+# `meta-llama/Llama-3.1-8B-Instruct` is counted with meta-llama/Llama-3.1-8B's architecture. A 4-digit release tag
+# right after the token belongs to it (Qwen3-235B-A22B-Thinking-2507). Quantized releases (-AWQ, -FP8, -GPTQ-Int4)
+# are not fine-tunes of this kind: their weight precision differs, so they stay unknown (read their config.json).
+FINE_TUNE_TOKENS = ("instruct", "chat", "it", "base", "thinking")
+
+
+def fine_tune_base(name: str) -> str | None:
+    """The canonical id of the registry model `name` is a fine-tune of (FINE_TUNE_TOKENS dropped from its name), or
+    None where dropping them names no model with an architecture."""
+    if not isinstance(name, str):
+        return None
+    org, _, short = split_context(name.strip())[0].rpartition("/")
+    tokens = short.split("-")
+    for i, token in enumerate(tokens):
+        if i == 0 or token.lower() not in FINE_TUNE_TOKENS:
+            continue
+        after = i + 2 if i + 1 < len(tokens) and re.fullmatch(r"\d{4}", tokens[i + 1]) else i + 1
+        stripped = "-".join(tokens[:i] + tokens[after:])
+        for candidate in ([f"{org}/{stripped}"] if org else []) + [stripped]:
+            try:
+                resolved = split_context(resolve_model(candidate))[0]
+            except TinkerNomicsError:
+                continue
+            canonical = ARCH_ALIASES.get(resolved, resolved)
+            if canonical in models():
+                return canonical
+    return None
+
+
+def _own_arch(name: str) -> str | None:
+    """The registry id of `name`'s own architecture row (or its alias's), None if the name has none."""
+    try:
+        resolved = split_context(resolve_model(name))[0]
+    except TinkerNomicsError:
+        return None
+    canonical = ARCH_ALIASES.get(resolved, resolved)
+    return canonical if canonical in models() else None
+
+
 def get_arch(name: str) -> ModelArch:
-    """The architecture for a model name; a clear error for priced models without a published architecture."""
-    canonical = split_context(resolve_model(name))[0]
-    canonical = ARCH_ALIASES.get(canonical, canonical)
-    if canonical not in models():
+    """The architecture for a model name; a fine-tune the registries do not list gets its base model's, under its
+    own name with the base named beside it; a clear error for other unknown names and for priced models without a
+    published architecture."""
+    own = _own_arch(name)
+    if own is not None:
+        return models()[own]
+    base = fine_tune_base(name)
+    if base is None:
+        resolved = split_context(resolve_model(name))[0]   # an unknown name fails here, naming the closest models
         raise TinkerNomicsError(
-            f"model {canonical!r} has no published architecture in data/models/model_archs.csv, so its "
-            f"self-hosted cost cannot be computed")
-    return models()[canonical]
+            f"model {ARCH_ALIASES.get(resolved, resolved)!r} has no published architecture in "
+            f"data/models/model_archs.csv, so its self-hosted cost cannot be computed")
+    arch, asked = models()[base], split_context(name.strip())[0]
+    return dataclasses.replace(arch, model=f"{asked.split('/')[-1]} (architecture of {arch.model})", hf_id=asked,
+                               source_url=f"{arch.source_url} (the base model's config: {asked} is read as a "
+                                          f"fine-tune of {base})")
 
 
 def has_name(name: str) -> bool:
@@ -150,5 +200,4 @@ def has_name(name: str) -> bool:
 
 
 def has_arch(name: str) -> bool:
-    canonical = split_context(resolve_model(name))[0]
-    return ARCH_ALIASES.get(canonical, canonical) in models()
+    return _own_arch(name) is not None or fine_tune_base(name) is not None
