@@ -116,19 +116,28 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         calibrated = m == "calibrated"
         generation = hosted.rollout_hours * 3600.0 + (hosted.refit_hours * 3600.0 if calibrated and includes_refit
                                                       else 0.0)
+        # the phases compared are the actor's (timing_s/old_log_prob + ref, update_actor): under PPO the critic's
+        # values pass and update are timed apart, so they are predicted apart and only the step holds them
+        actor = hosted
+        if calibrated and facts.get("critic"):
+            actor = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                             prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
+                             **{**given, "run_facts": {**facts, "critic": False,
+                                                       "critic_padded_tokens_per_sample": None}})
         frame = pd.DataFrame({
             "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
             "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
             "generation_predicted": np.broadcast_to(generation, len(rows)),
-            "logprob_predicted": np.broadcast_to(np.asarray(hosted.logprob_hours) * 3600.0 if calibrated
+            "logprob_predicted": np.broadcast_to(np.asarray(actor.logprob_hours) * 3600.0 if calibrated
                                                  else np.nan, len(rows)),
             "logprob_seconds": measured_logprob,
-            "model_mfu": np.broadcast_to(np.asarray(hosted.train_mfu, dtype=float) if calibrated else util,
+            "model_mfu": np.broadcast_to(np.asarray(actor.train_mfu, dtype=float) if calibrated else util,
                                          len(rows)),
             "decode_seconds": np.broadcast_to(hosted.decode_hours * 3600.0, len(rows)),
             "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
             "decode_fixed_seconds": fixed,
-            "train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
+            "train_seconds": np.broadcast_to(actor.train_hours * 3600.0, len(rows)),
+            "step_train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
             "step_seconds_predicted": np.broadcast_to(hosted.wallclock_hours * 3600.0, len(rows)),
             "generation_seconds": rows["generation_seconds"].to_numpy(),
             "training_seconds": rows["training_seconds"].to_numpy(),
@@ -255,11 +264,15 @@ def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
         decode = float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()) - fixed
         other = float((frame.loc[gen, "generation_predicted"] * w[gen]).sum()) - decode
         room = float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()) - other
-        if room > 0:
+        if not decode > 1e-9 * max(float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()), 1e-30):
+            notes.append("the model's decode is compute-bound at this run's batch (its time does not move with the "
+                         "bandwidth efficiency): no rollout efficiency matches")
+        elif room > 0:
             rollout_eff = eff * decode / room
         else:
-            notes.append("the model's prompt processing alone exceeds the measured generation time: no rollout "
-                         "efficiency matches")
+            notes.append("the model's generation time outside decoding (the prompts, each step's fixed cost and, "
+                         "where the log's generation holds it, the refit) alone exceeds the measured generation "
+                         "time: no rollout efficiency matches")
     train = frame["training_seconds"].notna() & (frame["training_seconds"] > 0)
     phase_mfu = math.nan
     if train.any():
@@ -275,7 +288,7 @@ def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
         rollout = rows["rollout_seconds"]
         held = f"the model's rollout at rollout efficiency {eff:g} (the log has no generation time)"
     room = float(((rows["step_seconds"] - rollout) * rw).sum())
-    step_mfu = util * float((rows["train_seconds"] * rw).sum()) / room if room > 0 else math.nan
+    step_mfu = util * float((rows["step_train_seconds"] * rw).sum()) / room if room > 0 else math.nan
     if not room > 0:
         notes.append("the rollout alone takes as long as the measured step: no MFU matches the step time")
     basis = {"rollout_efficiency": "decode time at the default efficiency × default / (measured generation − the "
