@@ -50,6 +50,7 @@ from .. import sources
 from ..errors import TinkerNomicsError, UnknownNameError, _squash
 from ..model import billing
 from ..model.estimate import estimate, sandbox_bill
+from ..model.pages import ordinary_pages
 from ..model.scenario import Scenario
 from ..sources.defaults import number
 from ..sources.offers import Offer, load_offers
@@ -379,6 +380,7 @@ def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: flo
                     spot_model_=spot_model_).plan(deadline_hours, budget_usd)
 
 
+@ordinary_pages()
 def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None,),
              confidence: float = DEFAULT_CONFIDENCE, max_gpus: int = DEFAULT_MAX_GPUS, gpus=None, providers=None,
              spot: bool | None = None, offers: tuple[Offer, ...] | None = None, tinker_lists=(),

@@ -23,6 +23,7 @@ from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, billed_as, not_offered_reason
 from . import billing, lora, tabular, tinker_wallclock, tokens
 from .finite import finite_only
+from .pages import ordinary_pages
 from .scenario import Scenario, unpriced_rate
 from .selfhosted import SelfHosted, calibrated_self_hosted_cost, self_hosted_cost
 
@@ -117,6 +118,7 @@ class Estimate:
         return out
 
 
+@ordinary_pages()
 @finite_only
 def estimate(scenario: Scenario) -> Estimate:
     """Tinker's bill and the self-hosted cost of one (or a broadcast array of) scenario(s)."""
