@@ -101,19 +101,53 @@ def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the
     release is counted with its base's architecture, under its own name with the base named beside it."""
     arch, of = registry.get_arch(name), registry.get_arch(base)
-    assert registry.has_arch(name) and registry.architectures.fine_tune_base(name) == base
+    assert registry.has_arch(name) and registry.architectures.release_base(name) == base
+    assert arch.checkpoint_precision == of.checkpoint_precision == "bf16"
     assert (arch.total_params, arch.active_params, arch.kv_bytes_per_token) == \
         (of.total_params, of.active_params, of.kv_bytes_per_token)
     assert arch.model == f"{name.split('/')[-1]} (architecture of {of.model})" and base in arch.source_url
 
 
 @pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.3",   # v0.3 is its own release (no v0.3 base here)
-                                  "Qwen/Qwen2.5-7B-Instruct-AWQ",          # quantized: another weight precision
-                                  "Instruct-7B"])
-def test_names_that_are_not_a_known_models_fine_tune_stay_unknown(name):
-    assert registry.architectures.fine_tune_base(name) is None and not registry.has_arch(name)
+                                  "Qwen/Qwen2.5-7B-Instruct-GGUF",         # llama.cpp files: the format names no precision
+                                  "Instruct-7B", "FP8", "Qwen3-FP8"])
+def test_names_that_are_not_a_known_models_release_stay_unknown(name):
+    assert registry.architectures.release_base(name) is None and not registry.has_arch(name)
     with pytest.raises(UnknownNameError, match="unknown model"):
         registry.get_arch(name)
+
+
+@pytest.mark.parametrize("name, base, precision", [
+    # quantized releases as their publishers name them (their config.json's quantization_config holds the format)
+    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "Qwen/Qwen2.5-7B", "int4"),
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "Qwen/Qwen2.5-7B", "int4"),
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-7B", "int8"),
+    ("Qwen/Qwen3-30B-A3B-FP8", "Qwen/Qwen3-30B-A3B", "fp8"),
+    ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "meta-llama/Llama-3.3-70B-Instruct", "fp8"),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "meta-llama/Llama-3.1-8B", "int8"),
+    ("unsloth/Llama-3.3-70B-Instruct-bnb-4bit", "meta-llama/Llama-3.3-70B-Instruct", "int4"),
+    # Llama 3.1's repositories before Hugging Face's rename, alone and quantized
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", None),
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B", "int4"),
+    ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "meta-llama/Llama-3.1-8B", "fp8"),
+])
+def test_a_quantized_or_renamed_release_gets_its_models_architecture_at_its_precision(name, base, precision):
+    """The shapes are the base model's; a quantized release's weights are at the precision its name states, so
+    predict decode reads them at that precision unless --precision says otherwise."""
+    from tinker_nomics.model.predict import predict_decode
+    arch, of = registry.get_arch(name), registry.get_arch(base)
+    assert registry.architectures.release_of(name) == registry.architectures.Release(base, precision)
+    assert (arch.total_params, arch.active_params, arch.kv_bytes_per_token) == \
+        (of.total_params, of.active_params, of.kv_bytes_per_token)
+    assert arch.checkpoint_precision == (precision or of.checkpoint_precision)
+    assert arch.model.startswith(f"{name.split('/')[-1]} (architecture of {of.model}")
+    gpu = registry.get_gpu("H100 SXM")
+    as_released = predict_decode(arch, gpu, 8, 8, 512, 256)
+    as_stated = predict_decode(of, gpu, 8, 8, 512, 256, precision=precision)
+    assert as_released.output_tokens_per_second == pytest.approx(as_stated.output_tokens_per_second, rel=1e-12)
+    if precision is not None:
+        plain = predict_decode(of, gpu, 8, 8, 512, 256)
+        assert as_released.output_tokens_per_second > plain.output_tokens_per_second   # fewer weight bytes a step
 
 
 def test_a_listed_model_keeps_its_own_row():

@@ -210,8 +210,9 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
         if arch is None and canonical is None and name and sources.has_arch(name):   # a fine-tune of a known model
             arch = sources.get_arch(name)
             where["architecture"] = arch.model
-            notes.append(f"{name} is read with the architecture of {sources.architectures.fine_tune_base(name)}: "
-                         f"fine-tuning (instruct, chat, base, thinking releases) keeps config.json's shapes")
+            notes.append(f"{name} is read with the architecture of {sources.architectures.release_base(name)}: "
+                         f"fine-tuning (instruct, chat, base, thinking releases) and quantizing keep config.json's "
+                         f"shapes")
     else:
         where["architecture"] = "--model-config"
     if canonical and arch is None:

@@ -133,17 +133,60 @@ ARCH_ALIASES = {"Qwen/Qwen3.5-9B-Base": "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-35B-A3B
 # Name tokens that mark a fine-tune of a released model: instruction, chat and reasoning tunes and the base of an
 # instruct release keep the weights' shapes (fine-tuning changes values, not config.json's architecture fields), so
 # `meta-llama/Llama-3.1-8B-Instruct` is counted with meta-llama/Llama-3.1-8B's architecture. A 4-digit release tag
-# right after the token belongs to it (Qwen3-235B-A22B-Thinking-2507). Quantized releases (-AWQ, -FP8, -GPTQ-Int4)
-# are not fine-tunes of this kind: their weight precision differs, so they stay unknown (read their config.json).
+# right after the token belongs to it (Qwen3-235B-A22B-Thinking-2507).
 FINE_TUNE_TOKENS = ("instruct", "chat", "it", "base", "thinking")
 
+# Quantized releases end their name with the weight format their config.json's quantization_config holds
+# (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
+# RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic, hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
+# RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8): the same shapes at that precision. AWQ and GPTQ without a
+# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights. hf_config.precision_of reads the same
+# formats from a config.json.
+QUANTIZED_TAILS = (
+    ("fp8", r"fp8(?:[-_.](?:dynamic|static|block|kv))*"),
+    ("fp4", r"(?:nv|mx)?fp4"),
+    ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16"),
+    ("int8", r"gptq[-_.](?:int8|8bit)|int8|w8a8|w8a16|(?:bnb[-_.])?8bit|quantized[-_.]w8a(?:8|16)"),
+)
+_QUANTIZED = [(precision, re.compile(rf"[-_.](?:{tail})$", re.IGNORECASE)) for precision, tail in QUANTIZED_TAILS]
 
-def fine_tune_base(name: str) -> str | None:
-    """The canonical id of the registry model `name` is a fine-tune of (FINE_TUNE_TOKENS dropped from its name), or
-    None where dropping them names no model with an architecture."""
+# Hugging Face renamed Llama 3.1's repositories in 2024 (meta-llama/Meta-Llama-3.1-8B-Instruct now redirects to
+# meta-llama/Llama-3.1-8B-Instruct); benchmarks and quantized releases still print the old ids.
+RENAMED_PREFIXES = (("Meta-Llama-3.1-", "Llama-3.1-"),)
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    """A published release the registries do not list, read as a registry model's architecture."""
+    base: str                  # the canonical id of the registry model whose architecture it has
+    precision: str | None      # the weight precision its name states (a quantized release), else None
+
+
+def release_of(name: str) -> Release | None:
+    """The registry model `name` is a release of (a fine-tune, a quantized release, a renamed id, or these
+    combined), or None where stripping its release tokens names no model with an architecture."""
     if not isinstance(name, str):
         return None
     org, _, short = split_context(name.strip())[0].rpartition("/")
+    precision = None
+    for kind, tail in _QUANTIZED:
+        match = tail.search(short)
+        if match and match.start() > 0:
+            short, precision = short[:match.start()], kind
+            break
+    for old, new in RENAMED_PREFIXES:
+        if short.lower().startswith(old.lower()):
+            short = new + short[len(old):]
+    if short != split_context(name.strip())[0].rpartition("/")[2]:
+        for candidate in ([f"{org}/{short}"] if org else []) + [short]:
+            own = _own_arch(candidate)
+            if own is not None:
+                return Release(own, precision)
+    base = _fine_tune_base(org, short)
+    return Release(base, precision) if base is not None else None
+
+
+def _fine_tune_base(org: str, short: str) -> str | None:
     tokens = short.split("-")
     for i, token in enumerate(tokens):
         if i == 0 or token.lower() not in FINE_TUNE_TOKENS:
@@ -151,14 +194,16 @@ def fine_tune_base(name: str) -> str | None:
         after = i + 2 if i + 1 < len(tokens) and re.fullmatch(r"\d{4}", tokens[i + 1]) else i + 1
         stripped = "-".join(tokens[:i] + tokens[after:])
         for candidate in ([f"{org}/{stripped}"] if org else []) + [stripped]:
-            try:
-                resolved = split_context(resolve_model(candidate))[0]
-            except TinkerNomicsError:
-                continue
-            canonical = ARCH_ALIASES.get(resolved, resolved)
-            if canonical in models():
-                return canonical
+            own = _own_arch(candidate)
+            if own is not None:
+                return own
     return None
+
+
+def release_base(name: str) -> str | None:
+    """The canonical id of the registry model `name` is a release of (see release_of), or None."""
+    release = release_of(name)
+    return None if release is None else release.base
 
 
 def _own_arch(name: str) -> str | None:
@@ -172,22 +217,26 @@ def _own_arch(name: str) -> str | None:
 
 
 def get_arch(name: str) -> ModelArch:
-    """The architecture for a model name; a fine-tune the registries do not list gets its base model's, under its
-    own name with the base named beside it; a clear error for other unknown names and for priced models without a
-    published architecture."""
+    """The architecture for a model name; a release the registries do not list (a fine-tune, a quantized release)
+    gets its registry model's, under its own name with that model named beside it (and the precision its name
+    states as the checkpoint's); a clear error for other unknown names and for priced models without a published
+    architecture."""
     own = _own_arch(name)
     if own is not None:
         return models()[own]
-    base = fine_tune_base(name)
-    if base is None:
+    release = release_of(name)
+    if release is None:
         resolved = split_context(resolve_model(name))[0]   # an unknown name fails here, naming the closest models
         raise TinkerNomicsError(
             f"model {ARCH_ALIASES.get(resolved, resolved)!r} has no published architecture in "
             f"data/models/model_archs.csv, so its self-hosted cost cannot be computed")
-    arch, asked = models()[base], split_context(name.strip())[0]
-    return dataclasses.replace(arch, model=f"{asked.split('/')[-1]} (architecture of {arch.model})", hf_id=asked,
-                               source_url=f"{arch.source_url} (the base model's config: {asked} is read as a "
-                                          f"fine-tune of {base})")
+    arch, asked = models()[release.base], split_context(name.strip())[0]
+    weights = f", {release.precision} weights" if release.precision else ""
+    return dataclasses.replace(
+        arch, model=f"{asked.split('/')[-1]} (architecture of {arch.model}{weights})", hf_id=asked,
+        checkpoint_precision=release.precision or arch.checkpoint_precision,
+        source_url=f"{arch.source_url} (the base model's config: {asked} is read as a release of {release.base}"
+                   f"{' with ' + release.precision + ' weights, as its name states' if release.precision else ''})")
 
 
 def has_name(name: str) -> bool:
@@ -200,4 +249,4 @@ def has_name(name: str) -> bool:
 
 
 def has_arch(name: str) -> bool:
-    return _own_arch(name) is not None or fine_tune_base(name) is not None
+    return _own_arch(name) is not None or release_of(name) is not None
