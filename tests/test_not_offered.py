@@ -291,3 +291,22 @@ def test_the_takeaway_row_and_the_break_even_say_why():
         breakeven.breakeven_gpu_price("math_rl", model=UNPRICED)
     rows = {r.quantity: r for r in compare.method_comparison(Scenario.from_workload("math_rl", model=UNPRICED))}
     assert "Tinker bill" not in rows and rows["self-hosted cost"].exact > 0
+
+
+@pytest.mark.parametrize("release, base", [("Qwen/Qwen3-8B-Instruct", STAND_IN), ("Qwen/Qwen3-8B-AWQ", STAND_IN),
+                                           ("meta-llama/Llama-3.1-8B-Instruct", RETIRED)])
+def test_a_release_of_a_listed_model_gets_the_self_hosted_side_and_a_pointer_to_what_tinker_bills(release, base):
+    """A fine-tune or quantized release (sources.architectures.release_of) is not on Tinker's lists: estimate
+    computes the self-hosted side with its base model's architecture (the same dollars as the base, since RL here
+    trains and samples in bf16) and says which model Tinker bills instead, where the list bills it."""
+    snapshot = newest_snapshot()
+    assert not is_priced(release, snapshot) and has_arch(release)
+    mine = estimate(Scenario.from_workload("math_rl").replace(model=release))
+    theirs = estimate(Scenario.from_workload("math_rl").replace(model=base))
+    assert mine.tinker_not_offered and np.isnan(mine.tinker.total_usd)
+    assert mine.self_hosted.total_usd == pytest.approx(theirs.self_hosted.total_usd, rel=1e-12)
+    note = next(n for n in mine.notes if "not computed" in n)
+    assert f"read with the architecture of {base}" in note
+    assert (f"--model {base} prices that" in note) == (billed_as(base, snapshot) is not None)
+    code, out, err = run("estimate", "--workload", "math_rl", "--model", release, "--format", "json")
+    assert code == 0 and not err and json.loads(out)["tinker"]["total_usd"] is None

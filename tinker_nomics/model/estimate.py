@@ -133,6 +133,12 @@ def estimate(scenario: Scenario) -> Estimate:
     price, successor, not_offered = None, None, None
     if billed is None:        # Tinker's side is not computed; the self-hosted side does not depend on it
         not_offered = not_offered_reason(s.model, s.prices)
+        release = None if s.model_config else sources.architectures.release_of(s.model)
+        if release is not None:
+            not_offered += (f" ({s.model} is read with the architecture of {release.base}, trained and sampled "
+                            f"in bf16 as every run here"
+                            + (f"; Tinker bills {release.base}: --model {release.base} prices that"
+                               if billed_as(release.base, s.prices) is not None else "") + ")")
         if arch is None:
             raise TinkerNomicsError(f"neither side can be computed for {s.model}: {not_offered}, and it has no "
                                     f"published architecture (give its config.json with --model-config)")

@@ -268,8 +268,10 @@ def config_model_name(path: str) -> str:
 
 def _model_name(name: str, model_config: str | None) -> str:
     """The registry's id for a model name. A name the registries do not know is an error (with the closest names),
-    unless a config.json gives the model's architecture: then it is kept as given, and Tinker does not offer it."""
-    if model_config is not None and name.strip() and not sources.architectures.has_name(name):
+    unless a config.json gives the model's architecture or the name is a release of a registry model (a fine-tune,
+    a quantized release: sources.architectures.release_of): then it is kept as given, and Tinker does not offer it."""
+    if name.strip() and not sources.architectures.has_name(name) and (
+            model_config is not None or sources.architectures.release_of(name) is not None):
         return name.strip()
     return sources.resolve_model(name)
 
