@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import TinkerNomicsError
+from ..errors import TinkerNomicsError, UnknownNameError, _squash
 from .tables import Column, build_index, load_table, lookup
 
 # ----------------------------------------------------------------------------------------------- GPUs
@@ -104,9 +104,50 @@ def _gpu_index() -> dict[str, str]:
     return build_index({g: [g.replace(" SXM", "")] if g.endswith(" SXM") else [] for g in gpus()})
 
 
+# Words the drivers put before a part's name (nvidia-smi --query-gpu=name and torch.cuda.get_device_name() print
+# 'NVIDIA L40S', 'NVIDIA GeForce RTX 4090', 'Tesla T4', 'AMD Instinct MI300X'): dropped when the name is not a
+# registry name as given. Names that say the part in other words are in data/hardware/gpu_device_names.csv.
+VENDOR_WORDS = ("nvidia", "tesla", "geforce", "amd", "instinct")
+
+
+@functools.lru_cache(maxsize=None)
+def device_names() -> dict[str, tuple[str, str]]:
+    """Squashed device name as a driver reports it -> (registry GPU, or "" for a name that denotes no single registry
+    part; the note saying why) (data/hardware/gpu_device_names.csv, each row with the public output it was read
+    from)."""
+    rows = load_table("hardware/gpu_device_names.csv", [
+        Column("device_name"), Column("gpu", required=False), Column("source_url"), Column("note", required=False)])
+    out = {}
+    for r in rows:
+        if r["gpu"] and r["gpu"] not in gpus():
+            raise TinkerNomicsError(f"hardware/gpu_device_names.csv row {r['_row']} column gpu: {r['gpu']!r} is not "
+                                    f"in the GPU registry")
+        out[_squash(r["device_name"])] = (r["gpu"] or "", r["note"] or "")
+    return out
+
+
 def get_gpu(name: str) -> GPU:
-    """`H100 SXM`, `h100-sxm`, `B200`, … An ambiguous prefix (`H100`) resolves to the SXM part."""
-    return gpus()[lookup("GPU", name, _gpu_index(), gpus(), "list them with `tinker-nomics gpus`")]
+    """`H100 SXM`, `h100-sxm`, `B200`, … An ambiguous prefix (`H100`) resolves to the SXM part. A name as the driver
+    reports it (`NVIDIA H100 80GB HBM3`, `NVIDIA A100-SXM4-80GB`, `Tesla T4`, `AMD Instinct MI300X`) resolves to its
+    registry part."""
+    hint = "list them with `tinker-nomics gpus`"
+    try:
+        return gpus()[lookup("GPU", name, _gpu_index(), gpus(), hint)]
+    except UnknownNameError as unknown:
+        device = device_names().get(_squash(name))
+        if device is not None:
+            if not device[0]:
+                raise TinkerNomicsError(f"GPU {name!r} names no single registry part: {device[1]}") from None
+            return gpus()[device[0]]
+        words = name.split()
+        while words and words[0].lower() in VENDOR_WORDS:
+            words = words[1:]
+        if not words or len(words) == len(name.split()):
+            raise
+        try:
+            return gpus()[lookup("GPU", " ".join(words), _gpu_index(), gpus(), hint)]
+        except UnknownNameError:
+            raise unknown from None
 
 
 # ----------------------------------------------------------------------------------------------- links

@@ -1,0 +1,96 @@
+"""A GPU named as the driver reports it (nvidia-smi --query-gpu=name, torch.cuda.get_device_name(), rocm-smi) resolves
+to its registry part, or is refused in one line where the name does not say which part it is.
+
+Each name below was read in public output (vLLM's and PyTorch's collect_env, nvidia-smi pastes in issue threads);
+the part it denotes is what that output or the thread states. data/hardware/gpu_device_names.csv holds the names
+that say the part in other words than the registry's, with their sources; the rest resolve by dropping the vendor's
+words (hardware.VENDOR_WORDS)."""
+import pytest
+
+from tinker_nomics import sources
+from tinker_nomics.errors import TinkerNomicsError, UnknownNameError
+from tinker_nomics.faces.cli import main
+
+RESOLVED = [
+    ("NVIDIA H100 80GB HBM3", "H100 SXM"),           # skypilot-org/skypilot#2945 (H100-80GB-SXM), composer#2265
+    ("NVIDIA H100 PCIe", "H100 PCIe"),               # mistralai/mistral-inference#43
+    ("NVIDIA H100 NVL", "H100 NVL"),                 # akash-network/provider-configs#91 (nvidia-smi, 94 GiB)
+    ("NVIDIA H200", "H200 SXM"),                     # zzc0721/torch-performance-test-data#45; composer#3889
+    ("NVIDIA H800", "H800 SXM"),                     # vllm-project/vllm#17516
+    ("NVIDIA H20", "H20"),                           # NVIDIA/nvtrust#128 (97871 MiB)
+    ("NVIDIA B200", "B200"),                         # pytorch/test-infra#7631
+    ("NVIDIA GB200", "GB200"),                       # sgl-project/sglang#11208
+    ("NVIDIA B300 SXM6 AC", "B300"),                 # NVIDIA/cosmos-framework#114
+    ("NVIDIA A100-SXM4-80GB", "A100 80GB SXM"),      # vllm-project/vllm#15081
+    ("NVIDIA A100-SXM4-40GB", "A100 40GB SXM"),      # vllm-project/vllm#18272
+    ("NVIDIA A100-PCIE-40GB", "A100 40GB PCIe"),     # siliconflow/onediff#1044
+    ("NVIDIA A100 80GB PCIe", "A100 80GB PCIe"),     # vectorch-ai/ScaleLLM#288
+    ("NVIDIA L40S", "L40S"),                         # akash-network/provider-configs#99
+    ("NVIDIA L40", "L40"),                           # vllm-project/vllm#7494
+    ("NVIDIA L4", "L4"),                             # zzc0721/torch-performance-test-data#120
+    ("NVIDIA A10", "A10"),                           # vllm-project/vllm#7943
+    ("NVIDIA A10G", "A10G"),                         # awslabs/amazon-eks-ami#1523 (g5.4xlarge)
+    ("NVIDIA A40", "A40"),                           # zzc0721/torch-performance-test-data#185
+    ("NVIDIA A30", "A30"),                           # vllm-project/vllm#7246
+    ("NVIDIA RTX A6000", "RTX A6000"),               # zzc0721/torch-performance-test-data#46
+    ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"),   # vllm-project/vllm#6465
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000 Blackwell Server"),            # zzc0721 …#44
+    ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000 Blackwell Workstation"),  # zzc0721 …#160
+    ("NVIDIA GeForce RTX 4090", "RTX 4090"),         # zzc0721/torch-performance-test-data#41
+    ("NVIDIA GeForce RTX 3090", "RTX 3090"),         # pytorch/pytorch#75198
+    ("NVIDIA GeForce RTX 5090", "RTX 5090"),         # zzc0721/torch-performance-test-data#96
+    ("Tesla T4", "T4"),                              # NVIDIA/nvidia-docker#1628
+    ("Tesla V100-SXM2-32GB", "V100 32GB SXM"),       # ryujaehun/pytorch-gpu-benchmark#32
+    ("AMD Instinct MI300X", "MI300X"),               # pytorch/ao#2853
+    ("AMD Instinct MI325X", "MI325X"),               # ROCm/rocm-install-on-linux#656 (amd-smi)
+    ("AMD Instinct MI355X", "MI355X"),               # pytorch/pytorch#196365
+]
+
+
+@pytest.mark.parametrize("device, part", RESOLVED)
+def test_a_driver_name_resolves_to_its_part(device, part):
+    assert sources.get_gpu(device).gpu == part
+    assert sources.gpu_specs(device).name[()] == part
+
+
+# Parts the registry does not hold (each read in public output too): unknown, with the closest names.
+@pytest.mark.parametrize("device", [
+    "NVIDIA H800 PCIe",            # zzc0721/torch-performance-test-data#112
+    "NVIDIA A800-SXM4-80GB",       # dexmal/dexbotic#41
+    "Tesla V100-SXM2-16GB",        # 1CatAI/1Cat-vLLM#85 (16 GB: not the registry's 32 GB part)
+    "Tesla V100S-PCIE-32GB",       # vllm-project/vllm#10147
+    "NVIDIA GeForce RTX 4090 D",   # zzc0721/torch-performance-test-data#20 (fewer SMs than the RTX 4090)
+    "NVIDIA", "Tesla  ", "AMD Instinct",
+])
+def test_a_part_the_registry_lacks_stays_unknown(device):
+    with pytest.raises(UnknownNameError, match="unknown GPU"):
+        sources.get_gpu(device)
+
+
+@pytest.mark.parametrize("device, says", [
+    ("AMD Instinct MI250X/MI250", "two GCDs"),       # ROCm/aiter#179: one device per GCD, 64 GB each
+    ("AMD Instinct MI250X", "whole module"),
+    ("AMD Radeon Graphics", "generic name"),          # unslothai/unsloth#4048
+])
+def test_a_name_that_denotes_no_single_part_is_refused_in_one_line(device, says, capsys):
+    with pytest.raises(TinkerNomicsError, match=says):
+        sources.get_gpu(device)
+    assert sources.get_gpu("MI250X").gpu == "MI250X"      # the registry's own name is the whole module
+    code = main(["predict", "decode", "--model", "Qwen/Qwen3-8B", "--gpu", device, "--num-gpus", "1",
+                 "--concurrency", "1", "--input-len", "128", "--output-len", "128"])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_cli_takes_a_driver_name_and_answers_as_for_the_part(capsys):
+    args = ["predict", "decode", "--model", "Qwen/Qwen3-8B", "--num-gpus", "1", "--concurrency", "8",
+            "--input-len", "512", "--output-len", "256", "--format", "json"]
+    assert main(args + ["--gpu", "NVIDIA H100 80GB HBM3"]) == 0
+    by_device = capsys.readouterr().out
+    assert main(args + ["--gpu", "H100 SXM"]) == 0
+    assert by_device == capsys.readouterr().out
+
+
+def test_every_table_row_names_a_registry_part_or_says_why_not():
+    for key, (part, note) in sources.hardware.device_names().items():
+        assert (part in sources.gpus()) if part else note, key
