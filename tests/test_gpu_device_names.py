@@ -44,6 +44,7 @@ RESOLVED = [
     ("AMD Instinct MI300X", "MI300X"),               # pytorch/ao#2853
     ("AMD Instinct MI325X", "MI325X"),               # ROCm/rocm-install-on-linux#656 (amd-smi)
     ("AMD Instinct MI355X", "MI355X"),               # pytorch/pytorch#196365
+    ("AMD Instinct MI250X", "MI250X GCD"),           # one device per GCD (LUMI user guide: a module is two GPUs)
 ]
 
 
@@ -68,14 +69,14 @@ def test_a_part_the_registry_lacks_stays_unknown(device):
 
 
 @pytest.mark.parametrize("device, says", [
-    ("AMD Instinct MI250X/MI250", "two GCDs"),       # ROCm/aiter#179: one device per GCD, 64 GB each
-    ("AMD Instinct MI250X", "whole module"),
+    ("AMD Instinct MI250X/MI250", "MI250X GCD"),     # ROCm/aiter#179: a GCD of either part (the registry has no MI250)
     ("AMD Radeon Graphics", "generic name"),          # unslothai/unsloth#4048
 ])
 def test_a_name_that_denotes_no_single_part_is_refused_in_one_line(device, says, capsys):
     with pytest.raises(TinkerNomicsError, match=says):
         sources.get_gpu(device)
     assert sources.get_gpu("MI250X").gpu == "MI250X"      # the registry's own name is the whole module
+    assert sources.get_gpu("MI250X GCD").memory_gb * 2 == sources.get_gpu("MI250X").memory_gb
     code = main(["predict", "decode", "--model", "Qwen/Qwen3-8B", "--gpu", device, "--num-gpus", "1",
                  "--concurrency", "1", "--input-len", "128", "--output-len", "128"])
     err = capsys.readouterr().err

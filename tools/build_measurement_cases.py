@@ -148,6 +148,7 @@ GPUS = {
     "L40S 48GB": ("L40S", ""),
     "RTX 4090 24GB": ("RTX 4090", ""),
     "A10G 24GB": ("A10G", ""),
+    "MI250X (one GCD)": ("MI250X GCD", ""),
     "A100-SXM4-80GB": ("A100 80GB SXM", ""),
     "A100 40GB": ("A100 40GB SXM", "'A100(40GiB)x8' does not say SXM or PCIe; the SXM part (1.555 TB/s) of an "
                                    "8-GPU server assumed"),
@@ -168,8 +169,6 @@ GPUS = {
 
 # Raw GPU names that map to no registry GPU, with the reason the row cannot be predicted.
 UNKNOWN_GPUS = {
-    "MI250X (one GCD)": "GPU 'MI250X (one GCD)' is not in data/hardware/gpus.csv (one GCD: 64 GB HBM2e, about "
-                        "1.6 TB/s per the row)",
     "A100 (memory/form factor not stated)": "A100 memory size not stated (40 GB: 1.555 TB/s; 80 GB: 2.039 TB/s)",
     "A100": "A100 memory size not stated (40 GB: 1.555 TB/s; 80 GB: 2.039 TB/s)",
     "RTX 4090 48GB (modified)": "GPU 'RTX 4090 48GB (modified)' is not in the registry: the registry's RTX 4090 "
