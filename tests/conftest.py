@@ -279,3 +279,26 @@ def browser():
         chromium = playwright.chromium.launch(executable_path=str(found.path), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+# Since 2026-12-03 every registry GPU has a sourced dense BF16 peak (the A10G and the RTX PRO 6000 Blackwell Server
+# were the last without one). Tests of the refusal a peak-less GPU gets take those two peaks away again (the
+# `peakless` fixture), as a registry row without a peak reads; the Server Edition is one the GPU offers rent.
+from tinker_nomics.sources import gpus as _registry_gpus  # noqa: E402
+
+PEAKLESS = sorted(n for n, g in _registry_gpus().items() if not g.bf16_dense_tflops) or ["A10G", "RTX PRO 6000 Blackwell Server"]
+
+
+@pytest.fixture
+def peakless(monkeypatch):
+    """The registry with the dense BF16 peak of each PEAKLESS GPU removed (a no-op for GPUs that lack one)."""
+    from dataclasses import replace
+
+    from tinker_nomics import sources
+    from tinker_nomics.sources import hardware
+    table = dict(hardware.gpus())
+    for name in PEAKLESS:
+        table[name] = replace(table[name], bf16_dense_tflops=None, seed_bf16_dense_tflops=None)
+    monkeypatch.setattr(hardware, "gpus", lambda: table)
+    monkeypatch.setattr(sources, "gpus", lambda: table)
+    return table

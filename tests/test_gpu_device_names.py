@@ -45,7 +45,30 @@ RESOLVED = [
     ("AMD Instinct MI325X", "MI325X"),               # ROCm/rocm-install-on-linux#656 (amd-smi)
     ("AMD Instinct MI355X", "MI355X"),               # pytorch/pytorch#196365
     ("AMD Instinct MI250X", "MI250X GCD"),           # one device per GCD (LUMI user guide: a module is two GPUs)
+    # GPUs published LLM-inference benchmarks use (2026-12-03). NVIDIA's driver table = open-gpu-kernel-modules
+    # README @315fd96d (560.31.02), the names the driver prints, with their PCI IDs
+    ("NVIDIA GH200 480GB", "GH200 96GB"),            # vllm-project/vllm#9630 (480GB is the Grace CPU's LPDDR5X)
+    ("NVIDIA GH200 120GB", "GH200 96GB"),            # NVIDIA driver table: 2342 10DE 16EB / 1805 (same GPU, 120 GB LPDDR5X)
+    ("NVIDIA GH200 144G HBM3e", "GH200 144GB"),      # vllm-project/vllm#18390
+    ("NVIDIA L20", "L20"),                           # NVIDIA driver table: 26BA; 1Panel-dev/1Panel#10990 (4x L20)
+    ("NVIDIA A800-SXM4-80GB", "A800 80GB SXM"),      # dexmal/dexbotic#41
+    ("NVIDIA A800 80GB PCIe", "A800 80GB PCIe"),     # vllm-project/vllm#8686
+    ("NVIDIA A800 40GB Active", "A800 40GB PCIe"),   # NVIDIA driver table: 20F6
+    ("NVIDIA H800 PCIe", "H800 PCIe"),               # zzc0721/torch-performance-test-data#112
+    ("Tesla V100-SXM2-16GB", "V100 16GB SXM"),       # 1CatAI/1Cat-vLLM#85
+    ("Tesla V100-PCIE-16GB", "V100 16GB PCIe"),      # NVIDIA/nvidia-docker#1285
+    ("Tesla V100-PCIE-32GB", "V100 32GB PCIe"),      # vllm-project/vllm#18603
+    ("Tesla V100S-PCIE-32GB", "V100S PCIe"),         # vllm-project/vllm#10147
+    ("NVIDIA GeForce RTX 4090 D", "RTX 4090 D"),     # zzc0721/torch-performance-test-data#20 (114 SMs, not the 4090's 128)
 ]
+
+# The registry names of the parts above resolve too (the datasheet name), the SXM parts also without ' SXM'.
+DATASHEET_NAMES = [("GH200 96GB", "GH200 96GB"), ("gh200-144gb", "GH200 144GB"), ("L20", "L20"),
+                   ("A800 80GB SXM", "A800 80GB SXM"), ("A800 80GB", "A800 80GB SXM"), ("a800 80gb pcie", "A800 80GB PCIe"),
+                   ("A800 40GB PCIe", "A800 40GB PCIe"), ("V100 16GB SXM", "V100 16GB SXM"),
+                   ("V100 16GB", "V100 16GB SXM"), ("V100 16GB PCIe", "V100 16GB PCIe"),
+                   ("V100 32GB PCIe", "V100 32GB PCIe"), ("V100S PCIe", "V100S PCIe"), ("H800 PCIe", "H800 PCIe"),
+                   ("RTX 4090 D", "RTX 4090 D"), ("rtx-4090-d", "RTX 4090 D"), ("A10G", "A10G")]
 
 
 @pytest.mark.parametrize("device, part", RESOLVED)
@@ -54,13 +77,27 @@ def test_a_driver_name_resolves_to_its_part(device, part):
     assert sources.gpu_specs(device).name[()] == part
 
 
-# Parts the registry does not hold (each read in public output too): unknown, with the closest names.
+@pytest.mark.parametrize("name, part", DATASHEET_NAMES)
+def test_a_datasheet_name_resolves_to_its_part(name, part):
+    assert sources.get_gpu(name).gpu == part
+
+
+def test_near_names_of_different_parts_do_not_collide():
+    """The D, S and memory suffixes name other parts with other figures: none resolves to its neighbour."""
+    pairs = [("NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090"), ("Tesla V100S-PCIE-32GB", "Tesla V100-PCIE-32GB"),
+             ("Tesla V100-SXM2-16GB", "Tesla V100-SXM2-32GB"), ("NVIDIA GH200 480GB", "NVIDIA GH200 144G HBM3e"),
+             ("NVIDIA H800 PCIe", "NVIDIA H800"), ("NVIDIA A800-SXM4-80GB", "NVIDIA A100-SXM4-80GB")]
+    for a, b in pairs:
+        ga, gb = sources.get_gpu(a), sources.get_gpu(b)
+        assert ga.gpu != gb.gpu, (a, b)
+        assert (ga.memory_gb, ga.hbm_bandwidth_tb_s, ga.bf16_dense_tflops, ga.interconnect) != \
+            (gb.memory_gb, gb.hbm_bandwidth_tb_s, gb.bf16_dense_tflops, gb.interconnect), (a, b)
+
+
+# Parts the registry does not hold (each read in public output too): unknown, with the closest names. (The H800 PCIe,
+# A800-SXM4-80GB, V100-SXM2-16GB, V100S-PCIE-32GB and RTX 4090 D once listed here have rows since 2026-12-03.)
 @pytest.mark.parametrize("device", [
-    "NVIDIA H800 PCIe",            # zzc0721/torch-performance-test-data#112
-    "NVIDIA A800-SXM4-80GB",       # dexmal/dexbotic#41
-    "Tesla V100-SXM2-16GB",        # 1CatAI/1Cat-vLLM#85 (16 GB: not the registry's 32 GB part)
-    "Tesla V100S-PCIE-32GB",       # vllm-project/vllm#10147
-    "NVIDIA GeForce RTX 4090 D",   # zzc0721/torch-performance-test-data#20 (fewer SMs than the RTX 4090)
+    "NVIDIA A800-SXM4-40GB",       # vllm-project/vllm#25850 (the 40 GB SXM4 A800: no registry row)
     "NVIDIA", "Tesla  ", "AMD Instinct",
 ])
 def test_a_part_the_registry_lacks_stays_unknown(device):

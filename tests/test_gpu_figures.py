@@ -13,32 +13,35 @@ import numpy as np
 import pytest
 
 from tinker_nomics import Scenario, TinkerNomicsError, estimate, sources
+from tinker_nomics.errors import UnknownNameError
 from tinker_nomics.model.predict import predict_decode
 from tinker_nomics.sources import hardware
 from tinker_nomics.sources.hardware import gpu_price_listing, gpu_specs
 
 from test_reliability import cli, one_line_error, strict_json
 
-NO_PEAK = sorted(n for n, g in sources.gpus().items() if not g.bf16_dense_tflops)
+from conftest import PEAKLESS  # the GPUs the `peakless` fixture takes the dense peak from
+
 UNPRICED = "H20"
 PRICED = "H100 SXM"
 
 
-def test_the_registry_has_gpus_without_a_peak_and_one_without_a_price():
-    assert NO_PEAK, "data/hardware/gpus.csv lists a peak for every GPU: these tests would check nothing"
+def test_the_registry_has_gpus_without_a_peak_and_one_without_a_price(peakless):
+    assert PEAKLESS and all(not hardware.gpus()[n].bf16_dense_tflops for n in PEAKLESS)
+    assert all(not sources.get_gpu(n).bf16_dense_tflops for n in PEAKLESS)   # what the CLI resolves sees it too
     assert gpu_price_listing(UNPRICED) is None and sources.get_gpu(UNPRICED).bf16_dense_tflops
     assert gpu_price_listing(PRICED) is not None
 
 
-@pytest.mark.parametrize("gpu", NO_PEAK)
+@pytest.mark.parametrize("gpu", PEAKLESS)
 @pytest.mark.parametrize("method", ["calibrated", "seed"])
-def test_estimate_on_a_gpu_without_a_peak_names_it(gpu, method):
+def test_estimate_on_a_gpu_without_a_peak_names_it(gpu, method, peakless):
     one_line_error(*cli("estimate", "--workload", "math_rl", "--gpu", gpu, "--method", method),
                    f"{gpu} has no bf16_dense_tflops in data/hardware/gpus.csv")
 
 
-@pytest.mark.parametrize("gpu", NO_PEAK)
-def test_predict_on_a_gpu_without_a_peak_names_it(gpu):
+@pytest.mark.parametrize("gpu", PEAKLESS)
+def test_predict_on_a_gpu_without_a_peak_names_it(gpu, peakless):
     one_line_error(*cli("predict", "decode", "--model", "Qwen/Qwen3-8B", "--gpu", gpu, "--num-gpus", 1,
                         "--concurrency", 8, "--input-len", 512, "--output-len", 512), gpu)
     one_line_error(*cli("predict", "rl-step", "--model", "Qwen/Qwen3-8B", "--gpu", gpu, "--num-gpus", 8,
@@ -48,7 +51,7 @@ def test_predict_on_a_gpu_without_a_peak_names_it(gpu):
 def test_fp8_decode_reads_the_fp8_peak(monkeypatch):
     """A GPU with an FP8 peak and no BF16 one decodes FP8 weights, and refuses BF16. GB300 was such a GPU until
     gpus_added.csv completed its BF16 peak (2026-12-03); the test removes that peak again, so it keeps checking."""
-    fp8_only = [n for n in NO_PEAK if sources.get_gpu(n).fp8_dense_tflops]
+    fp8_only = [n for n in PEAKLESS if not sources.get_gpu(n).bf16_dense_tflops and sources.get_gpu(n).fp8_dense_tflops]
     gpu = fp8_only[0] if fp8_only else "GB300"
     table = dict(hardware.gpus())
     table[gpu] = replace(table[gpu], bf16_dense_tflops=None)
@@ -62,10 +65,10 @@ def test_fp8_decode_reads_the_fp8_peak(monkeypatch):
                         "--concurrency", 8, "--input-len", 512, "--output-len", 512), f"{gpu} has no bf16_dense_tflops")
 
 
-def test_an_array_with_a_gpu_without_a_peak_names_only_it():
+def test_an_array_with_a_gpu_without_a_peak_names_only_it(peakless):
     with pytest.raises(Exception) as info:
-        estimate(Scenario.from_workload("math_rl", gpu=np.array([PRICED, NO_PEAK[0]])))
-    assert NO_PEAK[0] in str(info.value) and PRICED not in str(info.value)
+        estimate(Scenario.from_workload("math_rl", gpu=np.array([PRICED, PEAKLESS[0]])))
+    assert PEAKLESS[0] in str(info.value) and PRICED not in str(info.value)
 
 
 @pytest.mark.parametrize("workload", ["math_rl", "exp1a_gsm8k", "exp1b_math"])
@@ -84,11 +87,15 @@ def test_an_array_with_an_unpriced_gpu_prices_each_gpu_on_its_own(workload):
 
 # ------------------------------------------------------------------------ GPUs added or completed on 2026-12-03
 
-ADDED = ["T4", "V100 32GB SXM", "A100 40GB PCIe", "A40", "L40", "RTX 3090", "MI250X", "H200 NVL", "A30"]
-COMPLETED = ["GB300"]   # gpus.csv rows whose empty BF16 peak a gpus_added.csv row fills
+ADDED = ["T4", "V100 32GB SXM", "A100 40GB PCIe", "A40", "L40", "RTX 3090", "MI250X", "H200 NVL", "A30",
+         # GPUs published LLM-inference benchmarks use (second pass of 2026-12-03)
+         "GH200 96GB", "GH200 144GB", "L20", "A800 80GB SXM", "A800 80GB PCIe", "A800 40GB PCIe", "V100 16GB SXM",
+         "V100 16GB PCIe", "V100 32GB PCIe", "V100S PCIe", "H800 PCIe", "RTX 4090 D"]
+COMPLETED = ["GB300", "A10G"]   # gpus.csv rows whose empty BF16 peak a gpus_added.csv row fills
+FILLED = ["RTX PRO 6000 Blackwell Server"]   # a gpus_added.csv row whose empty BF16 peak was filled in place
 
 
-@pytest.mark.parametrize("gpu", ADDED + COMPLETED)
+@pytest.mark.parametrize("gpu", ADDED + COMPLETED + FILLED)
 @pytest.mark.parametrize("method", ["calibrated", "exact", "seed"])
 def test_decode_on_an_added_gpu_is_finite(gpu, method):
     """Each GPU answers `predict decode` (the function the CLI calls): a finite, positive tokens/s on one GPU and
@@ -134,6 +141,110 @@ def test_gb300_is_completed_not_replaced():
     assert gb300.interconnect.startswith("NVLink 5") and gb300.description.startswith("per GPU of an NVL72 rack; ")
     assert gb300.source_url.startswith("https://resources.nvidia.com/en-us-blackwell-architecture/blackwell-ultra")
     assert list(sources.gpus()).index("GB300") < list(sources.gpus()).index("L40S")   # keeps its gpus.csv place
+
+
+class Figures:
+    """A GPU's figures compared to sourced values: numbers to 1e-12 relative (TB/s x 1e12 is not exact in binary),
+    the link kind exactly."""
+    def __init__(self, numbers, kind):
+        self.numbers, self.kind = numbers, kind
+
+    def __eq__(self, other):
+        numbers, kind = other
+        return self.numbers == pytest.approx(numbers, rel=1e-12) and self.kind == kind
+
+    def __repr__(self):
+        return f"Figures({self.numbers}, {self.kind!r})"
+
+
+# ------------------------------------------------------- GPUs published LLM-inference benchmarks use (2026-12-03)
+
+BENCHMARK_GPUS = ADDED[ADDED.index("GH200 96GB"):] + COMPLETED[1:] + FILLED
+
+
+@pytest.mark.parametrize("gpu", BENCHMARK_GPUS)
+def test_a_benchmark_gpu_answers_the_decode_command(gpu):
+    """`tinker-nomics predict decode --model Qwen/Qwen2.5-7B-Instruct --gpu GPU ...` answers with a positive rate (the
+    16 GB parts cannot hold the 7B's bf16 weights on one GPU, so they answer for two)."""
+    num_gpus = 2 if sources.get_gpu(gpu).memory_gb < 20 else 1
+    code, out, err = cli("predict", "decode", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", gpu, "--num-gpus", num_gpus,
+                         "--concurrency", 1, "--input-len", 128, "--output-len", 128, "--format", "json")
+    assert code == 0, err
+    assert strict_json(out)["output_tokens_per_second"] > 0
+
+
+def test_benchmark_gpus_carry_their_sourced_figures():
+    """Each figure the model reads is the one its source prints (dense; halved where the source says 'with sparsity')."""
+    def figures(name):
+        """(memory, bandwidth, BF16 peak, FP8 peak, link each way) as the model reads them, and the link kind."""
+        s = gpu_specs(name)
+        numbers = (float(s.memory_bytes), float(s.bandwidth_bytes_per_s), float(s.bf16_flops), float(s.fp8_flops),
+                   float(s.link_bytes_per_s))
+        return Figures(numbers, str(s.link_kind))
+
+    # GH200 datasheet, GH200 column: 'BFLOAT16 Tensor Core 1,979 teraFLOPS* | 990 teraFLOPS', 'FP8 Tensor Core 3,958
+    # teraFLOPS* | 1,979 teraFLOPS' (* With sparsity), 'HBM size 96GB HBM3 | 144GB HBM3e', 'Memory bandwidth Up to 4TB/s |
+    # Up to 4.9TB/s'; JSC JUPITER: 'NVLink 4 GPU-to-GPU links, 300 GB/s between pairs of GPUs (150 GB/s per direction)'.
+    # The dense figures are the datasheet's own (990, not 1,979 / 2 = 989.5)
+    assert figures("GH200 96GB") == ((96e9, 4.0e12, 990e12, 1979e12, 150e9), "nvlink")
+    assert figures("GH200 144GB") == ((144e9, 4.9e12, 990e12, 1979e12, 150e9), "nvlink")
+    # L20 spec tables: '48GB (GDDR6)', 'FP16/BF16 119.5 TFLOPS (Tensor Core)', 'FP8 239'; FlagScale: 'bandwidth_gbps': 864;
+    # PCIe 4.0 x16 (64 GB/s both directions)
+    assert figures("L20") == ((48e9, 864e9, 119.5e12, 239e12, 32e9), "pcie")
+    # A800 = A100 silicon: 'BF16 312 / 624*' (* sparse), no FP8 (falls back to BF16); SXM4 80GB '2,039 GB/s | NVLink
+    # 400 GB/s' (both directions), 80GB PCIe '1,935 GB/s', 40GB '1,555 GB/s'; the PCIe cards' NVLink bridge not modelled
+    assert figures("A800 80GB SXM") == ((80e9, 2.039e12, 312e12, 312e12, 200e9), "nvlink")
+    assert figures("A800 80GB PCIe") == ((80e9, 1.935e12, 312e12, 312e12, 32e9), "pcie")
+    assert figures("A800 40GB PCIe") == ((40e9, 1.555e12, 312e12, 312e12, 32e9), "pcie")
+    a100, a800 = sources.get_gpu("A100 80GB SXM"), sources.get_gpu("A800 80GB SXM")
+    assert (a800.bf16_dense_tflops, a800.hbm_bandwidth_tb_s) == (a100.bf16_dense_tflops, a100.hbm_bandwidth_tb_s)
+    assert hardware.links()["A800 80GB SXM"].gb_s_per_direction < hardware.links()["A100 80GB SXM"].gb_s_per_direction
+    # V100 datasheet: SXM2 'Tensor Performance 125 TFLOPS', PCIe '112 TFLOPS' (FP16; no BF16, no sparsity), '32GB /16GB
+    # HBM2 | 900GB/sec', SXM2 NVLink '300GB/sec', PCIe 'Interconnect Bandwidth 32 GB/sec'; V100S PCIe: 130, 32 GB, 1134 GB/s
+    assert figures("V100 16GB SXM") == ((16e9, 900e9, 125e12, 125e12, 150e9), "nvlink")
+    assert figures("V100 16GB PCIe") == ((16e9, 900e9, 112e12, 112e12, 16e9), "pcie")
+    assert figures("V100 32GB PCIe") == ((32e9, 900e9, 112e12, 112e12, 16e9), "pcie")
+    assert figures("V100S PCIe") == ((32e9, 1134e9, 130e12, 130e12, 16e9), "pcie")
+    # H800 PCIe = H100 PCIe silicon (114 SMs): 'H800 PCIe peak F8: 3026 TFLOPS' (sparse) -> 1513 dense; BF16 1,513 sparse ->
+    # 756, the H100 PCIe row's dense figure (an engine table's 'fp16: 756, bf16: 756, fp8: 1513', 2000 GB/s); 80 GB
+    assert figures("H800 PCIe") == ((80e9, 2.0e12, 756e12, 3026e12 / 2, 64e9), "pcie")
+    assert figures("H800 PCIe").numbers[:4] == figures("H100 PCIe").numbers[:4]
+    # RTX 4090 D (hmc-tech): 'BF16 ... 147.09 TFLOPS Tensor', 'FP8 ... 294.18 TFLOPS Tensor (FP32 Accumulate)', 1008 GB/s,
+    # 24 GB; the RTX 4090's Ada-whitepaper 165.2 scaled by its 114 of 128 SMs agrees to 0.1 TFLOPS
+    assert figures("RTX 4090 D") == ((24e9, 1008e9, 147.09e12, 294.18e12, 32e9), "pcie")
+    assert abs(sources.get_gpu("RTX 4090").bf16_dense_tflops * 114 / 128 - 147.09) < 0.1
+
+
+def test_the_a10g_and_rtx_pro_6000_server_peaks_are_filled_with_their_caveats():
+    # AWS A10G datasheet as tabulated: FP16 tensor 70 TFLOPS; a torch BF16 matmul reached 69.47 TFLOPS on an A10G
+    # (zzc0721/torch-performance-test-data#126), so 70 is no sparse figure (a dense 35 would be below the measurement)
+    a10g = sources.get_gpu("A10G")
+    assert (a10g.bf16_dense_tflops, a10g.fp8_dense_tflops) == (70, None) and a10g.bf16_dense_tflops > 69.47 > 70 / 2
+    assert (a10g.memory_gb, a10g.hbm_bandwidth_tb_s, a10g.interconnect) == (24, 0.6, "PCIe Gen4")   # gpus.csv's
+    assert a10g.description.startswith("AWS G5; Completes") and "CAVEAT" in a10g.description
+    assert a10g.source_url.startswith("https://www.baseten.co/") and "NVIDIA_AWS_A10G_DataSheet" in a10g.source_url
+    assert a10g.bf16_dense_tflops < sources.get_gpu("A10").bf16_dense_tflops   # not the datacenter A10's 125
+    # RTX PRO 6000 Blackwell Server: the product page's '1 PFLOP FP16/BF16' halved (read as 2:4 sparse); torch BF16
+    # matmuls measured 417.34 TFLOPS (zzc0721/torch-performance-test-data#161), below it; no sourced FP8
+    server = sources.get_gpu("RTX PRO 6000 Blackwell Server")
+    assert (server.bf16_dense_tflops, server.fp8_dense_tflops) == (1000 / 2, None)
+    assert 417.34 < server.bf16_dense_tflops < sources.get_gpu("RTX PRO 6000 Blackwell Workstation").bf16_dense_tflops
+    assert "DERIVED" in server.description and "CAVEAT" in server.description
+
+
+@pytest.mark.parametrize("bare, parts", [
+    ("GH200", ["GH200 96GB", "GH200 144GB"]),
+    ("A800", ["A800 80GB SXM", "A800 80GB PCIe", "A800 40GB PCIe"]),
+    ("A100", ["A100 40GB SXM", "A100 80GB SXM"]),        # the precedent the GH200 and A800 follow
+])
+def test_a_bare_name_of_several_memory_variants_is_refused_listing_them(bare, parts):
+    with pytest.raises(UnknownNameError) as info:
+        sources.get_gpu(bare)
+    assert all(p in str(info.value) for p in parts), str(info.value)
+    code, out, err = cli("predict", "decode", "--model", "Qwen/Qwen2.5-7B-Instruct", "--gpu", bare, "--num-gpus", 1,
+                         "--concurrency", 1, "--input-len", 128, "--output-len", 128)
+    one_line_error(code, out, err, f"unknown GPU '{bare}'")
+    assert all(p in err for p in parts)
 
 
 HEADER = ("gpu,description,memory_gb,hbm_bandwidth_tb_s,bf16_dense_tflops,fp8_dense_tflops,interconnect,"

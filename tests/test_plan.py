@@ -392,7 +392,7 @@ def test_the_command_lines_defaults_are_the_planners():
 
 # ------------------------------------------------------------------------------- GPUs the planner cannot time
 
-def test_gpus_the_planner_cannot_time_or_rent_are_said_not_silently_empty():
+def test_gpus_the_planner_cannot_time_or_rent_are_said_not_silently_empty(peakless):
     """`--gpus` naming only GPUs without a sourced dense peak used to stop with an internal array error; a GPU no
     offer rents gave an empty table and no word. Each is now a note, the offers are dropped with their reason, and
     Tinker is still planned."""

@@ -103,7 +103,7 @@ def test_sizing_and_its_table():
     assert on_time is None or frame.loc[frame["num_gpus"] == on_time, "p_meets@0"].iloc[0] >= 0.8
 
 
-def test_counts_and_tables_of_the_sources():
+def test_counts_and_tables_of_the_sources(peakless):
     counts = where_to_run.catalog_counts()
     assert counts["offers"] == counts["mapped"] + counts["unmapped"] and counts["providers"] == 12
     assert counts["suspect"] == 4 and counts["recorded"] == ["2026-12-02"]
