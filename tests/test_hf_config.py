@@ -225,6 +225,22 @@ PUBLISHED = [
     ("HuggingFaceTB--SmolLM3-3B-Base.json", "smollm3", "total", 3_075_098_624, 0,
      "HF Hub API safetensors.total of HuggingFaceTB/SmolLM3-3B (post-trained from SmolLM3-3B-Base, the same "
      "architecture), index id 71142266638"),
+    ("bigcode--gpt_bigcode-santacoder.json", "gpt_bigcode", "total", 1_100_000_000, 50_000_000,
+     "SantaCoder model card and paper: '1.1B parameter' (a Llama-style count with one KV head per query head and "
+     "no learned positions would be 1.40B)"),
+    ("EleutherAI--gpt-neo-125m.json", "gpt_neo", "total", 125_198_592, 0,
+     "GPTNeoForCausalLM of EleutherAI/gpt-neo-125M loaded, index ids 66556076574, 53219948649, 4719043918"),
+    ("stabilityai--stablelm-2-zephyr-1_6b.json", "stablelm", "total", 1_644_515_328, 0,
+     "Stable LM 2 1.6B (the zephyr model's base, the same architecture): 1,644,515,328 parameters, index id "
+     "35661935992"),
+    ("CohereForAI--c4ai-command-r-v01.json", "cohere", "total", 35_000_000_000, 500_000_000,
+     "c4ai-command-r-v01 model card: 'Model Size: 35 billion parameters' (pages corpus, the card's README.md)"),
+    ("internlm--internlm2-chat-1_8b.json", "internlm2", "total", 1_889_110_016, 0,
+     "HfApi safetensors parameter count of internlm/internlm2_5-1_8b-chat (the same architecture as "
+     "internlm2-chat-1_8b), index id 12439498600; the safetensors-metadata card of index id 65844763239"),
+    ("THUDM--chatglm3-6b.json", "chatglm", "total", 6_243_584_000, 0,
+     "model.num_parameters() of THUDM/chatglm3-6b, index ids 29193968977 and 29459375355 (ChatGLM2-6B the same, "
+     "index id 5812671115)"),
 ]
 
 
@@ -293,6 +309,39 @@ def test_the_layouts_each_family_declares():
     assert gemma3.active_params == gemma3.total_params
     gpt2 = load_config(CONFIGS / "openai-community--gpt2.json")
     assert gpt2.active_params == gpt2.total_params - 1024 * 768          # learned positions are a lookup too
+    # multi-query attention: one KV head, learned positions (no rotary), the head tied
+    santacoder = load_config(CONFIGS / "bigcode--gpt_bigcode-santacoder.json")
+    assert (santacoder.num_kv_heads, santacoder.kv_bytes_per_token) == (1, 2 * 24 * 1 * 128 * 2)
+    assert santacoder.tied_embeddings and santacoder.fused_qkv and santacoder.mlp_matrices == 2
+    assert santacoder.active_params == santacoder.total_params - 2048 * 2048
+    # GPT-Neo: global layers keep the whole history, local ones the last window_size (256) tokens
+    neo = load_config(CONFIGS / "EleutherAI--gpt-neo-125m.json")
+    assert (neo.full_attention_layers, neo.sliding_window) == (6, 256)
+    assert neo.kv_bytes_per_token == 2 * 6 * 768 * 2
+    chatglm = load_config(CONFIGS / "THUDM--chatglm3-6b.json")
+    assert (chatglm.num_kv_heads, chatglm.head_dim, chatglm.vocab_size) == (2, 128, 65024)
+    assert chatglm.kv_bytes_per_token == 2 * 28 * 2 * 128 * 2 and not chatglm.tied_embeddings
+    internlm2 = load_config(CONFIGS / "internlm--internlm2-chat-1_8b.json")
+    assert internlm2.fused_qkv and internlm2.kv_bytes_per_token == 2 * 24 * 8 * 128 * 2
+    command_r = load_config(CONFIGS / "CohereForAI--c4ai-command-r-v01.json")
+    assert command_r.tied_embeddings and command_r.active_params == command_r.total_params
+    assert (command_r.full_attention_layers, command_r.sliding_window) == (40, None)
+    stablelm = load_config(CONFIGS / "stabilityai--stablelm-2-zephyr-1_6b.json")
+    assert stablelm.mlp_matrices == 3 and not stablelm.tied_embeddings
+
+
+def test_cohere_aya_shape_gives_the_hub_count():
+    """Aya's 8B shape (a Cohere config dict of an 8B Aya model in an mlc-llm script, index id 3743143116: 32 layers,
+    hidden 4096, 32/8 heads, FFN 14336, vocab 256000, no tie flag so tied by CohereConfig's default) against the
+    HfApi safetensors count of CohereForAI/aya-expanse-8b, 8,028,033,024 (index id 12439498600)."""
+    cfg = {"architectures": ["CohereForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 5, "eos_token_id": 255001,
+           "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336,
+           "layer_norm_eps": 1e-05, "logit_scale": 0.0625, "max_position_embeddings": 8192, "model_type": "cohere",
+           "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "pad_token_id": 0,
+           "rope_theta": 10000, "vocab_size": 256000}
+    arch = from_dict(cfg)
+    assert arch.total_params == 8_028_033_024
+    assert arch.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2
 
 
 def test_multimodal_wrappers_count_their_language_model():
@@ -406,6 +455,19 @@ BAD = [
     (GLM, {"n_routed_experts": "160"}, ["n_routed_experts", "'160'"]),
     (GLM, {"kv_lora_rank": 512}, ["kv_lora_rank", "glm4_moe_lite"]),
     ("allenai--OLMoE-1B-7B-0125.json", {"num_experts_per_tok": 64}, ["num_experts_per_tok", "64"]),
+    ("bigcode--gpt_bigcode-santacoder.json", {"n_head": 15}, ["num_attention_heads", "15"]),
+    ("bigcode--gpt_bigcode-santacoder.json", {"multi_query": "yes"}, ["multi_query", "'yes'"]),
+    ("bigcode--gpt_bigcode-santacoder.json", {"n_positions": None}, ["gpt_bigcode", "n_positions"]),
+    ("EleutherAI--gpt-neo-125m.json", {"attention_types": [[["global", "local"], 5]]}, ["attention_types", "12"]),
+    ("EleutherAI--gpt-neo-125m.json", {"attention_types": [[["global", "dense"], 6]]}, ["attention_types"]),
+    ("EleutherAI--gpt-neo-125m.json", {"window_size": 0}, ["window_size", "0"]),
+    ("THUDM--chatglm3-6b.json", {"multi_query_group_num": 3}, ["multi_query_group_num", "3"]),
+    ("THUDM--chatglm3-6b.json", {"ffn_hidden_size": None}, ["chatglm", "ffn_hidden_size"]),
+    ("THUDM--chatglm3-6b.json", {"kv_channels": -128}, ["kv_channels", "-128"]),
+    ("internlm--internlm2-chat-1_8b.json", {"bias": "false"}, ["bias", "'false'"]),
+    ("stabilityai--stablelm-2-zephyr-1_6b.json", {"num_key_value_heads": 5}, ["num_key_value_heads", "5"]),
+    ("CohereForAI--c4ai-command-r-v01.json", {"intermediate_size": None}, ["cohere", "intermediate_size"]),
+    (MOE, {"model_type": "mpt"}, ["'mpt'"]),
     (MOE, {"model_type": "t5"}, ["model_type", "'t5'", "llama"]),
     (MOE, {"model_type": "mamba"}, ["'mamba'"]),
     (MOE, {"model_type": None}, ["model_type"]),

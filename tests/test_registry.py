@@ -79,7 +79,7 @@ def test_gpu_names():
     assert registry.get_gpu("h100").gpu == "H100 SXM"
     assert registry.get_gpu("b200").gpu == "B200"
     with pytest.raises(UnknownNameError, match="closest: .*H200 SXM"):
-        registry.get_gpu("H210")
+        registry.get_gpu("H200S")
 
 
 def test_long_context_variants_share_the_architecture():
@@ -130,6 +130,14 @@ def test_names_that_are_not_a_known_models_release_stay_unknown(name):
     ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", None),
     ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B", "int4"),
     ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "meta-llama/Llama-3.1-8B", "fp8"),
+    # Llama 2's Hugging Face repositories end in -hf; the releases built on them drop it
+    ("TheBloke/Llama-2-70B-Chat-AWQ", "meta-llama/Llama-2-70b-hf", "int4"),
+    ("TheBloke/Llama-2-13B-chat-GPTQ", "meta-llama/Llama-2-13b-hf", "int4"),
+    ("meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf", None),
+    ("Llama-2-70B", "meta-llama/Llama-2-70b-hf", None),
+    # gpt-oss's MXFP4 is 4.25 bits a weight, read as int4 (sources/quantization.py)
+    ("someone/Qwen3-8B-MXFP4", "Qwen/Qwen3-8B", "int4"),
+    ("someone/Qwen3-8B-NVFP4", "Qwen/Qwen3-8B", "fp4"),
 ])
 def test_a_quantized_or_renamed_release_gets_its_models_architecture_at_its_precision(name, base, precision):
     """The shapes are the base model's; a quantized release's weights are at the precision its name states, so

@@ -110,7 +110,7 @@ def _regimes_decode(row: dict, arch, gpus, plan) -> tuple[str, ...]:
         out.append("batch1")
     if row["concurrency_basis"] == "kv_limited_max" or float(plan.batch * plan.replicas) >= 64:
         out.append("throughput")
-    if PRECISION.get(row["precision"]) in decode.WEIGHT_ONLY:
+    if PRECISION.get(row["precision"]) and np.any(decode.weight_only(PRECISION[row["precision"]], gpus)):
         out.append("weight_only")
     if row["tensor_parallel"] >= 4:
         out.append("tp4plus")

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import TinkerNomicsError
 from ..sources.defaults import number
 from ..sources.hardware import GpuSpecs
+from ..sources import quantization
 from ..sources.model_record import ModelArch
 from . import roofline
 
@@ -50,10 +50,8 @@ HEAD_BYTES = 2.0                      # the output head stays BF16 in quantised 
 
 
 def precision_name(name, what: str = "precision", allowed: tuple[str, ...] = PRECISIONS) -> str:
-    key = str(name).strip().lower()
-    if key not in allowed:
-        raise TinkerNomicsError(f"{what} must be one of {', '.join(allowed)}, got {name!r}")
-    return key
+    """The model's name for a precision typed as the model or vLLM spells it (bfloat16, fp8_e4m3, awq, w8a8, …)."""
+    return quantization.canonical(name, what, allowed)
 
 
 def precision_bytes(name: str, what: str = "precision") -> float:
@@ -66,8 +64,9 @@ def kv_scale(kv_precision: str) -> float:
 
 
 def gemm_peak(gpus: GpuSpecs, precision: str) -> np.ndarray:
-    """The datasheet's dense peak at the GEMM precision: FP8 for FP8/FP4 weights (the registry has no FP4 peak),
-    BF16 otherwise (weight-only int8/int4 dequantise to BF16)."""
+    """The datasheet's dense peak at the GEMM precision: FP8 for FP8/FP4 weights (the registry has no FP4 peak; a
+    GPU without FP8 tensor cores gives its BF16 peak there, as it dequantises them), BF16 otherwise (weight-only
+    int8/int4 dequantise to BF16)."""
     return gpus.fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.bf16_flops
 
 
@@ -76,6 +75,18 @@ def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
     max-achievable dense FLOP/s where it publishes one (AMD's MI300X and MI325X: their clocks under dense load are
     far below the boost clock the datasheet peak assumes), else the datasheet peak (`gemm_peak`)."""
     return gpus.gemm_fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.gemm_bf16_flops
+
+
+def weight_only(precision: str, gpus: GpuSpecs):
+    """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; FP8 and FP4
+    on GPUs without FP8 tensor cores (A100, RTX 3090, T4 …: vLLM's FP8 and FP4 Marlin kernels run them
+    weight-only there). False where nowhere, else a boolean array shaped like the GPUs."""
+    name = precision_name(precision)
+    if name in WEIGHT_ONLY:
+        return np.ones(np.shape(gpus.name), dtype=bool)
+    if name in FP8_COMPUTE and not np.all(gpus.fp8_native):
+        return ~np.asarray(gpus.fp8_native, dtype=bool)
+    return False
 
 
 # ------------------------------------------------------------------------------------------------ sizes
@@ -168,8 +179,8 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
     compute = b * flops_per_token / (tp * (gemm_ceiling(gpus, precision) if peak is None else peak))
     share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
-    if precision_name(precision) in WEIGHT_ONLY:
-        share = (weights - output_head_params(arch) * HEAD_BYTES) / total
+    if weight_only(precision, gpus) is not False:
+        share = np.where(weight_only(precision, gpus), (weights - output_head_params(arch) * HEAD_BYTES) / total, 0.0)
     calls = wire = 0.0
     if allreduce and np.any(tp > 1):   # the all-reduces of a step, each of batch × hidden BF16 values, over the slowest link
         calls = np.where(tp > 1, allreduces_per_step(arch), 0.0)

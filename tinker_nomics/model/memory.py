@@ -111,6 +111,8 @@ ATTENTION_KINDS = {
     "llama4": "GQA, chunked local attention with global NoPE layers", "phi": "MHA", "gpt_neox": "MHA",
     "gptj": "MHA", "gpt2": "MHA", "opt": "MHA", "falcon": "MQA/GQA", "starcoder2": "GQA, sliding window",
     "bloom": "MHA (ALiBi)", "olmoe": "MHA", "glm4_moe": "GQA", "granite": "GQA", "smollm3": "GQA (NoPE every 4th layer)",
+    "gpt_bigcode": "MQA", "gpt_neo": "MHA, local window on alternate layers", "stablelm": "MHA/GQA",
+    "cohere": "MHA/GQA", "internlm2": "GQA", "chatglm": "GQA (multi-query groups)",
 }
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TinkerNomicsError
+from ..sources import quantization
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU, gpu_specs
@@ -49,6 +50,17 @@ def _plain(value):
 
 def _peak_figure(precision: str) -> str:
     return "fp8_dense_tflops" if decode.precision_name(precision) in decode.FP8_COMPUTE else "bf16_dense_tflops"
+
+
+def _weight_precision(arch: ModelArch, precision) -> str:
+    """The precision a user named, else (also for vLLM's `auto`) the checkpoint's; a checkpoint whose config.json
+    states a quantization this package cannot read asks for it rather than assuming BF16."""
+    if precision is not None and not quantization.is_auto(precision):
+        return decode.precision_name(precision)
+    if arch.checkpoint_precision is None:
+        raise TinkerNomicsError(f"{arch.model}'s config.json states a quantization_config whose weight precision is "
+                                f"not read here; name it with --precision ({', '.join(decode.PRECISIONS)})")
+    return decode.precision_name(arch.checkpoint_precision)
 
 
 def _whole(name: str, value):
@@ -105,8 +117,8 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     weights' (default: the checkpoint's, bf16 unless its config says otherwise); `max_num_seqs` the engine's cap
     on sequences decoded at once (default: vLLM's, by GPU memory)."""
     method = _method(method)
-    precision = decode.precision_name(precision or arch.checkpoint_precision or "bf16")
-    kv_precision = decode.precision_name(kv_precision or "bf16", "kv_precision", decode.KV_PRECISIONS)
+    precision = _weight_precision(arch, precision)
+    kv_precision = quantization.canonical(kv_precision or "auto", "kv_precision", decode.KV_PRECISIONS, auto="bf16")
     bpp = decode.precision_bytes(precision)
     n = _whole("num_gpus", num_gpus)
     c = _positive("concurrency", concurrency, 1, inclusive=True)

@@ -12,6 +12,7 @@
     literature     figures quoted from papers and from the seed's experiments
     bundled_runs   public run logs shipped in data/runs/
     hf_config      a Hugging Face config.json read into a ModelArch
+    quantization   weight and KV precisions as vLLM and checkpoints name them
     calibration    the calibrated method's fitted efficiencies (make calibrate)
     tinker_wallclock  Tinker's step-time fit to its logged runs (make tinker-wallclock)
     shipped        where data/ and the report's notebook are: inside the installed package, or the checkout

@@ -140,12 +140,13 @@ FINE_TUNE_TOKENS = ("instruct", "chat", "it", "base", "thinking")
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
 # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic, hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
 # RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8): the same shapes at that precision. AWQ and GPTQ without a
-# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights. hf_config.precision_of reads the same
-# formats from a config.json.
+# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights; MXFP4 as int4 (4.25 bits a weight, run
+# weight-only before Blackwell). sources/quantization.py reads the same formats from a config.json.
 QUANTIZED_TAILS = (
     ("fp8", r"fp8(?:[-_.](?:dynamic|static|block|kv))*"),
-    ("fp4", r"(?:nv|mx)?fp4"),
-    ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16"),
+    ("fp4", r"(?:nv)?fp4"),
+    ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16|"
+             r"mxfp4"),
     ("int8", r"gptq[-_.](?:int8|8bit)|int8|w8a8|w8a16|(?:bnb[-_.])?8bit|quantized[-_.]w8a(?:8|16)"),
 )
 _QUANTIZED = [(precision, re.compile(rf"[-_.](?:{tail})$", re.IGNORECASE)) for precision, tail in QUANTIZED_TAILS]
@@ -178,11 +179,10 @@ def release_of(name: str) -> Release | None:
         if short.lower().startswith(old.lower()):
             short = new + short[len(old):]
     if short != split_context(name.strip())[0].rpartition("/")[2]:
-        for candidate in ([f"{org}/{short}"] if org else []) + [short]:
-            own = _own_arch(candidate)
-            if own is not None:
-                return Release(own, precision)
-    base = _fine_tune_base(org, short)
+        own = _first_own_arch(org, short)
+        if own is not None:
+            return Release(own, precision)
+    base = _fine_tune_base(org, short) or _first_own_arch(org, short, stems=("-hf",))
     return Release(base, precision) if base is not None else None
 
 
@@ -192,8 +192,18 @@ def _fine_tune_base(org: str, short: str) -> str | None:
         if i == 0 or token.lower() not in FINE_TUNE_TOKENS:
             continue
         after = i + 2 if i + 1 < len(tokens) and re.fullmatch(r"\d{4}", tokens[i + 1]) else i + 1
-        stripped = "-".join(tokens[:i] + tokens[after:])
-        for candidate in ([f"{org}/{stripped}"] if org else []) + [stripped]:
+        own = _first_own_arch(org, "-".join(tokens[:i] + tokens[after:]))
+        if own is not None:
+            return own
+    return None
+
+
+def _first_own_arch(org: str, short: str, stems: tuple[str, ...] = ("", "-hf")) -> str | None:
+    """The registry architecture of `org/short` or of `short` under any organisation; Meta's Llama 2 repositories
+    end in `-hf` (the Hugging Face conversion), which the releases built on them drop (TheBloke/Llama-2-70B-Chat-AWQ
+    is meta-llama/Llama-2-70b-chat-hf quantized)."""
+    for stem in (short + end for end in stems):
+        for candidate in ([f"{org}/{stem}"] if org else []) + [stem]:
             own = _own_arch(candidate)
             if own is not None:
                 return own

@@ -203,6 +203,8 @@ class GpuSpecs:
     link_kind: np.ndarray
     gemm_bf16_flops: np.ndarray        # the dense GEMM ceiling under load: the vendor's measured max-achievable
     gemm_fp8_flops: np.ndarray         # FLOP/s where it publishes one (gemm_ceilings.csv), else the datasheet peak
+    fp8_native: np.ndarray             # True where the datasheet gives an FP8 tensor-core peak (Ada, Hopper, CDNA 3
+                                       # and later); elsewhere FP8 weights run weight-only, dequantised to BF16
 
     @property
     def shape(self) -> tuple:
@@ -276,7 +278,8 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                       (g.fp8_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
     return GpuSpecs(np.asarray(names, dtype=object), column(lambda g: g.memory_bytes),
                     column(lambda g: g.bandwidth_bytes_per_s), bf16, fp8, seed,
-                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds, gemm_bf16, gemm_fp8)
+                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds, gemm_bf16, gemm_fp8,
+                    column(lambda g: 1.0 if g.fp8_dense_tflops else 0.0) > 0.5)
 
 
 @dataclass(frozen=True)

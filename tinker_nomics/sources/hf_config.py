@@ -23,7 +23,12 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
   llama4         interleaved dense and MoE layers, a shared expert in every MoE layer, chunked attention
   two-matrix MLP phi (Phi-1/1.5/2: parallel block, partial rotary, biased head), gpt_neox (Pythia), gptj, gpt2
                  (learned positions), opt (learned positions with offset 2, word_embed_proj_dim projections),
-                 falcon (multi-query or grouped KV, parallel block), starcoder2, bloom (embedding LayerNorm)
+                 falcon (multi-query or grouped KV, parallel block), starcoder2, bloom (embedding LayerNorm),
+                 gpt_bigcode (SantaCoder/StarCoder: GPT-2 layout with multi-query attention), gpt_neo (learned
+                 positions, global layers interleaved with local windowed ones)
+  gated MLP      stablelm (LayerNorms, optional q/k/v biases and per-head q/k norms, partial rotary), cohere
+                 (Command R / Aya: parallel block, one LayerNorm without bias, tied head), internlm2 (fused
+                 wqkv), chatglm (ChatGLM2/3, GLM-4-9B-chat: fused query_key_value with KV groups, padded vocabulary)
   MLA            deepseek_v2 / deepseek_v3 / kimi_k2 / kimi_k25 (latent KV, with or without a query LoRA, first dense
                  layers, shared experts, router bias under noaux_tc)
   others         gpt_oss (biases, attention sinks, alternating sliding window); qwen3_5 / qwen3_next (Gated
@@ -44,6 +49,7 @@ import stat
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
+from . import quantization
 from .model_record import ModelArch
 
 BF16_BYTES = 2
@@ -221,6 +227,8 @@ FAMILY_OF = {
     "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla", "kimi_k25": "mla",
     "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
     "nemotron_h": "nemotron_h",
+    "gpt_bigcode": "gpt_bigcode", "gpt_neo": "gpt_neo", "stablelm": "stablelm", "cohere": "cohere",
+    "internlm2": "internlm2", "chatglm": "chatglm",
 }
 
 
@@ -246,21 +254,23 @@ def family_of(c: _Config) -> str:
     return model_type
 
 
-def _common(c: _Config, hidden=("hidden_size",), layers=("num_hidden_layers",),
-            heads=("num_attention_heads",)) -> dict:
-    """Width, depth, heads (with GQA/MQA KV heads), head_dim and vocabulary, checked against each other."""
+def _common(c: _Config, hidden=("hidden_size",), layers=("num_hidden_layers",), heads=("num_attention_heads",),
+            kv_heads=("num_key_value_heads",), head_dim=("head_dim",), vocab=("vocab_size",)) -> dict:
+    """Width, depth, heads (with GQA/MQA KV heads), head_dim and vocabulary, checked against each other. A family
+    without a KV-head or head_dim field passes () for it: every head keeps its keys and values, head_dim is the
+    width over the heads."""
     H = c.int(*hidden)
     L = c.int(*layers, maximum=MAX_LAYERS)
     nh = c.int(*heads, maximum=MAX_WIDTH)
-    nkv = c.int("num_key_value_heads", default=nh)
+    nkv = c.int(*kv_heads, default=nh) if kv_heads else nh
     if nkv > nh or nh % nkv:
-        c.fail(f"field 'num_key_value_heads' ({nkv}) must divide num_attention_heads ({nh})")
-    d = c.opt_int("head_dim")
+        c.fail(f"field {kv_heads[0]!r} ({nkv}) must divide num_attention_heads ({nh})")
+    d = c.opt_int(*head_dim) if head_dim else None
     if d is None:
         if H % nh:
             c.fail(f"field 'num_attention_heads' ({nh}) must divide hidden_size ({H}) when head_dim is not given")
         d = H // nh
-    V = c.int("vocab_size")
+    V = c.int(*vocab)
     return {"H": H, "L": L, "nh": nh, "nkv": nkv, "d": d, "V": V, "tied": c.flag("tie_word_embeddings", False)}
 
 
@@ -471,16 +481,18 @@ def _glm4_moe(c: _Config, model_type: str) -> dict:
 
 
 def _plain(b: dict, *, attn: int, inter: int, mlp_bias: bool = True, norms: int, final_norm: int, arch_type: str, fused: bool,
-           lookup_extra: int = 0, body_extra: int = 0, head_bias: int = 0, full=None, window=None) -> dict:
-    """Assemble a dense decoder with a two-matrix MLP (GPT-2, OPT, GPT-J, GPT-NeoX, Phi-2, Falcon, StarCoder2,
-    BLOOM): L identical layers, a final norm, learned positions or projections where the family has them."""
+           lookup_extra: int = 0, body_extra: int = 0, head_bias: int = 0, full=None, window=None,
+           matrices: int = 2) -> dict:
+    """Assemble a dense decoder: L identical layers, a final norm, learned positions or projections where the family
+    has them, and an MLP of two matrices (GPT-2, OPT, GPT-J, GPT-NeoX, Phi-2, Falcon, StarCoder2, BLOOM, GPT-BigCode,
+    GPT-Neo) or of three, gated (StableLM, Cohere, InternLM2, ChatGLM; biases on gate, up and down)."""
     L, kv = b["L"], b["nkv"] * b["d"]
     full = L if full is None else full
-    mlp = 2 * b["H"] * inter + ((inter + b["H"]) if mlp_bias else 0)
+    mlp = matrices * b["H"] * inter + (((matrices - 1) * inter + b["H"]) if mlp_bias else 0)
     return {**b, "inter": inter, "body": L * (attn + mlp + norms) + final_norm + body_extra, "lookup_extra": lookup_extra,
             "head_bias": head_bias, "inactive": 0, "moe": None, "moe_layers": 0, "full_layers": full,
             "sliding_window": window, "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": arch_type,
-            "mlp_matrices": 2, "fused_qkv": fused}
+            "mlp_matrices": matrices, "fused_qkv": fused}
 
 
 def _phi(c: _Config, model_type: str) -> dict:
@@ -603,6 +615,125 @@ def _bloom(c: _Config, model_type: str) -> dict:
     H = b["H"]
     return _plain(b, attn=4 * H * H + 4 * H, inter=4 * H, norms=4 * H, final_norm=2 * H,
                   arch_type="bloom", fused=True, lookup_extra=2 * H)
+
+
+def _gpt_bigcode(c: _Config, model_type: str) -> dict:
+    """GPT-BigCode (SantaCoder, StarCoder, WizardCoder, Granite 20B/34B Code): GPT-2's layout (learned positions,
+    two LayerNorms a layer, biased c_attn, c_proj, c_fc; GELU MLP of n_inner, null meaning 4 × n_embd; head tied)
+    with multi-query attention: the fused c_attn gives the queries and one key/value head shared by all
+    (multi_query, the default), or a key and value per head."""
+    b = _common(c, hidden=("n_embd", "hidden_size"), layers=("n_layer", "num_hidden_layers"),
+                heads=("n_head", "num_attention_heads"), kv_heads=(), head_dim=())
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    if c.flag("multi_query", True):
+        b["nkv"] = 1
+    H = b["H"]
+    qkv = H + 2 * b["nkv"] * b["d"]
+    positions = c.int("n_positions", "max_position_embeddings", maximum=MAX_LENGTH)
+    return _plain(b, attn=H * qkv + qkv + H * H + H, inter=c.int("n_inner", default=4 * H), norms=4 * H,
+                  final_norm=2 * H, arch_type="gpt_bigcode", fused=True, lookup_extra=positions * H)
+
+
+def _gpt_neo(c: _Config, model_type: str) -> dict:
+    """GPT-Neo: learned positions, q/k/v without biases and a biased out_proj, two LayerNorms a layer, GELU
+    c_fc/c_proj (intermediate_size null meaning 4 × hidden_size), head tied; attention_types interleaves global
+    layers with local ones that attend to the last window_size tokens."""
+    b = _common(c, layers=("num_layers", "num_hidden_layers"), heads=("num_heads", "num_attention_heads"),
+                kv_heads=(), head_dim=())
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H, L = b["H"], b["L"]
+    full = _gpt_neo_global_layers(c, L)
+    window = c.int("window_size", default=256, maximum=MAX_LENGTH) if full < L else None
+    positions = c.int("max_position_embeddings", maximum=MAX_LENGTH)
+    return _plain(b, attn=4 * H * H + H, inter=c.int("intermediate_size", default=4 * H), norms=4 * H,
+                  final_norm=2 * H, arch_type="gpt_neo", fused=False, lookup_extra=positions * H, full=full,
+                  window=window)
+
+
+def _gpt_neo_global_layers(c: _Config, L: int) -> int:
+    """Global-attention layers of GPT-Neo's attention_types ([[["global", "local"], 12]]: the pattern, repeated);
+    without it, every other layer from the first."""
+    value = c.data.get("attention_types")
+    if value is None:
+        return (L + 1) // 2
+    bad = f"field 'attention_types' must list [[kinds of 'global'/'local'], repeats] covering {L} layers, " \
+          f"got {_show(value)}"
+    if not isinstance(value, list):
+        c.fail(bad)
+    layers = full = 0
+    for entry in value:
+        if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], list) or not entry[0] \
+                or any(k not in ("global", "local") for k in entry[0]) or isinstance(entry[1], bool) \
+                or not isinstance(entry[1], int) or not 0 < entry[1] <= MAX_LAYERS:
+            c.fail(bad)
+        layers += len(entry[0]) * entry[1]
+        full += entry[0].count("global") * entry[1]
+    if layers != L:
+        c.fail(bad)
+    return full
+
+
+def _stablelm(c: _Config, model_type: str) -> dict:
+    """StableLM (StableLM-3B-4E1T, StableLM 2): LayerNorms with biases, q/k/v biased with use_qkv_bias (o_proj
+    never), per-head q/k LayerNorms without biases (qk_layernorm), partial rotary (no weights), SwiGLU MLP without
+    biases, untied head; with use_parallel_residual one LayerNorm feeds attention and MLP."""
+    b = _common(c)
+    H, nh, nkv, d = b["H"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H + (q + 2 * kv if c.flag("use_qkv_bias", False) else 0)
+    if c.flag("qk_layernorm", False):
+        attn += q + kv
+    norms = 2 * H if c.flag("use_parallel_residual", False) else 4 * H
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), mlp_bias=False, norms=norms, final_norm=2 * H,
+                  arch_type="stablelm", fused=False, matrices=3)
+
+
+def _cohere(c: _Config, model_type: str) -> dict:
+    """Cohere Command R / R+ / Aya: one LayerNorm without a bias feeding attention and the SwiGLU MLP in parallel,
+    biases only with attention_bias (q/k/v/o), head tied unless told; Command R+ norms q and k per head (weights
+    only, use_qk_norm); no sliding window. (cohere2, Command R7B's interleaved sliding window, is not read.)"""
+    b = _common(c)
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H, nh, nkv, d = b["H"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * q + 2 * H * kv + q * H + (q + 2 * kv + H if c.flag("attention_bias", False) else 0)
+    if c.flag("use_qk_norm", False):
+        attn += q + kv
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), mlp_bias=False, norms=H, final_norm=H,
+                  arch_type="cohere", fused=False, matrices=3)
+
+
+def _internlm2(c: _Config, model_type: str) -> dict:
+    """InternLM2 / 2.5 (internlm2, remote code): fused wqkv (the query heads and the GQA key/value heads in one
+    projection) and wo, biased with `bias` (InternLM2Config's default; the published configs set it false), SwiGLU
+    w1/w3/w2 without biases, RMSNorm, untied output head."""
+    b = _common(c)
+    H, nh, nkv, d = b["H"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    attn = H * (q + 2 * kv) + q * H + (q + 2 * kv + H if c.flag("bias", True) else 0)
+    return _plain(b, attn=attn, inter=c.int("intermediate_size"), mlp_bias=False, norms=2 * H, final_norm=H,
+                  arch_type="internlm2", fused=True, matrices=3)
+
+
+def _chatglm(c: _Config, model_type: str) -> dict:
+    """ChatGLM2/3 and GLM-4-9B-chat (chatglm, remote code): fused query_key_value with multi_query_group_num
+    key/value groups (multi_query_attention) of kv_channels, biased with add_qkv_bias or add_bias_linear; dense and
+    the SwiGLU dense_h_to_4h (both halves fused) / dense_4h_to_h of ffn_hidden_size biased only with
+    add_bias_linear; RMSNorm (LayerNorm with rmsnorm false), a final norm with post_layer_norm; untied
+    output_layer of padded_vocab_size."""
+    grouped = c.flag("multi_query_attention", False)
+    if grouped and c.get("multi_query_group_num") is None:
+        c.fail("chatglm config lacks field 'multi_query_group_num' (multi_query_attention is true)")
+    b = _common(c, layers=("num_layers", "num_hidden_layers"), kv_heads=("multi_query_group_num",) if grouped else (),
+                head_dim=("kv_channels",), vocab=("padded_vocab_size", "vocab_size"))
+    H, nh, nkv, d = b["H"], b["nh"], b["nkv"], b["d"]
+    q, kv = nh * d, nkv * d
+    bias = c.flag("add_bias_linear", False)
+    attn = H * (q + 2 * kv) + q * H + (q + 2 * kv if bias or c.flag("add_qkv_bias", False) else 0) + (H if bias else 0)
+    norm = H if c.flag("rmsnorm", True) else 2 * H
+    return _plain(b, attn=attn, inter=c.int("ffn_hidden_size"), mlp_bias=bias, norms=2 * norm,
+                  final_norm=norm if c.flag("post_layer_norm", True) else 0, arch_type="chatglm", fused=True,
+                  matrices=3)
 
 
 def _gpt_oss(c: _Config, model_type: str) -> dict:
@@ -742,27 +873,17 @@ def _nemotron_h(c: _Config, model_type: str) -> dict:
 
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
-            "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe}
+            "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe,
+            "gpt_bigcode": _gpt_bigcode, "gpt_neo": _gpt_neo, "stablelm": _stablelm, "cohere": _cohere,
+            "internlm2": _internlm2, "chatglm": _chatglm}
 
 
 # ------------------------------------------------------------------------------------------------ the record
 
-def precision_of(data: dict) -> str:
-    """The checkpoint's weight precision from its quantization_config ('bf16' when it has none)."""
-    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
-    quant = data.get("quantization_config") or text.get("quantization_config") or {}
-    if not isinstance(quant, dict):
-        return "bf16"
-    method = str(quant.get("quant_method", "")).lower()
-    fmt = str(quant.get("fmt", quant.get("quant_algo", ""))).lower()
-    bits = str(quant.get("bits", ""))
-    if "fp8" in method or "fp8" in fmt or "e4m3" in fmt:
-        return "fp8"
-    if "fp4" in method or "fp4" in fmt or method in ("awq", "gptq") or bits == "4":
-        return "int4"
-    if bits == "8":
-        return "int8"
-    return "bf16"
+def precision_of(data: dict) -> str | None:
+    """The checkpoint's weight precision from its quantization_config ('bf16' when it has none, None when it has one
+    this package cannot read): sources/quantization.py."""
+    return quantization.of_config(data)
 
 
 def _arch(c: _Config, name: str, n: dict) -> ModelArch:

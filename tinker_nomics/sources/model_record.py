@@ -54,7 +54,7 @@ class ModelArch:
     # (qk heads, v heads, qk head dim, v head dim) and Mamba-2 (inner width, 2·groups·state, heads).
     linear_shape: tuple | None = None
     mamba_shape: tuple | None = None
-    checkpoint_precision: str = "bf16"   # the weights as published: bf16, fp8, int8 or int4
+    checkpoint_precision: str | None = "bf16"   # the weights as published: bf16, fp8, int8, int4, fp4; None: unread
     # The LM head, V × H (× word_embed_proj_dim for OPT's projected embeddings): decode reads it every token,
     # whether it is tied to the input embedding or not. None: V × H.
     output_head_params: int | None = None

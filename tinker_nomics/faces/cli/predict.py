@@ -37,9 +37,11 @@ def add_parser(sub) -> None:
     decode.add_argument("--input-len", type=number("--input-len"), required=True, help="prompt tokens per request")
     decode.add_argument("--output-len", type=number("--output-len"), required=True,
                         help="generated tokens per request")
-    decode.add_argument("--precision", help=f"weight precision: {', '.join(PRECISIONS)} (default: the checkpoint's)")
-    decode.add_argument("--kv-precision", default="bf16", help=f"KV-cache precision: {', '.join(KV_PRECISIONS)} "
-                                                               f"(default bf16)")
+    decode.add_argument("--precision", help=f"weight precision: {', '.join(PRECISIONS)}, or vLLM's name for one "
+                                            f"(bfloat16, fp8_e4m3, awq, gptq, w8a8, nvfp4, …; default and auto: the "
+                                            f"checkpoint's)")
+    decode.add_argument("--kv-precision", help=f"KV-cache precision: {', '.join(KV_PRECISIONS)}, or vLLM's "
+                                               f"--kv-cache-dtype name (auto, fp8_e4m3, fp8_e5m2; default bf16)")
     decode.add_argument("--tensor-parallel", type=number("--tensor-parallel"),
                         help="GPUs per engine copy (default: all of --num-gpus; must divide it)")
     decode.add_argument("--max-num-seqs", type=number("--max-num-seqs"),

@@ -1,0 +1,103 @@
+"""Precisions under the names users copy from vLLM and from their checkpoint's config.json (sources/quantization.py).
+
+The quantization_config blocks below are the shapes these publishers' config.json files carry: AutoAWQ
+(Qwen/Qwen2.5-7B-Instruct-AWQ), AutoGPTQ (Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8), llm-compressor's compressed-tensors
+(RedHatAI/…-FP8-dynamic, …-quantized.w8a8, …-quantized.w4a16, …-NVFP4), bitsandbytes (unsloth/…-bnb-4bit), FP8
+(Qwen/Qwen3-8B-FP8), NVIDIA ModelOpt (nvidia/…-FP4) and gpt-oss's MXFP4 (openai/gpt-oss-20b).
+"""
+import json
+
+import pytest
+
+from tinker_nomics.faces.cli import main
+from tinker_nomics.errors import TinkerNomicsError
+from tinker_nomics.model import decode
+from tinker_nomics.model.predict import predict_decode
+from tinker_nomics.sources import get_arch, get_gpu, quantization
+
+ct_group = lambda bits, kind, fmt=None, act=None: {  # noqa: E731
+    "group_0": {"targets": ["Linear"], "weights": {"num_bits": bits, "type": kind, "strategy": "channel"},
+                "input_activations": act, **({"format": fmt} if fmt else {})}}
+
+CONFIGS = [
+    ({"bits": 4, "group_size": 128, "quant_method": "awq", "version": "gemm", "zero_point": True}, "int4"),
+    ({"bits": 8, "group_size": 128, "quant_method": "gptq", "desc_act": False}, "int8"),
+    ({"bits": 4, "group_size": 128, "quant_method": "gptq"}, "int4"),
+    ({"quant_method": "awq"}, "int4"),
+    ({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "config_groups": ct_group(8, "float", act={"num_bits": 8, "type": "float", "dynamic": True})}, "fp8"),
+    ({"quant_method": "compressed-tensors", "format": "int-quantized",
+      "config_groups": ct_group(8, "int", act={"num_bits": 8, "type": "int"})}, "int8"),
+    ({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": ct_group(4, "int")}, "int4"),
+    ({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
+      "config_groups": ct_group(4, "float")}, "fp4"),
+    ({"quant_method": "compressed-tensors", "format": "mxfp4-pack-quantized",
+      "config_groups": ct_group(4, "float")}, "int4"),
+    ({"quant_method": "compressed-tensors", "format": "mixed-precision",
+      "config_groups": {**ct_group(8, "float"), "group_1": {"weights": {"num_bits": 4, "type": "float"},
+                                                            "format": "nvfp4-pack-quantized"}}}, "fp4"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"}, "int4"),
+    ({"quant_method": "bitsandbytes", "load_in_8bit": True}, "int8"),
+    ({"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}, "fp8"),
+    ({"quant_method": "fbgemm_fp8"}, "fp8"),
+    ({"quant_method": "modelopt", "quant_algo": "FP8"}, "fp8"),
+    ({"quant_method": "modelopt", "quant_algo": "NVFP4"}, "fp4"),
+    ({"quant_method": "modelopt", "quant_algo": "W4A16_AWQ"}, "int4"),
+    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}, "int4"),
+]
+
+
+@pytest.mark.parametrize("quant, expected", CONFIGS, ids=[f"{q.get('quant_method')}-{e}-{i}"
+                                                         for i, (q, e) in enumerate(CONFIGS)])
+def test_config_states_the_weight_precision(quant, expected):
+    assert quantization.of_config({"model_type": "llama", "quantization_config": quant}) == expected
+    # multimodal wrappers keep it with the language model
+    assert quantization.of_config({"text_config": {"quantization_config": quant}}) == expected
+
+
+def test_unquantized_and_unreadable_configs():
+    assert quantization.of_config({"model_type": "llama"}) == "bf16"
+    assert quantization.of_config({"quantization_config": {"quant_method": "hqq"}}) is None
+    assert quantization.of_config({"quantization_config": "awq"}) is None
+    assert quantization.of_config({"quantization_config": {"quant_method": "compressed-tensors"}}) is None
+
+
+VLLM_NAMES = [("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"), ("BF16", "bf16"), ("fp8_e4m3", "fp8"),
+              ("fp8-e5m2", "fp8"), ("awq", "int4"), ("gptq_marlin", "int4"), ("W4A16", "int4"), ("w8a8", "int8"),
+              ("w8a16", "int8"), ("nvfp4", "fp4"), ("mxfp4", "int4"), ("int4", "int4")]
+
+
+@pytest.mark.parametrize("typed, expected", VLLM_NAMES)
+def test_vllm_names_are_the_models_precisions(typed, expected):
+    assert decode.precision_name(typed) == expected
+
+
+def test_typed_names_predict_exactly_as_the_models_names():
+    arch, gpu = get_arch("Qwen/Qwen2.5-7B-Instruct"), get_gpu("H100 SXM")
+    run = lambda **kw: predict_decode(arch, gpu, 1, 16, 512, 256, **kw).output_tokens_per_second.item()  # noqa: E731
+    assert run(precision="awq") == run(precision="int4") != run(precision="bf16")
+    assert run(precision="auto") == run(precision="bfloat16") == run(precision="bf16")
+    assert run(kv_precision="fp8_e5m2") == run(kv_precision="fp8")
+    assert run(kv_precision="auto") == run(kv_precision="bf16")
+
+
+@pytest.mark.parametrize("what, value", [("precision", "fp32"), ("precision", "q4_k_m"), ("kv_precision", "int8"),
+                                         ("kv_precision", "awq")])
+def test_unknown_names_are_refused_naming_the_value(what, value):
+    arch, gpu = get_arch("Qwen/Qwen2.5-7B-Instruct"), get_gpu("H100 SXM")
+    with pytest.raises(TinkerNomicsError, match=f"{what} must be one of .*got '{value}'"):
+        predict_decode(arch, gpu, 1, 16, 512, 256, **{what: value})
+
+
+def test_a_config_with_an_unread_quantization_asks_for_the_precision(tmp_path, capsys):
+    config = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+              "quantization_config": {"quant_method": "hqq", "nbits": 4}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    args = ["predict", "decode", "--model-config", str(path), "--gpu", "H100", "--num-gpus", "1", "--concurrency",
+            "1", "--input-len", "128", "--output-len", "128"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--precision" in err[0] and "quantization_config" in err[0]
+    assert main(args + ["--precision", "int4"]) == 0
