@@ -327,3 +327,13 @@ def test_a_primary_listing_without_train_price_is_refused_at_load(data_copy):
     with pytest.raises(TinkerNomicsError, match=r"Qwen3.8-27B is listed as priced \(status primary\) in 2026-10-07 "
                                                 r"but has no train price"):
         get_price("Qwen3-8B", "2026-01-05")
+
+
+def test_a_decimal_point_in_a_name_is_not_dropped():
+    """Names match case- and punctuation-blind, but not across a decimal point: facebook/opt-13b is not opt-1.3b.
+    Before 2026-12-03 the bundled DeepSeek-R1-Distill-Qwen-1.5B answered for a '…-Qwen-15B' that does not exist."""
+    assert registry.get_arch("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B").total_params < 2e9
+    assert registry.get_arch("deepseek ai/deepseek r1 distill qwen 1.5b").model.endswith("Qwen-1.5B")
+    with pytest.raises(UnknownNameError):
+        registry.get_arch("deepseek-ai/DeepSeek-R1-Distill-Qwen-15B")
+    assert registry.get_gpu("A100-80GB-SXM").gpu == registry.get_gpu("A100 80GB SXM").gpu

@@ -1,6 +1,8 @@
 """The one exception type users see: a one-line reason that names the bad value."""
 from __future__ import annotations
 
+import re
+
 import difflib
 from typing import Iterable
 
@@ -33,7 +35,10 @@ class UnknownNameError(TinkerNomicsError, KeyError):
 
 
 def _squash(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+    """Case and punctuation dropped, except between two digits, where it keeps a mark: 'opt-1.3b' and 'opt-13b',
+    'Qwen2.5-1.5B' and 'Qwen2.5-15B' are different models."""
+    text = re.sub(r"(?<=\d)[^a-z0-9]+(?=\d)", "_", text.lower())
+    return "".join(ch for ch in text if ch.isalnum() or ch == "_")
 
 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
