@@ -225,9 +225,12 @@ def test_the_a10g_and_rtx_pro_6000_server_peaks_are_filled_with_their_caveats():
     assert a10g.source_url.startswith("https://www.baseten.co/") and "NVIDIA_AWS_A10G_DataSheet" in a10g.source_url
     assert a10g.bf16_dense_tflops < sources.get_gpu("A10").bf16_dense_tflops   # not the datacenter A10's 125
     # RTX PRO 6000 Blackwell Server: the product page's '1 PFLOP FP16/BF16' halved (read as 2:4 sparse); torch BF16
-    # matmuls measured 417.34 TFLOPS (zzc0721/torch-performance-test-data#161), below it; no sourced FP8
+    # matmuls measured 417.34 TFLOPS (zzc0721/torch-performance-test-data#161), below it; FP8 twice that, derived as
+    # the Workstation row's (Blackwell's dense FP8 rate is twice its BF16: RTX 5090's 209.5 / 419 in the whitepaper)
     server = sources.get_gpu("RTX PRO 6000 Blackwell Server")
-    assert (server.bf16_dense_tflops, server.fp8_dense_tflops) == (1000 / 2, None)
+    workstation = sources.get_gpu("RTX PRO 6000 Blackwell Workstation")
+    assert (server.bf16_dense_tflops, server.fp8_dense_tflops) == (1000 / 2, 1000)
+    assert workstation.fp8_dense_tflops == 2 * workstation.bf16_dense_tflops
     assert 417.34 < server.bf16_dense_tflops < sources.get_gpu("RTX PRO 6000 Blackwell Workstation").bf16_dense_tflops
     assert "DERIVED" in server.description and "CAVEAT" in server.description
 

@@ -357,6 +357,15 @@ def _number(text: str) -> float:
     return float(re.sub(r"[~,\s]", "", text))
 
 
+def _fp8_peak_missing(gpu: str, precision: str) -> list[str]:
+    """Why an FP8 or FP4 row cannot be timed: its GPU has FP8 tensor cores but the registry has no sourced FP8 peak
+    (the package would run its weights weight-only at the BF16 peak, as on a GPU without FP8 tensor cores)."""
+    if str(precision).upper() in ("FP8", "FP4") and sources.get_gpu(gpu).fp8_dense_tflops is None:
+        return [f"GPU {gpu} has no sourced dense FP8 peak (data/hardware/gpus_added.csv), so its {precision} GEMMs "
+                f"cannot be timed"]
+    return []
+
+
 def _check_ids(model: str | None, gpu: str | None) -> None:
     """Fail loudly if a rule above names an id the registries do not hold."""
     if model:
@@ -523,6 +532,8 @@ def _decode_reference_cases() -> list[dict]:
         if text in PRECISION_RULES:
             precision, kv, note = PRECISION_RULES[text]
             case["precision"], case["kv_precision"] = precision, kv
+            if gpu is not None:
+                reasons.extend(_fp8_peak_missing(gpu[0], precision))
             notes.append(note)
         else:
             precision = text
@@ -653,6 +664,7 @@ def _decode_more_cases() -> list[dict]:
         labelled = "'(FP8)'" in text   # gpt-oss rows: the column label, before the MXFP4 caveat
         precision = "FP8" if labelled else next((p for p in ("FP4", "FP8", "FP16", "BF16") if p in text), "BF16")
         case["precision"], case["bytes_per_param"] = precision, PRECISION_BYTES[precision]
+        reasons.extend(_fp8_peak_missing(case["gpu"], precision))
         case["kv_precision"] = "FP8" if "FP8 KV" in text else ("FP16" if "weights and KV" in text else "BF16")
         if row["model"].startswith("nvidia/") and precision in ("FP8", "FP4"):
             case["kv_precision"] = "FP8"
