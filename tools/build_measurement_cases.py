@@ -864,14 +864,11 @@ RUN_COLUMNS = ["case_id", "source", "run", "raw_file", "raw_row", "usable", "rea
 # prompts per step, rollouts per prompt, average prompt and completion lengths).
 RUN_GAPS = {
     "DeepSeek": "steps, batch and lengths not in the row",
-    "DeepScaleR": "DeepSeek-R1-Distill-Qwen-1.5B (a Qwen2.5 architecture) is not in data/models/model_archs.csv; "
-                  "A100 memory size not stated; batch and average lengths not in the row (only the 8K→16K→24K "
+    "DeepScaleR": "A100 memory size not stated; batch and average lengths not in the row (only the 8K→16K→24K "
                   "context limits and ~1,750 steps)",
-    "SimpleRL-Zoo": "Qwen2.5-7B/14B/32B architectures are not in data/models/model_archs.csv; average prompt and "
-                    "completion lengths not in the row (only the 8,192 maximum response)",
+    "SimpleRL-Zoo": "average prompt and completion lengths not in the row (only the 8,192 maximum response)",
     "MiniMax": "steps, batch and lengths not in the row",
-    "ProRL": "the 1.5B Qwen2.5-architecture model is not in data/models/model_archs.csv; steps, batch and lengths "
-             "not in the row",
+    "ProRL": "steps, batch and lengths not in the row",
     "DAPO (": "duration not stated",
     "verl": "average response length not stated (28K/8K maximum only)",
     "Olmo": "GPU type not stated; steps, batch and lengths not in the row",
