@@ -4,7 +4,9 @@ Execution happens once per session (tests/conftest.py: `notebook_runs`), into a 
 nothing is written into the repository. The book build reuses these runs through its jupyter-cache.
 """
 
+import importlib.util
 import json
+import re
 
 import pytest
 
@@ -48,11 +50,21 @@ def _snapshots():
     return list(snapshots())
 
 
+def _papermill_snapshots():
+    """The oldest list and one named by a period (2026-H1): the chapter runs under papermill at these (each run is a
+    kernel, ~9 s), and at its default "latest", the newest list, in test_notebook_runs_under_papermill;
+    test_takeaway_answers_at_every_listed_snapshot makes its list-dependent calls at every list in-process."""
+    listed = _snapshots()
+    period = [s for s in listed if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", s)]
+    return list(dict.fromkeys([listed[0], *period[:1]]))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("snapshot", _snapshots())
-def test_takeaway_runs_at_every_listed_snapshot(snapshot, tmp_path):
-    """The takeaway leads with the answer at a price list (`-p prices`); it must run at every list the package
-    holds, retired models billed on their successors wherever a list has dropped them."""
+@pytest.mark.parametrize("snapshot", _papermill_snapshots())
+def test_takeaway_runs_at_listed_snapshots(snapshot, tmp_path):
+    """The takeaway leads with the answer at a price list (`-p prices`); it runs under papermill at the oldest list
+    and a period-named one (the newest is its default), retired models billed on their successors wherever a list
+    has dropped them."""
     source = REPO / "notebooks" / "takeaway.ipynb"
     out = tmp_path / f"takeaway-{snapshot}.ipynb"
     error = run_papermill(source, out, {"prices": snapshot})
@@ -60,3 +72,25 @@ def test_takeaway_runs_at_every_listed_snapshot(snapshot, tmp_path):
     executed = json.loads(out.read_text())
     glued = "".join(str(o) for c in executed["cells"] for o in c.get("outputs", []))
     assert snapshot in glued
+
+
+@pytest.mark.parametrize("snapshot", _snapshots())
+def test_takeaway_answers_at_every_listed_snapshot(snapshot):
+    """Every call the takeaway makes with its `prices` parameter, at every list the package holds: the answers,
+    the headline table, the swe_rl estimate and the calculator it opens on."""
+    from tinker_nomics import Scenario, estimate
+    from tinker_nomics.analysis import compare
+    from tinker_nomics.analysis.bottom_line import answers
+    from tinker_nomics.sources import resolve_snapshot
+
+    workloads = ["math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl"]   # the chapter's WORKLOADS
+    resolved = resolve_snapshot(snapshot)
+    assert resolve_snapshot("latest") == _snapshots()[-1]   # the chapter's default, run under papermill
+    answered = answers(workloads, prices=resolved)
+    rows = compare.headline_table(workloads, prices=resolved)
+    assert answered and len(rows) == len(workloads)
+    assert Scenario.from_workload("math_rl", prices=resolved).resolved().prices == resolved
+    assert float(estimate(Scenario.from_workload("swe_rl", prices=resolved)).tinker.total_usd) > 0
+    if importlib.util.find_spec("ipywidgets"):
+        from tinker_nomics.faces.widgets import Calculator
+        assert Calculator("swe_rl", compact=True, prices=snapshot).widget is not None
