@@ -8,7 +8,7 @@ tools/build_measurement_cases.py builds them from the raw published rows), the a
 engine defaults in data/. The fit and its leave-one-family-out judgement are tinker_nomics.analysis.calibration;
 this script writes the result and fails (exit 1, naming it) when a fitted parameter ends on a bound of its search
 range: a value the measurements push against a limit is a defect of the model, not a result.
-The `fitted` column is the date of the run; --check compares every other column.
+The `fitted` column is the date of the run; --check compares every other column (numbers to 0.1%).
 """
 from __future__ import annotations
 
@@ -53,6 +53,24 @@ def _without_dates(text: str) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "fitted"} for row in csv.DictReader(io.StringIO(text))]
 
 
+def _same_cell(a: str, b: str) -> bool:
+    """Text equal, or numbers within 0.1% of each other (or 1e-4 apart): the last printed digit of a fit can differ
+    between CPUs, whose vector units sum in different orders."""
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return abs(x - y) <= max(1e-3 * max(abs(x), abs(y)), 1e-4)
+
+
+def same_table(committed: str, fresh: str) -> bool:
+    old, new = _without_dates(committed), _without_dates(fresh)
+    return len(old) == len(new) and all(o.keys() == n.keys() and all(_same_cell(o[k], n[k]) for k in o)
+                                        for o, n in zip(old, new))
+
+
 def main(argv: list[str]) -> int:
     today = datetime.date.today().isoformat()
     tables = {"parameters.csv": render([{**r, "source": SOURCE} for r in calibration.parameter_rows(today)],
@@ -64,7 +82,7 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         stale = [name for name, text in tables.items()
                  if not (FOLDER / name).is_file()
-                 or _without_dates((FOLDER / name).read_text(encoding="utf-8")) != _without_dates(text)]
+                 or not same_table((FOLDER / name).read_text(encoding="utf-8"), text)]
         if stale:
             print(f"stale: data/calibration/{', '.join(stale)} (run make calibrate)", file=sys.stderr)
             return 1
