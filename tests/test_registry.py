@@ -96,6 +96,8 @@ def test_long_context_variants_share_the_architecture():
     ("google/gemma-2-2b-it", "google/gemma-2-2b"),
     ("mistralai/Mistral-7B-Instruct-v0.1", "mistralai/Mistral-7B-v0.1"),
     ("Qwen/Qwen3-235B-A22B-Thinking-2507", "Qwen/Qwen3-235B-A22B"),     # the release tag goes with the token
+    ("mistralai/Mistral-Nemo-Instruct-2407", "mistralai/Mistral-Nemo-Base-2407"),   # the tuned base is named -Base
+    ("mistralai/Mistral-Small-24B-Instruct-2501", "mistralai/Mistral-Small-24B-Base-2501"),
 ])
 def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the
@@ -110,7 +112,8 @@ def test_a_fine_tune_gets_its_base_models_architecture(name, base):
 
 @pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.3",   # v0.3 is its own release (no v0.3 base here)
                                   "Qwen/Qwen2.5-7B-Instruct-GGUF",         # llama.cpp files: the format names no precision
-                                  "Instruct-7B", "FP8", "Qwen3-FP8"])
+                                  "Instruct-7B", "FP8", "Qwen3-FP8",
+                                  "mistralai/Mistral-Nemo-Instruct-2409"])  # another release tag: not that base
 def test_names_that_are_not_a_known_models_release_stay_unknown(name):
     assert registry.architectures.release_base(name) is None and not registry.has_arch(name)
     with pytest.raises(UnknownNameError, match="unknown model"):

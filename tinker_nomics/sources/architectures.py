@@ -192,9 +192,15 @@ def _fine_tune_base(org: str, short: str) -> str | None:
         if i == 0 or token.lower() not in FINE_TUNE_TOKENS:
             continue
         after = i + 2 if i + 1 < len(tokens) and re.fullmatch(r"\d{4}", tokens[i + 1]) else i + 1
-        own = _first_own_arch(org, "-".join(tokens[:i] + tokens[after:]))
-        if own is not None:
-            return own
+        # the token dropped with its release tag, else the release's base named as such (Mistral's
+        # Mistral-Nemo-Instruct-2407 is Mistral-Nemo-Base-2407 tuned; Mistral-Small-24B-Instruct-2501 the same)
+        candidates = [tokens[:i] + tokens[after:]]
+        if token.lower() != "base":
+            candidates += [tokens[:i] + ["Base"] + tokens[i + 1:], tokens[:i] + ["Base"] + tokens[after:]]
+        for candidate in candidates:
+            own = _first_own_arch(org, "-".join(candidate))
+            if own is not None:
+                return own
     return None
 
 
