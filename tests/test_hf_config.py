@@ -166,6 +166,13 @@ PUBLISHED = [
      "Gemma 3 technical report, Table 1: 1B has 698M non-embedding parameters (the Llama formula gave 1.30B)"),
     ("google--gemma-3-1b-pt.json", "gemma3", "embedding", 302_000_000, 500_000,
      "Gemma 3 technical report, Table 1: 302M embedding parameters"),
+    ("google--gemma-3-4b-it.json", "gemma3", "non_embedding", 3_209_000_000, 500_000,
+     "Gemma 3 technical report (arXiv 2503.19786), Table 1: 4B has 3,209M non-embedding parameters; the published "
+     "config leaves vocab_size, heads, KV heads and head_dim to transformers' Gemma3TextConfig defaults (quoted in "
+     "index ids 54360040290 and 69298359582)"),
+    ("google--gemma-3-27b-it.json", "gemma3", "non_embedding", 25_600_000_000, 500_000,
+     "Gemma 3 technical report, Table 1: 27B has 25,600M non-embedding parameters (the config names its heads and "
+     "head_dim, and leaves vocab_size to the default)"),
     ("google--gemma-2b.json", "gemma", "total", 2_506_172_416, 0,
      "safetensors metadata of google/gemma-2b (index id 65794641846); model.parameters() of gemma-1.1-2b-it "
      "(index id 16955826675)"),
@@ -525,3 +532,18 @@ def test_every_bundled_config_predicts_positive_finite_figures(name):
     step = predict_rl_step(arch, gpu, 32, 64, 256, 256, fine_tune="lora")
     assert float(decode.output_tokens_per_second) > 0 and float(step.step_seconds) > 0
     assert sum(lora.exact_lora_params_per_rank(arch).values()) > 0
+
+
+def test_gemma3_text_defaults_fill_only_what_the_published_config_leaves_out():
+    """google/gemma-3-4b-it's text_config names width, depth and windows only; transformers' Gemma3TextConfig
+    supplies vocabulary, heads, KV heads and head_dim (hf_config.TEXT_CONFIG_DEFAULTS). A value the config gives
+    wins over the default, and a config without its width is still refused, naming the field."""
+    config = bundled("google--gemma-3-4b-it.json")
+    assert not {"vocab_size", "num_attention_heads", "num_key_value_heads", "head_dim"} & set(config["text_config"])
+    arch = from_dict(config)
+    assert (arch.vocab_size, arch.hidden_size) == (262208, 2560)
+    given = {**config, "text_config": {**config["text_config"], "num_key_value_heads": 8}}
+    assert from_dict(given).kv_bytes_per_token == 2 * arch.kv_bytes_per_token     # 8 KV heads given, not the 4
+    without_width = {**config, "text_config": {k: v for k, v in config["text_config"].items() if k != "hidden_size"}}
+    with pytest.raises(TinkerNomicsError, match="hidden_size"):
+        from_dict(without_width)

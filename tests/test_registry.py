@@ -98,6 +98,8 @@ def test_long_context_variants_share_the_architecture():
     ("Qwen/Qwen3-235B-A22B-Thinking-2507", "Qwen/Qwen3-235B-A22B"),     # the release tag goes with the token
     ("mistralai/Mistral-Nemo-Instruct-2407", "mistralai/Mistral-Nemo-Base-2407"),   # the tuned base is named -Base
     ("mistralai/Mistral-Small-24B-Instruct-2501", "mistralai/Mistral-Small-24B-Base-2501"),
+    ("google/gemma-3-1b-it", "google/gemma-3-1b-pt"),        # Google names the pair -it and -pt
+    ("google/gemma-3-27b-pt", "google/gemma-3-27b-it"),
 ])
 def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the

@@ -134,7 +134,10 @@ ARCH_ALIASES = {"Qwen/Qwen3.5-9B-Base": "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-35B-A3B
 # instruct release keep the weights' shapes (fine-tuning changes values, not config.json's architecture fields), so
 # `meta-llama/Llama-3.1-8B-Instruct` is counted with meta-llama/Llama-3.1-8B's architecture. A 4-digit release tag
 # right after the token belongs to it (Qwen3-235B-A22B-Thinking-2507).
-FINE_TUNE_TOKENS = ("instruct", "chat", "it", "base", "thinking")
+FINE_TUNE_TOKENS = ("instruct", "chat", "it", "pt", "base", "thinking")
+# The other name of the same shapes where a family names both releases: Google's -it (instruction-tuned) and -pt
+# (pretrained), Mistral's -Instruct-2407 and -Base-2407.
+SIBLING_TOKENS = {"it": ("pt",), "pt": ("it",), "instruct": ("Base",), "chat": ("Base",), "thinking": ("Base",)}
 
 # Quantized releases end their name with the weight format their config.json's quantization_config holds
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
@@ -192,11 +195,10 @@ def _fine_tune_base(org: str, short: str) -> str | None:
         if i == 0 or token.lower() not in FINE_TUNE_TOKENS:
             continue
         after = i + 2 if i + 1 < len(tokens) and re.fullmatch(r"\d{4}", tokens[i + 1]) else i + 1
-        # the token dropped with its release tag, else the release's base named as such (Mistral's
-        # Mistral-Nemo-Instruct-2407 is Mistral-Nemo-Base-2407 tuned; Mistral-Small-24B-Instruct-2501 the same)
+        # the token dropped with its release tag, else the token's sibling (SIBLING_TOKENS), with the tag and without
         candidates = [tokens[:i] + tokens[after:]]
-        if token.lower() != "base":
-            candidates += [tokens[:i] + ["Base"] + tokens[i + 1:], tokens[:i] + ["Base"] + tokens[after:]]
+        for sibling in SIBLING_TOKENS.get(token.lower(), ()):
+            candidates += [tokens[:i] + [sibling] + tokens[i + 1:], tokens[:i] + [sibling] + tokens[after:]]
         for candidate in candidates:
             own = _first_own_arch(org, "-".join(candidate))
             if own is not None:

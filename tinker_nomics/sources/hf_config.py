@@ -204,11 +204,28 @@ def from_dict(data: dict, where: str = "config", name: str = "config") -> ModelA
     merged = {**data, **text} if text else dict(data)
     if text and "tie_word_embeddings" not in text and "tie_word_embeddings" in data:
         merged["tie_word_embeddings"] = data["tie_word_embeddings"]
+    text_type = merged.get("model_type")
+    if text and isinstance(text_type, str):
+        for field, value in TEXT_CONFIG_DEFAULTS.get(text_type.strip().lower(), {}).items():
+            if merged.get(field) is None:
+                merged[field] = value
     c = _Config(merged, where)
     model_type = family_of(c)
     c.family = model_type
     counts = FAMILIES[FAMILY_OF[model_type]](c, model_type)
     return _arch(c, name, counts)
+
+
+# A multimodal wrapper's text_config may leave fields to transformers' defaults for its text model, and what
+# transformers (and vLLM, which loads configs through it) fills in is what runs. Gemma 3's published 4B and 12B
+# configs name only widths, depth and windows: vocabulary, heads, KV heads and head_dim come from Gemma3TextConfig
+# (huggingface/transformers src/transformers/models/gemma3/configuration_gemma3.py @008f5c8c, __init__ defaults;
+# AutoConfig.from_pretrained("google/gemma-3-4b-it") prints these values). Only the fields the published configs
+# leave out are filled: a config missing its width or depth is still refused, naming the field.
+TEXT_CONFIG_DEFAULTS = {
+    "gemma3_text": {"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "tie_word_embeddings": True},
+}
 
 
 # ------------------------------------------------------------------------------------------------ families
