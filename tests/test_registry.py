@@ -112,7 +112,7 @@ def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     assert arch.model == f"{name.split('/')[-1]} (architecture of {of.model})" and base in arch.source_url
 
 
-@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.3",   # v0.3 is its own release (no v0.3 base here)
+@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.2",   # v0.2 is its own release (not v0.1's shapes)
                                   "Qwen/Qwen2.5-7B-Instruct-GGUF",         # llama.cpp files: the format names no precision
                                   "Instruct-7B", "FP8", "Qwen3-FP8",
                                   "mistralai/Mistral-Nemo-Instruct-2409"])  # another release tag: not that base
