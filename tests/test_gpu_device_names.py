@@ -132,3 +132,21 @@ def test_the_cli_takes_a_driver_name_and_answers_as_for_the_part(capsys):
 def test_every_table_row_names_a_registry_part_or_says_why_not():
     for key, (part, note) in sources.hardware.device_names().items():
         assert (part in sources.gpus()) if part else note, key
+
+
+@pytest.mark.parametrize("name, part", [
+    ("A100-SXM4-80GB", "A100 80GB SXM"),        # a driver name with its vendor word left off (vLLM#15081's, trimmed)
+    ("V100-SXM2-32GB", "V100 32GB SXM"),
+    ("A100 PCIe 80GB", "A100 80GB PCIe"),       # the registry's words in another order
+    ("PCIe A100 80GB", "A100 80GB PCIe"),
+    ("SXM H100", "H100 SXM"),
+])
+def test_a_trimmed_driver_name_or_reordered_words_resolve(name, part):
+    assert sources.get_gpu(name).gpu == part
+
+
+@pytest.mark.parametrize("name", ["80GB A100",    # SXM or PCIe: the words are in two parts' names
+                                  "A100"])        # the bare name stays refused, listing its variants
+def test_words_that_fit_two_parts_stay_refused(name):
+    with pytest.raises(UnknownNameError, match="A100 80GB SXM"):
+        sources.get_gpu(name)

@@ -17,9 +17,11 @@ class TinkerNomicsError(ValueError):
 class UnknownNameError(TinkerNomicsError, KeyError):
     """A model, GPU, snapshot or workload name that the registries do not hold."""
 
-    def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = ""):
+    def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = "", candidates: list[str] | None = None):
+        """`candidates`: the names to offer, where the caller knows them (every part a name's words fit), instead of
+        the nearest spellings."""
         known = list(known)
-        close = closest(name, known)
+        close = list(candidates) if candidates else closest(name, known)
         message = f"unknown {kind} {name!r}"
         if close:
             message += "; closest: " + ", ".join(close)

@@ -8,6 +8,7 @@ also complete a gpus.csv row that leaves a peak empty (GB300's BF16): see `gpus`
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -123,7 +124,35 @@ def device_names() -> dict[str, tuple[str, str]]:
             raise TinkerNomicsError(f"hardware/gpu_device_names.csv row {r['_row']} column gpu: {r['gpu']!r} is not "
                                     f"in the GPU registry")
         out[_squash(r["device_name"])] = (r["gpu"] or "", r["note"] or "")
+        out.setdefault(_squash(" ".join(_without_vendor(r["device_name"].split()))), out[_squash(r["device_name"])])
     return out
+
+
+def _without_vendor(words: list[str]) -> list[str]:
+    while words and words[0].lower() in VENDOR_WORDS:
+        words = words[1:]
+    return words
+
+
+def _tokens(name: str) -> tuple[str, ...]:
+    """A name's words in order of their text, case and separators dropped: 'A100 PCIe 80GB' and 'A100 80GB PCIe'
+    are the same words."""
+    return tuple(sorted(w for w in re.split(r"[^a-z0-9.]+", name.lower()) if w))
+
+
+@functools.lru_cache(maxsize=None)
+def _token_index() -> dict[tuple[str, ...], str]:
+    """The words of each registry name and device name -> its part, for names that say them in another order; a
+    set of words two parts share is left out (it names neither)."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for name in gpus():
+        found.setdefault(_tokens(name), set()).add(name)
+    for row in load_table("hardware/gpu_device_names.csv", [
+            Column("device_name"), Column("gpu", required=False), Column("source_url"),
+            Column("note", required=False)]):
+        if row["gpu"]:
+            found.setdefault(_tokens(" ".join(_without_vendor(row["device_name"].split()))), set()).add(row["gpu"])
+    return {words: parts.pop() for words, parts in found.items() if len(parts) == 1}
 
 
 def get_gpu(name: str) -> GPU:
@@ -134,20 +163,30 @@ def get_gpu(name: str) -> GPU:
     try:
         return gpus()[lookup("GPU", name, _gpu_index(), gpus(), hint)]
     except UnknownNameError as unknown:
-        device = device_names().get(_squash(name))
+        words = _without_vendor(name.split())
+        device = device_names().get(_squash(name)) or device_names().get(_squash(" ".join(words)))
         if device is not None:
             if not device[0]:
                 raise TinkerNomicsError(f"GPU {name!r} names no single registry part: {device[1]}") from None
             return gpus()[device[0]]
-        words = name.split()
-        while words and words[0].lower() in VENDOR_WORDS:
-            words = words[1:]
-        if not words or len(words) == len(name.split()):
-            raise
-        try:
-            return gpus()[lookup("GPU", " ".join(words), _gpu_index(), gpus(), hint)]
-        except UnknownNameError:
-            raise unknown from None
+        if words and len(words) < len(name.split()):
+            try:
+                return gpus()[lookup("GPU", " ".join(words), _gpu_index(), gpus(), hint)]
+            except UnknownNameError:
+                pass
+        given = _tokens(" ".join(words))
+        part = _token_index().get(given)
+        if part is not None:
+            return gpus()[part]
+        # words that are part of registry names: one part whose name holds them all (and a model number among
+        # them) is it; several are listed
+        fits = {p for words_of, p in _token_index().items() if set(given) <= set(words_of)}
+        holding = [p for p in gpus() if p in fits]
+        if len(holding) == 1 and any(ch.isdigit() for w in given for ch in w):
+            return gpus()[holding[0]]
+        if len(holding) > 1:
+            raise UnknownNameError("GPU", name, gpus(), hint, candidates=holding) from None
+        raise
 
 
 # ----------------------------------------------------------------------------------------------- links
