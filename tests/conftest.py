@@ -1,9 +1,11 @@
 """Shared fixtures for the book tests (tests/test_notebooks.py, tests/test_book_site.py).
 
 Executing a notebook is the slow part on a 2-core machine, so each notebook in the table of contents
-runs at most once per test session: `notebook_runs` executes it with papermill (as a reader would, the
-`parameters` cell left untouched) into a temporary folder, and stores the result in the book's
-jupyter-cache, so the book build that follows reuses that execution instead of running it again.
+runs at most once, across the test session and the book build: `notebook_runs` executes it with papermill
+(as a reader would, the `parameters` cell left untouched) into a temporary folder, and stores the result in
+the book's jupyter-cache, so the book build that follows reuses that execution instead of running it again;
+where a build already ran it for this package and data (`make book` before `make test`, as CI does), the
+cache's run is read instead of running it again.
 """
 
 from __future__ import annotations
@@ -81,7 +83,10 @@ class NotebookRun:
 
 
 class NotebookRuns:
-    """Runs each notebook at most once per session and caches successful runs for the book build."""
+    """Runs each notebook at most once per session and caches successful runs for the book build. A notebook the
+    book build already executed for this very package and data (its jupyter-cache, refreshed when tinker_nomics/ or
+    data/ change, holds a run of the same code cells) is not run again: that run's outputs are read instead, and any
+    error output in them is the run's error."""
 
     def __init__(self, workdir: Path):
         self.workdir = workdir
@@ -89,7 +94,8 @@ class NotebookRuns:
 
     def run(self, source: Path) -> NotebookRun:
         if source not in self._runs:
-            self._runs[source] = self._execute(source)
+            cached = _cached_run(source)
+            self._runs[source] = cached if cached is not None else self._execute(source)
         return self._runs[source]
 
     def _execute(self, source: Path) -> NotebookRun:
@@ -157,6 +163,28 @@ def _store_in_book_cache(source: Path, executed: Path, seconds: float) -> None:
         check_validity=False,
         overwrite=True,
     )
+
+
+def _cached_run(source: Path) -> NotebookRun | None:
+    """The book cache's run of `source` (the build's, or an earlier papermill run of this session's package), or
+    None where it holds none."""
+    if not JUPYTER_CACHE.exists():
+        return None
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(JUPYTER_CACHE))
+    try:
+        record = cache.match_cache_notebook(nbformat.read(source, as_version=4))
+    except KeyError:
+        return None
+    notebook = cache.get_cache_bundle(record.pk).nb
+    errors = [f"{o.get('ename')}: {o.get('evalue')}" for cell in notebook.cells if cell.cell_type == "code"
+              for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    code = [cell for cell in notebook.cells if cell.cell_type == "code" and cell.source.strip()]
+    if not errors and any(cell.get("execution_count") is None for cell in code):
+        errors = ["the cached run left a code cell unexecuted"]
+    return NotebookRun(source, Path(cache.get_cache_record(record.pk).uri), 0.0, errors[0] if errors else None)
 
 
 def _is_cached(source: Path) -> bool:

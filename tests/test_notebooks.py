@@ -1,7 +1,8 @@
 """The chapter notebooks: committed clean, and each one runs top to bottom under papermill.
 
 Execution happens once per session (tests/conftest.py: `notebook_runs`), into a temporary folder;
-nothing is written into the repository. The book build reuses these runs through its jupyter-cache.
+nothing is written into the repository. The book build reuses these runs through its jupyter-cache, and
+a run the build made for this package and data is read from that cache instead of made again.
 """
 
 import importlib.util
@@ -40,7 +41,9 @@ def test_notebook_has_one_parameters_cell(source):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("source", NOTEBOOKS, ids=IDS)
-def test_notebook_runs_under_papermill(source, notebook_runs):
+def test_notebook_runs_top_to_bottom(source, notebook_runs):
+    """Under papermill, as a reader runs it; or, where the book build already ran it for this package and data, that
+    run's outputs, which must hold no error and leave no code cell unexecuted (conftest.NotebookRuns)."""
     run = notebook_runs.run(source)
     assert run.error is None, f"{source.name} failed after {run.seconds:.1f} s:\n{run.error}"
 
@@ -52,7 +55,7 @@ def _snapshots():
 
 def _papermill_snapshots():
     """The oldest list and one named by a period (2026-H1): the chapter runs under papermill at these (each run is a
-    kernel, ~9 s), and at its default "latest", the newest list, in test_notebook_runs_under_papermill;
+    kernel, ~9 s), and at its default "latest", the newest list, in test_notebook_runs_top_to_bottom;
     test_takeaway_answers_at_every_listed_snapshot makes its list-dependent calls at every list in-process."""
     listed = _snapshots()
     period = [s for s in listed if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", s)]
@@ -94,3 +97,34 @@ def test_takeaway_answers_at_every_listed_snapshot(snapshot):
     if importlib.util.find_spec("ipywidgets"):
         from tinker_nomics.faces.widgets import Calculator
         assert Calculator("swe_rl", compact=True, prices=snapshot).widget is not None
+
+
+def test_a_cached_run_with_an_error_output_is_a_failed_run(tmp_path, monkeypatch):
+    """The book cache's run stands in for papermill only as evidence: an error output in it is the run's error, and
+    a code cell it left unexecuted fails it too."""
+    import conftest
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    monkeypatch.setattr(conftest, "JUPYTER_CACHE", tmp_path / "cache")
+    source = tmp_path / "chapter.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("1 / 0")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, source)
+    assert conftest._cached_run(source) is None                     # no cache: papermill runs it
+    ran = nbformat.read(source, as_version=4)
+    ran.cells[0].execution_count = 1
+    ran.cells[1].execution_count = 2
+    ran.cells[1].outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                                                   traceback=[])]
+    get_cache(str(tmp_path / "cache")).cache_notebook_bundle(CacheBundleIn(ran, str(source)), check_validity=False)
+    assert conftest._cached_run(source).error == "ZeroDivisionError: division by zero"
+    ran.cells[1].outputs, ran.cells[1].execution_count = [], None
+    get_cache(str(tmp_path / "cache")).cache_notebook_bundle(CacheBundleIn(ran, str(source)), check_validity=False,
+                                                             overwrite=True)
+    assert "unexecuted" in conftest._cached_run(source).error
+    ran.cells[1].execution_count = 2
+    get_cache(str(tmp_path / "cache")).cache_notebook_bundle(CacheBundleIn(ran, str(source)), check_validity=False,
+                                                             overwrite=True)
+    assert conftest._cached_run(source).error is None
