@@ -567,3 +567,19 @@ def test_gemma3_text_defaults_fill_only_what_the_published_config_leaves_out():
     without_width = {**config, "text_config": {k: v for k, v in config["text_config"].items() if k != "hidden_size"}}
     with pytest.raises(TinkerNomicsError, match="hidden_size"):
         from_dict(without_width)
+
+
+def test_a_config_without_its_name_is_named_by_where_it_lies(tmp_path):
+    """Gemma 3's config.json has no _name_or_path: a file is named by its stem, a config.json by its folder, one in
+    the Hugging Face cache by the repository its cache folder names (never 'configs' or a commit hash)."""
+    text = (CONFIGS / "google--gemma-3-4b-it.json").read_text()
+    assert "_name_or_path" not in text
+    places = {tmp_path / "google--gemma-3-4b-it.json": ("google--gemma-3-4b-it", None),
+              tmp_path / "gemma-3-4b-it" / "config.json": ("gemma-3-4b-it", None),
+              tmp_path / "hub" / "models--google--gemma-3-4b-it" / "snapshots" / ("0" * 40) / "config.json":
+                  ("gemma-3-4b-it", "google/gemma-3-4b-it")}
+    for path, (model, hf_id) in places.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        arch = load_config(path)
+        assert arch.model == model and (hf_id is None or arch.hf_id == hf_id), (path, arch.model, arch.hf_id)

@@ -101,3 +101,21 @@ def test_a_config_with_an_unread_quantization_asks_for_the_precision(tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--precision" in err[0] and "quantization_config" in err[0]
     assert main(args + ["--precision", "int4"]) == 0
+
+
+def test_the_rl_step_of_a_quantized_release_says_it_is_timed_in_bf16(capsys):
+    """RL trains the full-precision model (verl, NeMo RL, TRL load bf16 weights for the update and the rollout), so
+    the step of `…-AWQ` is timed with bf16 weights; its label still names the checkpoint's int4, so the output says
+    which weights were timed. A bf16 model gets no such note."""
+    args = ["predict", "rl-step", "--gpu", "H100 SXM", "--num-gpus", "8", "--samples", "256", "--prompt-len", "200",
+            "--response-len", "400"]
+    assert main(args + ["--model", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--format", "json"]) == 0
+    quantized = json.loads(capsys.readouterr().out)
+    assert (quantized["weights"], quantized["checkpoint_precision"]) == ("bf16", "int4")
+    assert main(args + ["--model", "Qwen/Qwen2.5-7B", "--format", "json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain["checkpoint_precision"] == "bf16" and plain["step_seconds"] == quantized["step_seconds"]
+    assert main(args + ["--model", "Qwen/Qwen2.5-7B-Instruct-AWQ"]) == 0
+    assert "the checkpoint holds int4 weights; RL trains and samples the bf16 model" in capsys.readouterr().out
+    assert main(args + ["--model", "Qwen/Qwen2.5-7B"]) == 0
+    assert "Note" not in capsys.readouterr().out

@@ -202,6 +202,7 @@ class RLStepPrediction:
     fine_tune: str
     train_mfu: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))
     separate: np.ndarray = field(default_factory=lambda: np.asarray(False))   # rollout on its own GPUs (k >= 1)
+    checkpoint_precision: str = "bf16"  # the weights the named checkpoint holds; the step is timed in bf16
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -210,7 +211,8 @@ class RLStepPrediction:
         """The JSON of `predict rl-step`: where the GPUs asked for cannot hold the job, every time is null and
         `on_fitting_gpus` holds the times on the smallest count that can (the text says the same)."""
         out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
-               "fine_tune": self.fine_tune, "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
+               "fine_tune": self.fine_tune, "weights": "bf16", "checkpoint_precision": self.checkpoint_precision,
+               "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
         times = {name: _plain(getattr(self, name)) for name in self.PHASES}
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
@@ -266,7 +268,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
                                 *(rl_phases.kept(f, ph, name) for name in ("concurrency", "waves", "feasible",
                                                                            "fitting_gpus")),
-                                fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate)
+                                fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate,
+                                arch.checkpoint_precision or "unread")
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(
@@ -280,4 +283,5 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     return RLStepPrediction(arch.model, gpu.gpu, method, n, hosted.rollout_hours * 3600.0, zero,
                             hosted.train_hours * 3600.0, zero, zero, hosted.wallclock_hours * 3600.0,
                             hosted.rollout_concurrency, hosted.rollout_waves, hosted.feasible, hosted.fitting_gpus,
-                            fine_tune, np.asarray(number("mfu")), np.asarray(k > 0))
+                            fine_tune, np.asarray(number("mfu")), np.asarray(k > 0),
+                            arch.checkpoint_precision or "unread")

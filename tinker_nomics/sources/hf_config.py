@@ -189,8 +189,19 @@ def load_config(path) -> ModelArch:
     name = data.get("_name_or_path")
     if name is not None and (not isinstance(name, str) or not name.isprintable()):
         raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
-    name = name or Path(path).parent.name or Path(path).stem
-    return from_dict(data, where, name=str(name))
+    return from_dict(data, where, name=str(name or _name_from_path(Path(path))))
+
+
+def _name_from_path(path: Path) -> str:
+    """A config without `_name_or_path` is named by where it lies: `google--gemma-3-4b-it.json` by its stem, a
+    `config.json` by its folder (`Qwen3-8B/config.json`), one in the Hugging Face cache
+    (`models--Qwen--Qwen3-8B/snapshots/<commit>/config.json`) by the repository the cache folder names."""
+    if path.name != "config.json":
+        return path.stem
+    folder = path.parent
+    if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
+        return folder.parent.parent.name[len("models--"):].replace("--", "/")
+    return folder.name or path.stem
 
 
 def from_dict(data: dict, where: str = "config", name: str = "config") -> ModelArch:

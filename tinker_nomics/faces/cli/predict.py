@@ -121,6 +121,9 @@ def rl_step_lines(data: dict) -> list[str]:
             f"method {data['method']}")
     times = data
     lines = [head]
+    if data["checkpoint_precision"] != data["weights"]:
+        lines.append(f"Note          the checkpoint holds {data['checkpoint_precision']} weights; RL trains and samples "
+                     f"the {data['weights']} model, which is what is timed")
     if not data["feasible"]:
         times = data["on_fitting_gpus"]
         lines.append(f"Does not fit  {data['num_gpus']:g} × {data['gpu']} cannot hold the job; the smallest count "
