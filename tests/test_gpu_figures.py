@@ -279,3 +279,33 @@ def test_an_added_row_completes_a_reference_row_or_names_the_conflict(tmp_path, 
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
         sources.clear_caches()
+
+
+def test_fp4_runs_on_fp4_tensor_cores_only_where_a_datasheet_gives_them():
+    """data/hardware/fp4_peaks.csv: the Blackwell and CDNA 4 parts. B200's datasheet prints 18 PFLOPS FP4 with
+    sparsity (9 dense, twice its dense FP8); Blackwell Ultra's prints 18 | 14 sparse | dense, so B300's dense FP4
+    is not half its sparse figure. Elsewhere (H100, L40S, MI300X: no FP4 tensor cores) NVFP4 weights run
+    weight-only, vLLM's Marlin W4A16, at the BF16 peak."""
+    from tinker_nomics.model import decode
+    peaks = hardware.fp4_peaks()
+    assert peaks["B200"] == 2 * sources.get_gpu("B200").fp8_dense_tflops * 1e12
+    assert peaks["B300"] == 14_000e12 != 2 * sources.get_gpu("B300").fp8_dense_tflops * 1e12
+    for gpu in ("H100 SXM", "L40S", "MI300X", "A100 80GB SXM"):
+        specs = hardware.gpu_specs(gpu)
+        assert gpu not in peaks and bool(decode.weight_only("fp4", specs))
+        assert decode.gemm_peak(specs, "fp4") == specs.bf16_flops
+    blackwell = hardware.gpu_specs("B200")
+    assert not decode.weight_only("fp4", blackwell) and decode.gemm_peak(blackwell, "fp4") == peaks["B200"]
+
+
+@pytest.mark.parametrize("gpu, fp4_faster", [("B200", True), ("H100 SXM", False)])
+def test_nvfp4_outruns_fp8_at_saturation_only_on_fp4_tensor_cores(gpu, fp4_faster):
+    """At a batch that saturates the GEMMs, FP4 weights beat FP8 on a GPU that computes in FP4 and lose on one that
+    dequantises them to BF16 (W4A16 at the BF16 peak, against FP8 at the FP8 peak)."""
+    def speed(precision):
+        code, out, err = cli("predict", "decode", "--model", "meta-llama/Llama-3.1-8B", "--gpu", gpu, "--num-gpus", 1,
+                             "--concurrency", 1024, "--input-len", 1024, "--output-len", 1024, "--precision",
+                             precision, "--kv-precision", "fp8", "--format", "json")
+        assert code == 0, err
+        return strict_json(out)["output_tokens_per_second"]
+    assert (speed("nvfp4") > speed("fp8")) == fp4_faster

@@ -358,9 +358,11 @@ def _number(text: str) -> float:
 
 
 def _fp8_peak_missing(gpu: str, precision: str) -> list[str]:
-    """Why an FP8 or FP4 row cannot be timed: its GPU has FP8 tensor cores but the registry has no sourced FP8 peak
-    (the package would run its weights weight-only at the BF16 peak, as on a GPU without FP8 tensor cores)."""
-    if str(precision).upper() in ("FP8", "FP4") and sources.get_gpu(gpu).fp8_dense_tflops is None:
+    """Why an FP8 row cannot be timed: its GPU has FP8 tensor cores but the registry has no sourced FP8 peak (the
+    package would run its weights weight-only at the BF16 peak, as on a GPU without FP8 tensor cores). FP4 rows
+    need no such screen: data/hardware/fp4_peaks.csv gives every registry GPU with FP4 tensor cores its peak, and
+    on any other GPU FP4 weights do run weight-only."""
+    if str(precision).upper() == "FP8" and sources.get_gpu(gpu).fp8_dense_tflops is None:
         return [f"GPU {gpu} has no sourced dense FP8 peak (data/hardware/gpus_added.csv), so its {precision} GEMMs "
                 f"cannot be timed"]
     return []

@@ -10,7 +10,8 @@ per sequence and costs
                           weights stored weight-only as int8/int4 read at the bandwidth efficiency times their own
                           dequantisation efficiency;
                 compute = batch × (2 · N_active + attention FLOPs) / (tp × GEMM ceiling × compute efficiency),
-                          at FP8 when weights and activations are FP8 (fp8, fp4), else at BF16; the ceiling is
+                          at FP8 or FP4 when weights and activations are (on GPUs with such tensor cores), else
+                          at BF16; the ceiling is
                           the datasheet's dense peak, or the vendor's measured max-achievable FLOP/s where it
                           publishes one (gemm_ceiling);
   all-reduce  with tp > 1, two per layer (after attention and after the MLP), each a latency plus
@@ -45,7 +46,8 @@ PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.
 PRECISIONS = tuple(PRECISION_BYTES)
 KV_PRECISIONS = ("bf16", "fp16", "fp8")
 WEIGHT_ONLY = ("int8", "int4")        # stored compressed, computed in BF16 after dequantisation
-FP8_COMPUTE = ("fp8", "fp4")          # weights and activations in 8 bits or fewer: the FP8 tensor-core peak
+FP8_COMPUTE = ("fp8",)                # weights and activations in 8 bits: the FP8 tensor-core peak
+FP4_COMPUTE = ("fp4",)                # weights and activations in 4 bits, where the GPU has FP4 tensor cores
 HEAD_BYTES = 2.0                      # the output head stays BF16 in quantised checkpoints
 
 
@@ -64,28 +66,33 @@ def kv_scale(kv_precision: str) -> float:
 
 
 def gemm_peak(gpus: GpuSpecs, precision: str) -> np.ndarray:
-    """The datasheet's dense peak at the GEMM precision: FP8 for FP8/FP4 weights (the registry has no FP4 peak; a
-    GPU without FP8 tensor cores gives its BF16 peak there, as it dequantises them), BF16 otherwise (weight-only
+    """The datasheet's dense peak at the GEMM precision: FP8 for FP8 weights, FP4 for FP4 weights (a GPU without
+    tensor cores of that precision gives its BF16 peak there, as it dequantises them), BF16 otherwise (weight-only
     int8/int4 dequantise to BF16)."""
-    return gpus.fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.bf16_flops
+    name = precision_name(precision)
+    return gpus.fp8_flops if name in FP8_COMPUTE else gpus.fp4_flops if name in FP4_COMPUTE else gpus.bf16_flops
 
 
 def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
     """What the calibrated method's decode and prefill GEMMs run at, at efficiency 1: the vendor's measured
     max-achievable dense FLOP/s where it publishes one (AMD's MI300X and MI325X: their clocks under dense load are
     far below the boost clock the datasheet peak assumes), else the datasheet peak (`gemm_peak`)."""
-    return gpus.gemm_fp8_flops if precision_name(precision) in FP8_COMPUTE else gpus.gemm_bf16_flops
+    name = precision_name(precision)
+    return gpus.gemm_fp8_flops if name in FP8_COMPUTE else gpus.gemm_fp4_flops if name in FP4_COMPUTE \
+        else gpus.gemm_bf16_flops
 
 
 def weight_only(precision: str, gpus: GpuSpecs):
-    """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; FP8 and FP4
-    on GPUs without FP8 tensor cores (A100, RTX 3090, T4 …: vLLM's FP8 and FP4 Marlin kernels run them
-    weight-only there). False where nowhere, else a boolean array shaped like the GPUs."""
+    """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; FP8 on GPUs
+    without FP8 tensor cores (A100, RTX 3090, T4 …) and FP4 on GPUs without FP4 tensor cores (every one before
+    Blackwell and CDNA 4: H100, L40S, MI300X …), where vLLM's FP8 and FP4 Marlin kernels run them weight-only
+    (W8A16, W4A16). False where nowhere, else a boolean array shaped like the GPUs."""
     name = precision_name(precision)
     if name in WEIGHT_ONLY:
         return np.ones(np.shape(gpus.name), dtype=bool)
-    if name in FP8_COMPUTE and not np.all(gpus.fp8_native):
-        return ~np.asarray(gpus.fp8_native, dtype=bool)
+    native = gpus.fp8_native if name in FP8_COMPUTE else gpus.fp4_native if name in FP4_COMPUTE else None
+    if native is not None and not np.all(native):
+        return ~np.asarray(native, dtype=bool)
     return False
 
 

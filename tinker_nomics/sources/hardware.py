@@ -244,6 +244,10 @@ class GpuSpecs:
     gemm_fp8_flops: np.ndarray         # FLOP/s where it publishes one (gemm_ceilings.csv), else the datasheet peak
     fp8_native: np.ndarray             # True where the datasheet gives an FP8 tensor-core peak (Ada, Hopper, CDNA 3
                                        # and later); elsewhere FP8 weights run weight-only, dequantised to BF16
+    fp4_flops: np.ndarray = None       # dense FP4 peak where the GPU has FP4 tensor cores (fp4_peaks.csv), else the
+                                       # BF16 peak: FP4 weights run weight-only there (vLLM's Marlin W4A16)
+    gemm_fp4_flops: np.ndarray = None  # the same, with the BF16 GEMM ceiling where FP4 runs weight-only
+    fp4_native: np.ndarray = None      # True where fp4_peaks.csv gives an FP4 tensor-core peak (Blackwell, CDNA 4)
 
     @property
     def shape(self) -> tuple:
@@ -298,8 +302,27 @@ def gemm_ceilings() -> dict[str, tuple[float, float]]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def fp4_peaks() -> dict[str, float]:
+    """GPU -> dense FP4 tensor-core FLOP/s (data/hardware/fp4_peaks.csv: the parts whose datasheets give one,
+    NVIDIA Blackwell and AMD CDNA 4). Any other GPU has no FP4 tensor cores: NVIDIA's Transformer Engine support
+    matrix lists NVFP4 as unsupported on Ampere and Hopper, and AMD's CDNA 3 has no FP4 matrix instruction."""
+    rows = load_table("hardware/fp4_peaks.csv", [
+        Column("gpu"), Column("fp4_dense_tflops", "float"), Column("recorded"), Column("source_url"),
+        Column("note", required=False)])
+    table = gpus()
+    out = {}
+    for r in rows:
+        if r["gpu"] not in table:
+            raise TinkerNomicsError(f"hardware/fp4_peaks.csv: GPU {r['gpu']!r} is not in the GPU registry")
+        if not r["fp4_dense_tflops"] > 0:
+            raise TinkerNomicsError(f"hardware/fp4_peaks.csv row {r['_row']}: fp4_dense_tflops must be positive")
+        out[r["gpu"]] = r["fp4_dense_tflops"] * 1e12
+    return out
+
+
 def _specs_of(names: np.ndarray) -> GpuSpecs:
-    table, link, ceilings = gpus(), links(), gemm_ceilings()
+    table, link, ceilings, fp4 = gpus(), links(), gemm_ceilings(), fp4_peaks()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
 
@@ -318,7 +341,10 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
     return GpuSpecs(np.asarray(names, dtype=object), column(lambda g: g.memory_bytes),
                     column(lambda g: g.bandwidth_bytes_per_s), bf16, fp8, seed,
                     column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds, gemm_bf16, gemm_fp8,
-                    column(lambda g: 1.0 if g.fp8_dense_tflops else 0.0) > 0.5)
+                    column(lambda g: 1.0 if g.fp8_dense_tflops else 0.0) > 0.5,
+                    np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), bf16),
+                    np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), gemm_bf16),
+                    column(lambda g: 1.0 if g.gpu in fp4 else 0.0) > 0.5)
 
 
 @dataclass(frozen=True)
