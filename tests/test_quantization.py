@@ -32,7 +32,7 @@ CONFIGS = [
     ({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized",
       "config_groups": ct_group(4, "float")}, "fp4"),
     ({"quant_method": "compressed-tensors", "format": "mxfp4-pack-quantized",
-      "config_groups": ct_group(4, "float")}, "int4"),
+      "config_groups": ct_group(4, "float")}, "mxfp4"),
     ({"quant_method": "compressed-tensors", "format": "mixed-precision",
       "config_groups": {**ct_group(8, "float"), "group_1": {"weights": {"num_bits": 4, "type": "float"},
                                                             "format": "nvfp4-pack-quantized"}}}, "fp4"),
@@ -43,7 +43,7 @@ CONFIGS = [
     ({"quant_method": "modelopt", "quant_algo": "FP8"}, "fp8"),
     ({"quant_method": "modelopt", "quant_algo": "NVFP4"}, "fp4"),
     ({"quant_method": "modelopt", "quant_algo": "W4A16_AWQ"}, "int4"),
-    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}, "int4"),
+    ({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}, "mxfp4"),
 ]
 
 
@@ -64,7 +64,7 @@ def test_unquantized_and_unreadable_configs():
 
 VLLM_NAMES = [("bfloat16", "bf16"), ("float16", "fp16"), ("half", "fp16"), ("BF16", "bf16"), ("fp8_e4m3", "fp8"),
               ("fp8-e5m2", "fp8"), ("awq", "int4"), ("gptq_marlin", "int4"), ("W4A16", "int4"), ("w8a8", "int8"),
-              ("w8a16", "int8"), ("nvfp4", "fp4"), ("mxfp4", "int4"), ("int4", "int4")]
+              ("w8a16", "int8"), ("nvfp4", "fp4"), ("mxfp4", "mxfp4"), ("int4", "int4")]
 
 
 @pytest.mark.parametrize("typed, expected", VLLM_NAMES)
@@ -119,3 +119,40 @@ def test_the_rl_step_of_a_quantized_release_says_it_is_timed_in_bf16(capsys):
     assert "the checkpoint holds int4 weights; RL trains and samples the bf16 model" in capsys.readouterr().out
     assert main(args + ["--model", "Qwen/Qwen2.5-7B"]) == 0
     assert "Note" not in capsys.readouterr().out
+
+
+def test_registry_models_published_quantized_are_served_at_their_published_precision(capsys):
+    """models/checkpoint_precisions.csv: gpt-oss's experts are MXFP4, so gpt-oss-120b (116.8B parameters) is served
+    from one 80 GB GPU, as its model card says; DeepSeek-V3 is published in FP8. --precision still overrides."""
+    assert get_arch("openai/gpt-oss-120b").checkpoint_precision == "mxfp4"
+    assert get_arch("deepseek-ai/DeepSeek-V3").checkpoint_precision == "fp8"
+    assert get_arch("Qwen/Qwen3-8B").checkpoint_precision == "bf16"
+    args = ["predict", "decode", "--model", "openai/gpt-oss-120b", "--gpu", "H100 SXM", "--num-gpus", "1",
+            "--concurrency", "8", "--input-len", "1024", "--output-len", "1024", "--format", "json"]
+    assert main(args) == 0
+    served = json.loads(capsys.readouterr().out)
+    assert served["precision"] == "mxfp4" and served["output_tokens_per_second"] > 0
+    assert main(args + ["--precision", "bf16"]) == 2          # 234 GB of BF16 weights: not on one H100
+    assert "does not fit" in capsys.readouterr().err
+    assert decode.precision_bytes("mxfp4") == 0.5 + 1 / 32   # 4 bits and one 8-bit scale per 32 weights
+
+
+def test_the_published_precisions_table_names_known_models_and_precisions(tmp_path, monkeypatch):
+    from tinker_nomics.sources import architectures, tables
+    for row, needle in (("nobody/Model,fp8", "unknown model 'nobody/Model'"),
+                        ("openai/gpt-oss-20b,fp3", "fp3")):
+        data = tmp_path / row.split(",")[1]
+        (data / "models").mkdir(parents=True)
+        for name in ("model_archs.csv", "seed_model_sizes.csv", "successors.csv", "cookbook_lora_params.csv"):
+            (data / "models" / name).write_bytes((tables.data_dir() / "models" / name).read_bytes())
+        (data / "models" / "configs").mkdir()
+        (data / "models" / "configs" / "sources.csv").write_text("file,hf_id,source_url,verified_copy,recorded\n")
+        (data / "models" / "checkpoint_precisions.csv").write_text(
+            f"hf_id,precision,recorded,source_url,note\n{row},2026-12-03,https://a.example,\n")
+        monkeypatch.setattr(tables, "data_dir", lambda d=data: d)
+        architectures.models.cache_clear()
+        architectures.bundled_configs.cache_clear()
+        with pytest.raises(TinkerNomicsError, match=needle):
+            architectures.models()
+    architectures.models.cache_clear()
+    architectures.bundled_configs.cache_clear()

@@ -140,8 +140,8 @@ def test_names_that_are_not_a_known_models_release_stay_unknown(name):
     ("TheBloke/Llama-2-13B-chat-GPTQ", "meta-llama/Llama-2-13b-hf", "int4"),
     ("meta-llama/Llama-2-7b-chat-hf", "meta-llama/Llama-2-7b-hf", None),
     ("Llama-2-70B", "meta-llama/Llama-2-70b-hf", None),
-    # gpt-oss's MXFP4 is 4.25 bits a weight, read as int4 (sources/quantization.py)
-    ("someone/Qwen3-8B-MXFP4", "Qwen/Qwen3-8B", "int4"),
+    # gpt-oss's MXFP4 (4.25 bits a weight) is its own format (sources/quantization.py)
+    ("someone/Qwen3-8B-MXFP4", "Qwen/Qwen3-8B", "mxfp4"),
     ("someone/Qwen3-8B-NVFP4", "Qwen/Qwen3-8B", "fp4"),
 ])
 def test_a_quantized_or_renamed_release_gets_its_models_architecture_at_its_precision(name, base, precision):

@@ -41,13 +41,17 @@ from ..sources.model_record import ModelArch
 from . import roofline
 
 # Bytes per stored weight or cached value at each precision a user can name. int4 carries one FP16 scale and one
-# FP16 zero point per group of 128 weights (AWQ/GPTQ's usual group size); fp4 (NVFP4) one FP8 scale per 16.
-PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + 4.0 / 128, "fp4": 0.5 + 1.0 / 16}
-PRECISIONS = tuple(PRECISION_BYTES)
+# FP16 zero point per group of 128 weights (AWQ/GPTQ's usual group size); fp4 (NVFP4) one FP8 scale per 16; mxfp4
+# (OCP MX, gpt-oss's experts) one 8-bit power-of-two scale per 32.
+PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + 4.0 / 128, "fp4": 0.5 + 1.0 / 16,
+                   "mxfp4": 0.5 + 1.0 / 32}
+PRECISIONS = quantization.WEIGHT_PRECISIONS
+if set(PRECISION_BYTES) != set(PRECISIONS):
+    raise RuntimeError("decode.PRECISION_BYTES must give every weight precision of sources.quantization its bytes")
 KV_PRECISIONS = ("bf16", "fp16", "fp8")
 WEIGHT_ONLY = ("int8", "int4")        # stored compressed, computed in BF16 after dequantisation
 FP8_COMPUTE = ("fp8",)                # weights and activations in 8 bits: the FP8 tensor-core peak
-FP4_COMPUTE = ("fp4",)                # weights and activations in 4 bits, where the GPU has FP4 tensor cores
+FP4_COMPUTE = ("fp4", "mxfp4")       # weights and activations in 4 bits, where the GPU has FP4 tensor cores
 HEAD_BYTES = 2.0                      # the output head stays BF16 in quantised checkpoints
 
 

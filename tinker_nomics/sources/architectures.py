@@ -65,6 +65,10 @@ def models() -> dict[str, ModelArch]:
             r["computed_active_params_incl_embed"], r["computed_active_params_excl_input_embed"],
             r["kv_bytes_per_token_bf16"], r["recurrent_state_bytes_per_seq"], r["source_url"],
             r["tinker_status"], total_b, active_b, size_src)
+    for hf_id, precision in _checkpoint_precisions().items():
+        if hf_id not in out:
+            raise TinkerNomicsError(f"models/checkpoint_precisions.csv names unknown model {hf_id!r}")
+        out[hf_id] = dataclasses.replace(out[hf_id], checkpoint_precision=precision)
     for hf_id, arch in bundled_configs().items():
         if hf_id in out:
             raise TinkerNomicsError(f"models/configs/sources.csv: {hf_id} is already a registry row")
@@ -73,6 +77,17 @@ def models() -> dict[str, ModelArch]:
     if unknown_seed:
         raise TinkerNomicsError(f"models/seed_model_sizes.csv names unknown model(s): {', '.join(sorted(unknown_seed))}")
     return out
+
+
+def _checkpoint_precisions() -> dict[str, str]:
+    """Registry models published in another precision than BF16 (models/checkpoint_precisions.csv): what `predict
+    decode` serves by default, as vLLM loads the published checkpoint (an RL step trains and samples in BF16)."""
+    from . import quantization
+
+    rows = load_table("models/checkpoint_precisions.csv", [
+        Column("hf_id"), Column("precision"), Column("recorded"), Column("source_url"), Column("note", required=False)])
+    return {r["hf_id"]: quantization.canonical(r["precision"], f"models/checkpoint_precisions.csv row {r['_row']} "
+                                                               f"precision", quantization.WEIGHT_PRECISIONS) for r in rows}
 
 
 @functools.lru_cache(maxsize=None)
@@ -143,13 +158,13 @@ SIBLING_TOKENS = {"it": ("pt",), "pt": ("it",), "instruct": ("Base",), "chat": (
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
 # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic, hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
 # RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8): the same shapes at that precision. AWQ and GPTQ without a
-# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights; MXFP4 as int4 (4.25 bits a weight, run
-# weight-only before Blackwell). sources/quantization.py reads the same formats from a config.json.
+# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights; MXFP4 is its own format (4.25 bits a
+# weight, run weight-only before Blackwell). sources/quantization.py reads the same formats from a config.json.
 QUANTIZED_TAILS = (
     ("fp8", r"fp8(?:[-_.](?:dynamic|static|block|kv))*"),
     ("fp4", r"(?:nv)?fp4"),
-    ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16|"
-             r"mxfp4"),
+    ("mxfp4", r"mxfp4"),
+    ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16"),
     ("int8", r"gptq[-_.](?:int8|8bit)|int8|w8a8|w8a16|(?:bnb[-_.])?8bit|quantized[-_.]w8a(?:8|16)"),
 )
 _QUANTIZED = [(precision, re.compile(rf"[-_.](?:{tail})$", re.IGNORECASE)) for precision, tail in QUANTIZED_TAILS]

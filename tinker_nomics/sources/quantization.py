@@ -1,6 +1,6 @@
 """Weight and KV-cache precisions under the names people copy from their serving engine and their checkpoint.
 
-The model knows six weight precisions (bf16, fp16, fp8, int8, int4, fp4; model/decode.py gives their bytes) and
+The model knows seven weight precisions (bf16, fp16, fp8, int8, int4, fp4, mxfp4; model/decode.py gives their bytes) and
 three KV-cache ones (bf16, fp16, fp8). Users arrive with other spellings of the same things:
 
 - vLLM's `--dtype` (auto, half, float16, bfloat16), `--kv-cache-dtype` (auto, fp8, fp8_e4m3, fp8_e5m2) and
@@ -13,14 +13,17 @@ three KV-cache ones (bf16, fp16, fp8). Users arrive with other spellings of the 
   MXFP4.
 
 `canonical` maps a typed name to the model's; `of_config` reads a checkpoint's. MXFP4 (4-bit values, one 8-bit
-scale per 32) is read as int4: the same 4.25 bits a weight as int4 with an FP16 scale and zero point per 128,
-and Hopper and earlier GPUs run it weight-only, dequantized to BF16. NVFP4 (one FP8 scale per 16) is fp4. W8A8 is
+scale per 32: 4.25 bits a weight) is mxfp4 and NVFP4 (one FP8 scale per 16) fp4; both run on FP4 tensor cores where
+a GPU has them (Blackwell, CDNA 4) and weight-only, dequantized to BF16, elsewhere. W8A8 is
 read as int8 weights, as the model has no int8 tensor-core path. AWQ and GPTQ without a bit count are 4-bit, both
 projects' default.
 """
 from __future__ import annotations
 
 from ..errors import TinkerNomicsError
+
+# The weight precisions the model knows (model/decode.py gives each its bytes per weight).
+WEIGHT_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4")
 
 # Typed names -> the model's names. Keys are lower case; "-" and "." are read as "_".
 ALIASES = {
@@ -29,7 +32,7 @@ ALIASES = {
     "w8a8_fp8": "fp8", "float8": "fp8",
     "awq": "int4", "gptq": "int4", "awq_marlin": "int4", "gptq_marlin": "int4", "w4a16": "int4", "int4_awq": "int4",
     "awq_int4": "int4", "gptq_int4": "int4", "w4a16_awq": "int4", "bnb_4bit": "int4", "nf4": "int4",
-    "mxfp4": "int4",
+    "mxfp4": "mxfp4",
     "w8a16": "int8", "w8a8": "int8", "gptq_int8": "int8", "bnb_8bit": "int8", "int8_weight_only": "int8",
     "nvfp4": "fp4", "modelopt_fp4": "fp4",
 }
@@ -83,7 +86,7 @@ def of_config(data: dict) -> str | None:
     if "nvfp4" in algo or "nvfp4" in method or method == "modelopt_fp4":
         return "fp4"
     if method == "mxfp4" or "mxfp4" in algo:
-        return "int4"
+        return "mxfp4"
     if "fp8" in method or "fp8" in algo or "e4m3" in algo:
         return "fp8"
     bits = quant.get("bits", quant.get("w_bit", quant.get("weight_bits")))
@@ -114,5 +117,5 @@ def _compressed_tensors(quant: dict) -> str | None:
             found.append((8, "fp8" if kind == "float" else "int8"))
         elif bits == "4":
             mx = "mxfp4" in _key(group.get("format", quant.get("format", "")))
-            found.append((4, "fp4" if kind == "float" and not mx else "int4"))
+            found.append((4, "mxfp4" if mx else "fp4" if kind == "float" else "int4"))
     return min(found)[1] if found else None
