@@ -100,6 +100,8 @@ def test_long_context_variants_share_the_architecture():
     ("mistralai/Mistral-Small-24B-Instruct-2501", "mistralai/Mistral-Small-24B-Base-2501"),
     ("google/gemma-3-1b-it", "google/gemma-3-1b-pt"),        # Google names the pair -it and -pt
     ("google/gemma-3-27b-pt", "google/gemma-3-27b-it"),
+    ("Qwen/Qwen2.5-3B", "Qwen/Qwen2.5-3B-Instruct"),           # a base read from its instruct release
+    ("mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-Instruct-v0.3"),   # ... whose tag follows the token
 ])
 def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the

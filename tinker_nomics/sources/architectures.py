@@ -154,6 +154,10 @@ FINE_TUNE_TOKENS = ("instruct", "chat", "it", "pt", "base", "thinking")
 # (pretrained), Mistral's -Instruct-2407 and -Base-2407.
 SIBLING_TOKENS = {"it": ("pt",), "pt": ("it",), "instruct": ("Base",), "chat": ("Base",), "thinking": ("Base",)}
 
+# The other way round: a base model whose instruction-tuned release is the one the registries hold (Qwen/Qwen2.5-3B
+# is Qwen2.5-3B-Instruct's base, google/gemma-3-12b-pt is read from gemma-3-12b-it): the same shapes.
+TUNED_SUFFIXES = ("-Instruct", "-it")
+
 # Quantized releases end their name with the weight format their config.json's quantization_config holds
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
 # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic, hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
@@ -200,8 +204,21 @@ def release_of(name: str) -> Release | None:
         own = _first_own_arch(org, short)
         if own is not None:
             return Release(own, precision)
-    base = _fine_tune_base(org, short) or _first_own_arch(org, short, stems=("-hf",))
+    base = _fine_tune_base(org, short) or _first_own_arch(org, short, stems=("-hf",)) or _tuned_sibling(org, short)
     return Release(base, precision) if base is not None else None
+
+
+def _tuned_sibling(org: str, short: str) -> str | None:
+    """The registry's instruction-tuned release of base model `short` (TUNED_SUFFIXES), the suffix placed before a
+    trailing version tag where the family puts it there (Mistral-7B-v0.3 and Mistral-7B-Instruct-v0.3)."""
+    version = re.search(r"-v\d+(?:\.\d+)*$", short)
+    for suffix in TUNED_SUFFIXES:
+        candidates = [short + suffix] + ([short[:version.start()] + suffix + version.group()] if version else [])
+        for candidate in candidates:
+            own = _first_own_arch(org, candidate, stems=("",))
+            if own is not None:
+                return own
+    return None
 
 
 def _fine_tune_base(org: str, short: str) -> str | None:
