@@ -193,6 +193,10 @@ PUBLISHED = [
      "56966414607)"),
     ("codellama--CodeLlama-34b-hf.json", "llama", "total", 33_743_970_304, 0,
      "num_parameters of the same-architecture Phind-CodeLlama-34B in Together's model list, index id 36031785305"),
+    ("EleutherAI--pythia-12b.json", "gpt_neox", "total", 11_846_072_320, 0,
+     "GPTNeoXForCausalLM.from_pretrained('EleutherAI/pythia-12b').num_parameters(), printed in index id 38434618118"),
+    ("EleutherAI--gpt-neox-20b.json", "gpt_neox", "total", 20_554_567_680, 0,
+     "GPT-NeoX-20B model card, n_parameters (index id 11962735843)"),
     ("google--gemma-2b.json", "gemma", "total", 2_506_172_416, 0,
      "safetensors metadata of google/gemma-2b (index id 65794641846); model.parameters() of gemma-1.1-2b-it "
      "(index id 16955826675)"),

@@ -102,6 +102,9 @@ def test_long_context_variants_share_the_architecture():
     ("google/gemma-3-27b-pt", "google/gemma-3-27b-it"),
     ("Qwen/Qwen2.5-3B", "Qwen/Qwen2.5-3B-Instruct"),           # a base read from its instruct release
     ("mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-Instruct-v0.3"),   # ... whose tag follows the token
+    # a release whose name does not say its base (models/derivatives.csv: DeepSeek-R1's README table)
+    ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "Qwen/Qwen2.5-14B"),
+    ("DeepSeek-R1-Distill-Llama-8B", "meta-llama/Llama-3.1-8B"),
 ])
 def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the

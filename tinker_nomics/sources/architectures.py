@@ -9,7 +9,7 @@ import dataclasses
 import functools
 import re
 
-from ..errors import TinkerNomicsError
+from ..errors import TinkerNomicsError, _squash
 from .hf_config import load_config
 from .model_record import ModelArch
 from .price_list import priced_models
@@ -200,12 +200,31 @@ def release_of(name: str) -> Release | None:
     for old, new in RENAMED_PREFIXES:
         if short.lower().startswith(old.lower()):
             short = new + short[len(old):]
+    derived = _derivatives().get(_squash(f"{org}/{short}" if org else short)) or _derivatives().get(_squash(short))
+    if derived is not None:
+        return Release(derived, precision)
     if short != split_context(name.strip())[0].rpartition("/")[2]:
         own = _first_own_arch(org, short)
         if own is not None:
             return Release(own, precision)
     base = _fine_tune_base(org, short) or _first_own_arch(org, short, stems=("-hf",)) or _tuned_sibling(org, short)
     return Release(base, precision) if base is not None else None
+
+
+@functools.lru_cache(maxsize=None)
+def _derivatives() -> dict[str, str]:
+    """Releases whose name does not say their base (models/derivatives.csv: DeepSeek's R1 distills, each with the
+    base its publisher names) -> the registry model whose shapes they keep; keyed by the squashed id and short name."""
+    rows = load_table("models/derivatives.csv", [
+        Column("hf_id"), Column("base_hf_id"), Column("recorded"), Column("source_url"), Column("note", required=False)])
+    out = {}
+    for r in rows:
+        base = _own_arch(r["base_hf_id"])
+        if base is None:
+            raise TinkerNomicsError(f"models/derivatives.csv row {r['_row']}: base {r['base_hf_id']!r} has no "
+                                    f"architecture in the registries")
+        out[_squash(r["hf_id"])] = out[_squash(r["hf_id"].rpartition("/")[2])] = base
+    return out
 
 
 def _tuned_sibling(org: str, short: str) -> str | None:
