@@ -161,3 +161,11 @@ def test_the_check_forgives_only_the_last_digits():
     assert not tool.same_table(header + "a,0.2329,x\n", header + "a,0.2455,x\n")
     assert not tool.same_table(header + "a,1,x\n", header + "a,1,x\nb,2,x\n")
     assert not tool.same_table(header + "a,held,x\n", header + "a,free,x\n")
+
+
+def test_rl_cases_fall_only_in_rl_regimes():
+    """The accuracy chapter lists the RL regimes no published step measures from calibration.RL_REGIMES: decode's
+    batch sizes and weight-only precisions are not regimes of an RL step."""
+    assert {r for c in calibration.rl_cases() for r in c.regimes} <= set(calibration.RL_REGIMES)
+    assert set(calibration.RL_REGIMES) < set(calibration.REGIMES)
+    assert not {"batch1", "throughput", "weight_only"} & set(calibration.RL_REGIMES)

@@ -192,7 +192,11 @@ class RLCase:
     regimes: tuple[str, ...]
 
 
+RL_REGIMES = ("moe", "tp4plus", "long_context", "lora", "compute_poor")   # the regimes an RL case can fall in
+
+
 def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
+    """The RL_REGIMES a case falls in."""
     out = []
     if arch.is_moe:
         out.append("moe")
