@@ -163,10 +163,12 @@ def test_unmapped_names_are_listed_not_dropped(reading):
     unmapped = [o for o in reading.offers if o.gpu is None]
     assert unmapped, "the snapshot has names the registry lacks (V100, A5000, ...)"
     assert sum(reading.unmapped.values()) == len(unmapped)
-    # V100 and GH200 name parts with variants the catalog does not tell apart (form factor, memory); A5000 and
-    # A4000 are parts the registry lacks. A40, L40, RTX3090, A30 and the PCIe A800 map since 2026-12-03.
-    assert {"V100", "GH200", "A5000", "A4000"} <= set(reading.unmapped)
-    assert not {"A40", "L40", "RTX3090", "A30"} & set(reading.unmapped)
+    # V100 names parts the catalog does not tell apart (SXM2 or PCIe); A5000 and A4000 are parts the registry
+    # lacks. A40, L40, RTX3090, A30 and the PCIe A800 map since 2026-12-03, and so does the GH200, by its memory
+    # (every catalog row gives 98,304 MiB: the 96 GB part).
+    assert {"V100", "A5000", "A4000"} <= set(reading.unmapped)
+    assert not {"A40", "L40", "RTX3090", "A30", "GH200"} & set(reading.unmapped)
+    assert {o.gpu for o in reading.offers if o.accelerator == "GH200"} == {"GH200 96GB"}
     report = load_tool("import_gpu_offers").report(reading)
     for name, count in reading.unmapped.items():
         assert f"{name}: {count} offer" in report
