@@ -309,3 +309,29 @@ def test_nvfp4_outruns_fp8_at_saturation_only_on_fp4_tensor_cores(gpu, fp4_faste
         assert code == 0, err
         return strict_json(out)["output_tokens_per_second"]
     assert (speed("nvfp4") > speed("fp8")) == fp4_faster
+
+
+def test_fp8_and_fp4_weights_are_refused_where_marlin_cannot_run_them():
+    """FP8 and FP4 weights run weight-only through vLLM's Marlin kernels on GPUs without tensor cores of that
+    precision, and Marlin needs compute capability 8.0 (vLLM's is_fp8_marlin_supported: has_device_capability(80)).
+    NVIDIA's CUDA GPU tables give the A100 8.0 and the RTX 3090 8.6 (weight-only there), the T4 7.5 and the V100
+    7.0 (refused in one line naming the part). Every NVIDIA part of the registry has a compute capability; the
+    AMD parts have none and keep the weight-only answer (ROCm's own kernels)."""
+    from tinker_nomics.errors import TinkerNomicsError
+    from tinker_nomics.model import decode
+    capability = hardware.compute_capabilities()
+    assert capability["T4"] == 7.5 and capability["V100 32GB SXM"] == 7.0 and capability["A100 80GB SXM"] == 8.0
+    assert not {g for g in hardware.gpus() if g.startswith("MI")} & set(capability)
+    assert {g for g in hardware.gpus() if not g.startswith("MI")} == set(capability)
+    for gpu in ("A100 80GB SXM", "RTX 3090", "A10G"):
+        assert bool(decode.weight_only("fp8", hardware.gpu_specs(gpu))) and bool(decode.weight_only("nvfp4", hardware.gpu_specs(gpu)))
+    for gpu, precision in (("T4", "fp8"), ("V100 16GB PCIe", "nvfp4"), ("T4", "mxfp4")):
+        with pytest.raises(TinkerNomicsError, match=f"weights on {gpu}: it has no FP[48] tensor cores.*compute "
+                                                    f"capability 8.0"):
+            decode.weight_only(precision, hardware.gpu_specs(gpu))
+    assert not decode.weight_only("fp8", hardware.gpu_specs("H100 SXM"))
+    assert bool(decode.weight_only("fp8", hardware.gpu_specs("MI250X")))
+    assert bool(decode.weight_only("int4", hardware.gpu_specs("V100 16GB PCIe")))
+    mixed = hardware.gpu_specs(np.array(["A100 80GB SXM", "T4", "V100 16GB SXM"]))
+    with pytest.raises(TinkerNomicsError, match="on T4, V100 16GB SXM: they have"):
+        decode.weight_only("fp8", mixed)

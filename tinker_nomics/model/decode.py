@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import TinkerNomicsError
 from ..sources.defaults import number
 from ..sources.hardware import GpuSpecs
 from ..sources import quantization
@@ -88,15 +89,29 @@ def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
 
 def weight_only(precision: str, gpus: GpuSpecs):
     """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; FP8 on GPUs
-    without FP8 tensor cores (A100, RTX 3090, T4 …) and FP4 on GPUs without FP4 tensor cores (every one before
+    without FP8 tensor cores (A100, RTX 3090 …) and FP4 on GPUs without FP4 tensor cores (every one before
     Blackwell and CDNA 4: H100, L40S, MI300X …), where vLLM's FP8 and FP4 Marlin kernels run them weight-only
-    (W8A16, W4A16). False where nowhere, else a boolean array shaped like the GPUs."""
+    (W8A16, W4A16). Marlin needs an NVIDIA GPU of compute capability 8.0 (defaults.csv:
+    marlin_min_compute_capability), so FP8 or FP4 weights on an older NVIDIA GPU (V100, T4) are refused in one line.
+    AMD parts, which have no compute capability, keep the weight-only answer (ROCm runs them through its own
+    kernels). False where nowhere, else a boolean array shaped like the GPUs."""
     name = precision_name(precision)
     if name in WEIGHT_ONLY:
         return np.ones(np.shape(gpus.name), dtype=bool)
     native = gpus.fp8_native if name in FP8_COMPUTE else gpus.fp4_native if name in FP4_COMPUTE else None
     if native is not None and not np.all(native):
-        return ~np.asarray(native, dtype=bool)
+        dequantised = ~np.asarray(native, dtype=bool)
+        capability = np.broadcast_to(np.asarray(gpus.compute_capability, dtype=float), np.shape(dequantised))
+        needed = number("marlin_min_compute_capability")
+        unable = dequantised & (capability < needed)
+        if np.any(unable):
+            parts = sorted({str(n) for n in np.asarray(gpus.name, dtype=object)[unable].ravel()})
+            kind = "FP8" if name in FP8_COMPUTE else "FP4"
+            raise TinkerNomicsError(
+                f"{name} weights on {', '.join(parts)}: {'it has' if len(parts) == 1 else 'they have'} no {kind} "
+                f"tensor cores, and vLLM's {kind} Marlin kernels that run {kind} weight-only elsewhere need an NVIDIA "
+                f"GPU of compute capability {needed:.1f} or newer; run bf16, int8 or int4 weights there (--precision)")
+        return dequantised
     return False
 
 

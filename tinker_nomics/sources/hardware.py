@@ -248,6 +248,7 @@ class GpuSpecs:
                                        # BF16 peak: FP4 weights run weight-only there (vLLM's Marlin W4A16)
     gemm_fp4_flops: np.ndarray = None  # the same, with the BF16 GEMM ceiling where FP4 runs weight-only
     fp4_native: np.ndarray = None      # True where fp4_peaks.csv gives an FP4 tensor-core peak (Blackwell, CDNA 4)
+    compute_capability: np.ndarray = None  # NVIDIA's compute capability (compute_capability.csv); NaN for AMD parts
 
     @property
     def shape(self) -> tuple:
@@ -321,8 +322,29 @@ def fp4_peaks() -> dict[str, float]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def compute_capabilities() -> dict[str, float]:
+    """GPU -> NVIDIA compute capability (data/hardware/compute_capability.csv, from NVIDIA's CUDA GPU tables); the
+    AMD parts have none. It decides which kernels a GPU can run: vLLM's Marlin kernels, which run FP8 and FP4
+    weights weight-only on GPUs without tensor cores of that precision, need 8.0 (is_fp8_marlin_supported)."""
+    rows = load_table("hardware/compute_capability.csv", [
+        Column("gpu"), Column("compute_capability", "float"), Column("recorded"), Column("source_url"),
+        Column("note", required=False)])
+    table = gpus()
+    out = {}
+    for r in rows:
+        if r["gpu"] not in table:
+            raise TinkerNomicsError(f"hardware/compute_capability.csv: GPU {r['gpu']!r} is not in the GPU registry")
+        if not 1.0 <= r["compute_capability"] < 20.0:
+            raise TinkerNomicsError(f"hardware/compute_capability.csv row {r['_row']}: compute_capability "
+                                    f"{r['compute_capability']!r} is not a CUDA compute capability")
+        out[r["gpu"]] = r["compute_capability"]
+    return out
+
+
 def _specs_of(names: np.ndarray) -> GpuSpecs:
     table, link, ceilings, fp4 = gpus(), links(), gemm_ceilings(), fp4_peaks()
+    capability = compute_capabilities()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
 
@@ -344,7 +366,8 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                     column(lambda g: 1.0 if g.fp8_dense_tflops else 0.0) > 0.5,
                     np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), bf16),
                     np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), gemm_bf16),
-                    column(lambda g: 1.0 if g.gpu in fp4 else 0.0) > 0.5)
+                    column(lambda g: 1.0 if g.gpu in fp4 else 0.0) > 0.5,
+                    column(lambda g: capability.get(g.gpu, nan)))
 
 
 @dataclass(frozen=True)
