@@ -272,6 +272,32 @@ PUBLISHED = [
     ("THUDM--chatglm3-6b.json", "chatglm", "total", 6_243_584_000, 0,
      "model.num_parameters() of THUDM/chatglm3-6b, index ids 29193968977 and 29459375355 (ChatGLM2-6B the same, "
      "index id 5812671115)"),
+    # configs bundled 2026-12-03 (sources.csv says where each copy was read)
+    ("Qwen--Qwen2.5-72B-Instruct.json", "qwen2", "total", 72_750_000_000, 50_000_000,
+     "Qwen2.5-72B-Instruct model card: 'Number of Parameters: 72.7B' (one decimal, cut off: [72.7B, 72.8B))"),
+    ("Qwen--Qwen2.5-1.5B-Instruct.json", "qwen2", "total", 1_545_000_000, 5_000_000,
+     "Qwen2.5-1.5B-Instruct model card: 'Number of Parameters: 1.54B'"),
+    ("Qwen--Qwen2.5-1.5B-Instruct.json", "qwen2", "non_embedding", 1_310_000_000, 5_000_000,
+     "the same card: 'Number of Paramaters (Non-Embedding): 1.31B' (the tied embedding counted once)"),
+    ("Qwen--Qwen2.5-Coder-7B-Instruct.json", "qwen2", "total", 7_615_000_000, 5_000_000,
+     "Qwen2.5-Coder-7B-Instruct model card: 'Number of Parameters: 7.61B'"),
+    ("Qwen--Qwen2.5-Coder-7B-Instruct.json", "qwen2", "non_embedding", 6_530_000_000, 5_000_000,
+     "the same card: 'Number of Paramaters (Non-Embedding): 6.53B' (rounded: the cards round this figure and cut "
+     "off the total; input embedding and head both left out)"),
+    ("ibm-granite--granite-3.1-8b-instruct.json", "granite", "total", 8_150_000_000, 50_000_000,
+     "Granite 3.0 card table '# Parameters ... 8.1B' for the 8B model of the same dimensions"),
+    ("upstage--SOLAR-10.7B-Instruct-v1.0.json", "llama", "total", 10_750_000_000, 50_000_000,
+     "SOLAR-10.7B card: '10.7 billion parameters'"),
+    ("google--gemma-7b.json", "gemma", "total", 8_537_680_896, 0,
+     "keras-hub gemma_7b_en preset 'params': 8537680896 (keras_hub/src/models/gemma/gemma_presets.py @02aeee5)"),
+    ("tiiuae--falcon-180B.json", "falcon", "total", 180_000_000_000, 5_000_000_000,
+     "Falcon-180B model card: 'a 180B parameters causal decoder-only model' (two significant digits)"),
+    ("bigscience--bloom.json", "bloom", "total", 176_247_271_424, 0,
+     "bigscience/bloom commit 0f24f91 'Add exact param counts': '176,247,271,424 parameters'"),
+    ("bigscience--bloom.json", "bloom", "embedding", 3_596_615_680, 0,
+     "the same commit: '3,596,615,680 embedding parameters'"),
+    ("google--gemma-3-12b-it.json", "gemma3", "non_embedding", 10_759_000_000, 500_000,
+     "Gemma 3 technical report, Table 1: 12B has 10,759M non-embedding parameters"),
 ]
 
 
@@ -587,3 +613,25 @@ def test_a_config_without_its_name_is_named_by_where_it_lies(tmp_path):
         path.write_text(text)
         arch = load_config(path)
         assert arch.model == model and (hf_id is None or arch.hf_id == hf_id), (path, arch.model, arch.hf_id)
+
+
+def test_a_config_naming_a_local_path_is_named_by_the_model_the_path_holds(tmp_path):
+    """A fine-tune saved from a local copy records that path as its _name_or_path (the bundled
+    Qwen2.5-Coder-7B-Instruct copy names a Hugging Face cache snapshot; a Nemotron quant './fp16/Llama-3.1-
+    Nemotron-70B-Instruct-HF'): the model is named by the repository the cache folder names, or the path's last
+    folder, never a commit hash; a Hub id stays as it is, and a path naming nothing falls back to the file's place."""
+    coder = load_config(CONFIGS / "Qwen--Qwen2.5-Coder-7B-Instruct.json")
+    assert "snapshots" in bundled("Qwen--Qwen2.5-Coder-7B-Instruct.json")["_name_or_path"]
+    assert (coder.model, coder.hf_id) == ("Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-Coder-7B-Instruct")
+    base = bundled("mistralai--Mistral-7B-v0.1.json")
+    for recorded, (model, hf_id) in {
+            "./fp16/Llama-3.1-Nemotron-70B-Instruct-HF": ("Llama-3.1-Nemotron-70B-Instruct-HF",) * 2,
+            "../../../open_models/Qwen2-7B-Instruct/": ("Qwen2-7B-Instruct",) * 2,
+            "C:\\models\\zephyr-7b-beta": ("zephyr-7b-beta",) * 2,
+            "HuggingFaceH4/zephyr-7b-beta": ("zephyr-7b-beta", "HuggingFaceH4/zephyr-7b-beta"),
+            "/": ("my-tune", "my-tune"), "  ": ("my-tune", "my-tune")}.items():
+        path = tmp_path / "my-tune" / "config.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps({**base, "_name_or_path": recorded}))
+        arch = load_config(path)
+        assert (arch.model, arch.hf_id) == (model, hf_id), recorded

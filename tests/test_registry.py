@@ -102,9 +102,16 @@ def test_long_context_variants_share_the_architecture():
     ("google/gemma-3-27b-pt", "google/gemma-3-27b-it"),
     ("Qwen/Qwen2.5-3B", "Qwen/Qwen2.5-3B-Instruct"),           # a base read from its instruct release
     ("mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-Instruct-v0.3"),   # ... whose tag follows the token
+    ("01-ai/Yi-1.5-34B", "01-ai/Yi-1.5-34B-Chat"),             # ... or its chat release
     # a release whose name does not say its base (models/derivatives.csv: DeepSeek-R1's README table)
     ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "Qwen/Qwen2.5-14B"),
     ("DeepSeek-R1-Distill-Llama-8B", "meta-llama/Llama-3.1-8B"),
+    # ... or whose card names its base (models/derivatives.csv)
+    ("nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "meta-llama/Llama-3.1-70B"),
+    ("nvidia/Llama-3.1-Nemotron-Nano-8B-v1", "meta-llama/Llama-3.1-8B"),
+    ("HuggingFaceH4/zephyr-7b-beta", "mistralai/Mistral-7B-v0.1"),
+    ("lmsys/vicuna-13b-v1.5", "meta-llama/Llama-2-13b-hf"),
+    ("mistralai/Mistral-7B-v0.2", "mistralai/Mistral-7B-Instruct-v0.2"),   # v0.2's own release, bundled
 ])
 def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     """Published benchmarks name the instruct or chat release; fine-tuning keeps config.json's shapes, so the
@@ -117,7 +124,7 @@ def test_a_fine_tune_gets_its_base_models_architecture(name, base):
     assert arch.model == f"{name.split('/')[-1]} (architecture of {of.model})" and base in arch.source_url
 
 
-@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.2",   # v0.2 is its own release (not v0.1's shapes)
+@pytest.mark.parametrize("name", ["mistralai/Mistral-7B-Instruct-v0.4",   # no such release (not v0.3's or v0.2's shapes)
                                   "Qwen/Qwen2.5-7B-Instruct-GGUF",         # llama.cpp files: the format names no precision
                                   "Instruct-7B", "FP8", "Qwen3-FP8",
                                   "mistralai/Mistral-Nemo-Instruct-2409"])  # another release tag: not that base

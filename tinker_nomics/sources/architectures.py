@@ -155,8 +155,9 @@ FINE_TUNE_TOKENS = ("instruct", "chat", "it", "pt", "base", "thinking")
 SIBLING_TOKENS = {"it": ("pt",), "pt": ("it",), "instruct": ("Base",), "chat": ("Base",), "thinking": ("Base",)}
 
 # The other way round: a base model whose instruction-tuned release is the one the registries hold (Qwen/Qwen2.5-3B
-# is Qwen2.5-3B-Instruct's base, google/gemma-3-12b-pt is read from gemma-3-12b-it): the same shapes.
-TUNED_SUFFIXES = ("-Instruct", "-it")
+# is Qwen2.5-3B-Instruct's base, google/gemma-3-12b-pt is read from gemma-3-12b-it): the same shapes. Yi 1.5 and
+# Qwen 1.5 name theirs -Chat (01-ai/Yi-1.5-34B-Chat).
+TUNED_SUFFIXES = ("-Instruct", "-it", "-Chat")
 
 # Quantized releases end their name with the weight format their config.json's quantization_config holds
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,

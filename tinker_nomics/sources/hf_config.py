@@ -43,6 +43,7 @@ config is refused at once instead of computed slowly.
 from __future__ import annotations
 
 import json
+import re
 import math
 import os
 import stat
@@ -189,7 +190,20 @@ def load_config(path) -> ModelArch:
     name = data.get("_name_or_path")
     if name is not None and (not isinstance(name, str) or not name.isprintable()):
         raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
-    return from_dict(data, where, name=str(name or _name_from_path(Path(path))))
+    return from_dict(data, where, name=_name_from_recorded(name or "") or _name_from_path(Path(path)))
+
+
+def _name_from_recorded(name: str) -> str:
+    """`_name_or_path` as a model name: a Hub id as it is; a path in the Hugging Face cache
+    (`…/models--Qwen--Qwen2.5-7B/snapshots/<commit>`) the repository it names; any other local path (a fine-tune
+    saved from `./fp16/Llama-3.1-Nemotron-70B-Instruct-HF`) its last folder; "" where it names nothing."""
+    cache = re.search(r"models--([^/\\]+)[/\\]snapshots(?:[/\\]|$)", name)
+    if cache:
+        return cache.group(1).replace("--", "/")
+    trimmed = name.strip().rstrip("/\\")
+    if trimmed.startswith(("/", "./", "../", "~", ".\\")) or "\\" in trimmed or re.match(r"^[A-Za-z]:", trimmed):
+        return re.split(r"[/\\]", trimmed)[-1]
+    return trimmed
 
 
 def _name_from_path(path: Path) -> str:
