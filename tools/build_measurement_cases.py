@@ -80,6 +80,9 @@ MODELS = {
     "Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", ""),
     "DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", ""),
     "Qwen3-235B-A22B": ("Qwen/Qwen3-235B-A22B", ""),
+    "Nemotron-3-Super-120B-A12B": ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16",
+                                   "NeMo RL v0.7 names the model 'Nemotron-3-Super-120B-A12B': the registry's "
+                                   "NVIDIA-Nemotron-3-Super-120B-A12B (BF16 release)"),
     "Qwen3-30B-A3B": ("Qwen/Qwen3-30B-A3B", ""),
     "Qwen3-32B": ("Qwen/Qwen3-32B", ""),
     # decode_throughput.csv rows 62-177 (measurements pass of 2026-12-02).
@@ -287,6 +290,7 @@ def _source_label(url: str) -> str:
                        ("vultr", "Vultr B200 cookbook"), ("tim-wang", "tim-wang blog"),
                        ("aimultiple", "aimultiple blog"), ("spheron", "Spheron blog"),
                        ("NeMo/RL/blob/9dbd9adc", "NeMo RL v0.5"), ("NeMo/RL/blob/7ea279ab", "NeMo RL v0.6"),
+                       ("svcnemo-autobot/RL/blob/ad3472a8", "NeMo RL v0.7"),
                        ("NeMo/RL/blob/06beed91", "NeMo RL v0.4"),
                        ("docs/perf/dpsk.md", "verl perf docs"), ("fully_async_policy", "verl fully_async README"),
                        ("py-inference-scheduler", "verl step log (llm-d)"),
@@ -318,8 +322,9 @@ FAMILY_MEMBERS = {
     "gpt-fast / torchao (PyTorch)": ("gpt-fast README", "gpt-fast issue 27", "torchao quantization README"),
     # LMDeploy's own tables: its 2023 benchmark and its W4A16 doc (whose MLC-LLM and llm-awq rows it measured too).
     "LMDeploy": ("LMDeploy benchmark", "LMDeploy W4A16 doc"),
-    # NeMo RL: the performance summaries v0.4-v0.6, the v0.3 blog and its GitHub issues (reruns of the blog's recipes).
-    "NeMo RL": ("NeMo RL v0.4", "NeMo RL v0.5", "NeMo RL v0.6", "NeMo RL blog and docs (v0.3 blog)",
+    # NeMo RL: the performance summaries v0.4-v0.7 (v0.7 held back: see _rl_cases), the v0.3 blog and its GitHub
+    # issues (reruns of the blog's recipes).
+    "NeMo RL": ("NeMo RL v0.4", "NeMo RL v0.5", "NeMo RL v0.6", "NeMo RL v0.7", "NeMo RL blog and docs (v0.3 blog)",
                 "NeMo RL GitHub issues"),
     # verl's documentation pages: docs/perf/dpsk.md, the fully_async README/docs page and the one-step-off page.
     "verl docs": ("verl perf docs", "verl fully_async README", "verl one-step-off doc",
@@ -814,6 +819,10 @@ def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
                                "12.7 for the GRPO row of the same model, are only what was kept)")
             if "v0.6" in source:
                 notes.append("NeMo RL v0.6 remeasures the v0.5 Qwen3-30B-A3B configuration; kept as its own source")
+            if "v0.7" in source:
+                reasons.append("held back: the v0.7 table is read from NVIDIA's cherry-pick bot fork "
+                               "(svcnemo-autobot/RL @ad3472a, whose header says v0.7 and whose recipe links name the "
+                               "v0.7.0 release); the published v0.7.0 page was not available to check it against")
             if "v0.4" in source:
                 notes.append("NeMo RL v0.4 measures the Llama-3.1-8B configuration of v0.5 (notes/data: a "
                              "version-drift check); kept as its own source")
