@@ -468,6 +468,14 @@ def errors_by_regime():
     return pd.DataFrame(rows)
 
 
+def unmeasured_rl_regimes(errors=None) -> tuple[str, ...]:
+    """The RL_REGIMES no usable RL step falls in (`errors`: errors_by_regime(), computed when not given): the
+    regimes where the accuracy chapter says the RL model is not validated."""
+    errors = errors_by_regime() if errors is None else errors
+    measured = set(errors.loc[errors["quantity"] == "rl_step", "regime"])
+    return tuple(regime for regime in RL_REGIMES if regime not in measured)
+
+
 def method_comparison():
     """Every case under each method: seed and exact as a user gets them (the package's default rollout efficiency
     and MFU; nothing fitted to these measurements) and calibrated held out (a fit that never saw the case's
