@@ -9,6 +9,7 @@ import pytest
 
 from tinker_nomics import fmt
 from tinker_nomics.faces.cli import main
+from tinker_nomics.sources.calibration import parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -293,7 +294,9 @@ def test_predict_rl_step_json_keys():
                         "--prompt-len", "200", "--response-len", "1000")
     phases = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds")
     assert {*phases, "step_seconds", "feasible", "fitting_gpus"} <= set(data)
-    assert all(data[p] > 0 for p in phases) and data["feasible"] is True
+    assert all(data[p] > 0 for p in phases[:4]) and data["feasible"] is True
+    # the rest of a step: the calibrated per-step cost, at its prior of none where the fit holds it there
+    assert data["other_seconds"] == pytest.approx(parameters().step_overhead_seconds) and data["other_seconds"] >= 0
     # on-policy the phases follow each other
     assert data["step_seconds"] == pytest.approx(sum(data[p] for p in phases))
     assert data["layout"] == "colocated"

@@ -16,7 +16,9 @@ A colocated job on `num_gpus` GPUs (training and generation take turns on the sa
   update      the actor's forward and backward (6 N per token in full, 4 N with LoRA's frozen base, attention
               added), the critic's too under PPO; each optimizer step exchanges the sharded parameters and
               gradients (8 bytes per parameter over the slowest link of the group);
-  refit       the new weights handed to the rollout engine: each GPU receives its replica's shard over the link;
+  refit       the new weights handed to the rollout engine: each GPU receives its replica's shard over the link,
+              and each weight tensor costs a fixed hand-off time (gathered, packed and loaded one by one: a
+              fine-grained mixture of experts holds tens of thousands of them);
   other       a fixed cost per step (rewards, advantages, data).
 
 A pass through the trainer costs a fixed overhead per micro-batch (each GPU's share of the tokens split at verl's
@@ -44,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sources.defaults import number
+from ..sources.defaults import assumption, number
 from ..sources.hardware import GpuSpecs
 from ..sources.model_record import ModelArch
 from . import decode, roofline, training
@@ -285,7 +287,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         alltoall = _alltoall_seconds(arch, trained, trainer_gpus, _slowest_link(gpus, trainer_gpus))
         # each rollout GPU receives its shard: inside its group colocated, across the whole job when separate
         refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp \
-            / _slowest_link(gpus, np.where(separate, gpus_used, tp))
+            / _slowest_link(gpus, np.where(separate, gpus_used, tp)) \
+            + weight_tensors(arch) * refit_seconds_per_tensor()
     else:
         passes = exchange = alltoall = refit = 0.0
     # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
@@ -496,6 +499,48 @@ def _trainer_alone_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
     """GPUs a trainer needs with no rollout engine beside it: its weights, gradients and optimizer state."""
     from .memory import colocated_vram_bytes
     return np.maximum(1.0, np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes))
+
+
+def weight_tensors(arch: ModelArch) -> int:
+    """The weight tensors a checkpoint of `arch` holds, as a refit hands them over one by one: per layer the
+    attention's projections (q, k, v and o; one fused qkv; multi-head latent attention's five and their two norms),
+    Qwen's q/k biases and norms, two layer norms, and the MLP's matrices (each routed expert's, the router, the
+    shared experts'); then the embedding, the final norm and an untied head. gpt-oss stores each layer's experts as
+    two stacked tensors with their biases (and its attention's biases and sinks); Nemotron-H's layers are one block
+    each (Mamba, attention or a mixture of squared-ReLU experts, two matrices each). Other biases are not counted."""
+    L = int(arch.num_layers)
+    if arch.kv_lora_rank:
+        attention = 5 + 2
+    else:
+        attention = 2 if arch.fused_qkv else 4
+    if arch.arch_type.startswith("qwen3"):
+        attention += 2                                   # q_norm, k_norm
+    elif arch.arch_type.startswith("qwen2"):
+        attention += 3                                   # q, k and v biases
+    expert_matrices, moe_layers = arch.mlp_matrices, L - int(arch.first_k_dense or 0)
+    if arch.moe_layers is not None:
+        moe_layers = int(arch.moe_layers)
+    if arch.arch_type == "gpt_oss":
+        return L * (attention + 5 + 2 + 6) + 3   # biases and sinks; router, stacked experts and their biases
+    if arch.arch_type == "nemotron_h":                   # one block a layer: the mixer or the experts, one norm
+        expert_matrices = 2
+        moe_layers = L - int(arch.linear_or_mamba_layers or 0) - int(arch.full_attention_layers)
+        attention = 0
+    if arch.is_moe:
+        shared = arch.mlp_matrices if (arch.n_shared_experts or arch.shared_expert_intermediate_size) else 0
+        mlp = moe_layers * (expert_matrices * int(arch.num_experts) + 1 + shared) \
+            + (L - moe_layers) * (0 if arch.arch_type == "nemotron_h" else arch.mlp_matrices)
+    else:
+        mlp = L * arch.mlp_matrices
+    return L * (attention + 2) + mlp + 2 + (0 if arch.tied_embeddings else 1)
+
+
+def refit_seconds_per_tensor() -> float:
+    """The fixed hand-off cost of one weight tensor in a refit: verl's fully-async README measures a whole
+    trainer-to-rollout synchronisation of a named model (defaults.csv: refit_reference_seconds, checkpoint-engine
+    off, refit_reference_model), divided by that model's weight_tensors."""
+    from ..sources.architectures import get_arch
+    return number("refit_reference_seconds") / weight_tensors(get_arch(str(assumption("refit_reference_model"))))
 
 
 def _slowest_link(gpus: GpuSpecs, num_gpus):
