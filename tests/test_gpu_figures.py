@@ -324,7 +324,8 @@ def test_fp8_and_fp4_weights_are_refused_where_marlin_cannot_run_them():
     assert not {g for g in hardware.gpus() if g.startswith("MI")} & set(capability)
     assert {g for g in hardware.gpus() if not g.startswith("MI")} == set(capability)
     for gpu in ("A100 80GB SXM", "RTX 3090", "A10G"):
-        assert bool(decode.weight_only("fp8", hardware.gpu_specs(gpu))) and bool(decode.weight_only("nvfp4", hardware.gpu_specs(gpu)))
+        specs = hardware.gpu_specs(gpu)
+        assert bool(decode.weight_only("fp8", specs)) and bool(decode.weight_only("nvfp4", specs))
     for gpu, precision in (("T4", "fp8"), ("V100 16GB PCIe", "nvfp4"), ("T4", "mxfp4")):
         with pytest.raises(TinkerNomicsError, match=f"weights on {gpu}: it has no FP[48] tensor cores.*compute "
                                                     f"capability 8.0"):
@@ -335,3 +336,28 @@ def test_fp8_and_fp4_weights_are_refused_where_marlin_cannot_run_them():
     mixed = hardware.gpu_specs(np.array(["A100 80GB SXM", "T4", "V100 16GB SXM"]))
     with pytest.raises(TinkerNomicsError, match="on T4, V100 16GB SXM: they have"):
         decode.weight_only("fp8", mixed)
+
+
+@pytest.mark.parametrize("table, row, needle", [
+    ("compute_capability.csv", "T4,75,2026-12-03,https://a.example,\n",
+     "compute_capability.csv row .*: compute_capability 75.0 is not a CUDA compute capability"),
+    ("compute_capability.csv", "X9,8.0,2026-12-03,https://a.example,\n", "GPU 'X9' is not in the GPU registry"),
+    ("fp4_peaks.csv", "B200,-9000,2026-12-03,https://a.example,\n", "fp4_dense_tflops -9000.0 is not a positive peak"),
+])
+def test_a_bad_per_gpu_figure_is_one_line_naming_it(tmp_path, monkeypatch, table, row, needle):
+    """A compute capability outside CUDA's range (75 for 7.5), an unknown GPU or a negative FP4 peak in the small
+    per-GPU tables is refused in one line naming the table, the row and the value."""
+    import shutil
+    from tinker_nomics.sources.shipped import shipped
+    data = tmp_path / "data"
+    shutil.copytree(shipped("data"), data)
+    path = data / "hardware" / table
+    path.write_text(path.read_text() + row)
+    monkeypatch.setenv("TINKER_NOMICS_DATA", str(data))
+    sources.clear_caches()
+    try:
+        with pytest.raises(TinkerNomicsError, match=needle):
+            hardware.compute_capabilities() if table.startswith("compute") else hardware.fp4_peaks()
+    finally:
+        monkeypatch.delenv("TINKER_NOMICS_DATA")
+        sources.clear_caches()

@@ -303,23 +303,30 @@ def gemm_ceilings() -> dict[str, tuple[float, float]]:
     return out
 
 
+def _per_gpu_figure(path: str, column: str, valid, what: str) -> dict[str, float]:
+    """GPU -> the one sourced figure a small table gives per registry GPU (gpu, `column`, recorded, source_url,
+    note), each row's GPU in the registry and its value `valid` (else one line naming the row, saying it is not
+    `what`)."""
+    rows = load_table(path, [Column("gpu"), Column(column, "float"), Column("recorded"), Column("source_url"),
+                             Column("note", required=False)])
+    table = gpus()
+    out = {}
+    for r in rows:
+        if r["gpu"] not in table:
+            raise TinkerNomicsError(f"{path}: GPU {r['gpu']!r} is not in the GPU registry")
+        if not valid(r[column]):
+            raise TinkerNomicsError(f"{path} row {r['_row']}: {column} {r[column]!r} is not {what}")
+        out[r["gpu"]] = r[column]
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def fp4_peaks() -> dict[str, float]:
     """GPU -> dense FP4 tensor-core FLOP/s (data/hardware/fp4_peaks.csv: the parts whose datasheets give one,
     NVIDIA Blackwell and AMD CDNA 4). Any other GPU has no FP4 tensor cores: NVIDIA's Transformer Engine support
     matrix lists NVFP4 as unsupported on Ampere and Hopper, and AMD's CDNA 3 has no FP4 matrix instruction."""
-    rows = load_table("hardware/fp4_peaks.csv", [
-        Column("gpu"), Column("fp4_dense_tflops", "float"), Column("recorded"), Column("source_url"),
-        Column("note", required=False)])
-    table = gpus()
-    out = {}
-    for r in rows:
-        if r["gpu"] not in table:
-            raise TinkerNomicsError(f"hardware/fp4_peaks.csv: GPU {r['gpu']!r} is not in the GPU registry")
-        if not r["fp4_dense_tflops"] > 0:
-            raise TinkerNomicsError(f"hardware/fp4_peaks.csv row {r['_row']}: fp4_dense_tflops must be positive")
-        out[r["gpu"]] = r["fp4_dense_tflops"] * 1e12
-    return out
+    tflops = _per_gpu_figure("hardware/fp4_peaks.csv", "fp4_dense_tflops", lambda x: x > 0, "a positive peak")
+    return {gpu: value * 1e12 for gpu, value in tflops.items()}
 
 
 @functools.lru_cache(maxsize=None)
@@ -327,19 +334,8 @@ def compute_capabilities() -> dict[str, float]:
     """GPU -> NVIDIA compute capability (data/hardware/compute_capability.csv, from NVIDIA's CUDA GPU tables); the
     AMD parts have none. It decides which kernels a GPU can run: vLLM's Marlin kernels, which run FP8 and FP4
     weights weight-only on GPUs without tensor cores of that precision, need 8.0 (is_fp8_marlin_supported)."""
-    rows = load_table("hardware/compute_capability.csv", [
-        Column("gpu"), Column("compute_capability", "float"), Column("recorded"), Column("source_url"),
-        Column("note", required=False)])
-    table = gpus()
-    out = {}
-    for r in rows:
-        if r["gpu"] not in table:
-            raise TinkerNomicsError(f"hardware/compute_capability.csv: GPU {r['gpu']!r} is not in the GPU registry")
-        if not 1.0 <= r["compute_capability"] < 20.0:
-            raise TinkerNomicsError(f"hardware/compute_capability.csv row {r['_row']}: compute_capability "
-                                    f"{r['compute_capability']!r} is not a CUDA compute capability")
-        out[r["gpu"]] = r["compute_capability"]
-    return out
+    return _per_gpu_figure("hardware/compute_capability.csv", "compute_capability", lambda x: 1.0 <= x < 20.0,
+                           "a CUDA compute capability")
 
 
 def _specs_of(names: np.ndarray) -> GpuSpecs:
