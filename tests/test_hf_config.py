@@ -298,6 +298,55 @@ PUBLISHED = [
      "the same commit: '3,596,615,680 embedding parameters'"),
     ("google--gemma-3-12b-it.json", "gemma3", "non_embedding", 10_759_000_000, 500_000,
      "Gemma 3 technical report, Table 1: 12B has 10,759M non-embedding parameters"),
+    # more model types, bundled 2026-12-03 (sources.csv says where each copy was read and what it lacks)
+    ("databricks--dbrx-instruct.json", "dbrx", "total", 131_597_000_000, 500_000,
+     "Open LLM Leaderboard request of databricks/dbrx-instruct: \"params\": 131.597 (the card: '132B total')"),
+    ("databricks--dbrx-instruct.json", "dbrx", "active_incl", 36_000_000_000, 500_000_000,
+     "DBRX card: '36B parameters are active on any input'"),
+    ("mosaicml--mpt-30b-chat.json", "mpt", "total", 29_955_000_000, 5_000_000,
+     "MPT-30B-Chat card table: 'n_parameters | 29.95B' (two decimals, cut off: [29.95B, 29.96B))"),
+    ("microsoft--Phi-3.5-MoE-instruct.json", "phimoe", "total", 41_900_000_000, 50_000_000,
+     "'microsoft/Phi-3.5-MoE-instruct: 41.9B params' (GitHub index id 6017024208; the Hub: 42B)"),
+    ("microsoft--Phi-3.5-MoE-instruct.json", "phimoe", "active_incl", 6_600_000_000, 50_000_000,
+     "Phi-3.5-MoE card: '6.6B active parameters when using 2 experts'"),
+    ("ibm-granite--granite-3.0-1b-a400m-base.json", "granitemoe", "total", 1_300_000_000, 50_000_000,
+     "Granite 3.0 card table: '# Parameters ... 1.3B'"),
+    ("ibm-granite--granite-3.0-1b-a400m-base.json", "granitemoe", "active_incl", 400_000_000, 50_000_000,
+     "the same table: '# Active Parameters ... 400M'"),
+    ("nvidia--Minitron-8B-Base.json", "nemotron", "total", 8_000_000_000, 500_000_000,
+     "the nominal 8B of Minitron-8B's name (no exact count found)"),
+    ("ai21labs--Jamba-v0.1.json", "jamba", "total", 52_000_000_000, 500_000_000,
+     "Jamba card: 'a total of 52B parameters across all experts'"),
+    ("ai21labs--Jamba-v0.1.json", "jamba", "active_incl", 12_000_000_000, 500_000_000,
+     "Jamba card: '12B active parameters'"),
+    ("deepseek-ai--deepseek-moe-16b-base.json", "deepseek", "total", 16_400_000_000, 50_000_000,
+     "deepseek-ai/DeepSeek-MoE README: 'DeepSeekMoE 16B ... with 16.4B parameters' (index id 27499900052)"),
+    ("CohereForAI--c4ai-command-r7b-12-2024.json", "cohere2", "non_embedding", 7_000_000_000, 500_000_000,
+     "Command R7B card: 'Model Size: 7 billion parameters' (the 8.03B with the tied embedding is 6.98B without)"),
+    ("THUDM--glm-4-9b-chat-hf.json", "glm", "total", 9_000_000_000, 500_000_000, "the nominal 9B of GLM-4-9B"),
+    ("THUDM--GLM-4-9B-0414.json", "glm4", "total", 9_000_000_000, 500_000_000, "the nominal 9B of GLM-4-9B-0414"),
+    ("LGAI-EXAONE--EXAONE-3.0-7.8B-Instruct.json", "exaone", "total", 7_800_000_000, 50_000_000,
+     "EXAONE 3.5 technical report (arXiv 2412.04862): EXAONE 3.0 with 7.8B parameters"),
+    ("ByteDance-Seed--Seed-OSS-36B-Instruct.json", "seed_oss", "total", 36_000_000_000, 500_000_000,
+     "transformers docs model_doc/seed_oss.md: 'ByteDance Seed's 36B-parameter dense language model'"),
+    ("baidu--ERNIE-4.5-0.3B-PT.json", "ernie4_5", "total", 350_000_000, 50_000_000,
+     "transformers docs model_doc/ernie4_5: 'with 0.3B parameters in total' (one decimal, cut off as the name is: "
+     "[0.3B, 0.4B))"),
+    ("baidu--ERNIE-4.5-21B-A3B-PT.json", "ernie4_5_moe", "total", 21_000_000_000, 1_000_000_000,
+     "transformers docs model_doc/ernie4_5_moe: '21B total, 3B active parameters' (the reader's 21.83B: whole "
+     "billions, cut off)"),
+    ("baidu--ERNIE-4.5-21B-A3B-PT.json", "ernie4_5_moe", "active_incl", 3_000_000_000, 500_000_000,
+     "the same page: '3B active' (3.35B with the embedding)"),
+    ("tencent--Hy-MT2-7B.json", "hunyuan_v1_dense", "total", 8_000_000_000, 500_000_000,
+     "the Hub's '8B' for Hunyuan-7B-Pretrain, of the same shape (whole billions)"),
+    ("openbmb--MiniCPM-2B-sft-bf16.json", "minicpm", "non_embedding", 2_400_000_000, 50_000_000,
+     "MiniCPM-2B card: '2.4B parameters excluding embeddings'"),
+    ("EleutherAI--pythia-410m.json", "gpt_neox", "non_embedding", 302_311_424, 0,
+     "Pythia card table, non-embedding params of pythia-410m"),
+    ("deepseek-ai--deepseek-llm-7b-base.json", "llama", "total", 7_000_000_000, 500_000_000,
+     "deepseek-llm-7b card: '7 billion parameters'"),
+    ("tiiuae--Falcon3-7B-Instruct.json", "llama", "total", 7_000_000_000, 500_000_000, "the nominal 7B of Falcon3-7B"),
+    ("allenai--OLMo-2-0325-32B.json", "olmo2", "total", 32_000_000_000, 500_000_000, "the nominal 32B of OLMo 2 32B"),
 ]
 
 
@@ -306,7 +355,8 @@ PUBLISHED = [
 def test_published_config_gives_the_published_count(name, model_type, what, expected, tolerance, source):
     config = bundled(name)
     arch = load_config(CONFIGS / name)
-    assert (config.get("text_config") or config)["model_type"].removesuffix("_text") == model_type
+    assert arch.arch_type == model_type or \
+        (config.get("text_config") or config)["model_type"].removesuffix("_text") == model_type
     assert abs(measure(arch, what) - expected) <= tolerance, source
 
 
@@ -342,7 +392,9 @@ def test_every_supported_model_type_has_a_published_check():
                # Qwen2-VL's language model is Qwen2's, as Qwen2.5-VL's is: q/k/v biased, o_proj not, Qwen2MLP
                # (module prints of Qwen2VLForConditionalGeneration in zhenhua32/Qwen2-VL READ.md and
                # acproject/duorou docs/new_feat.md); no Qwen2-VL config.json copy was found to check it alone
-               "qwen2_vl": "qwen2_5_vl"}
+               "qwen2_vl": "qwen2_5_vl",
+               # checked by test_baichuan2_is_llama2_7b_with_a_larger_vocabulary (no exact published count)
+               "baichuan": "llama"}
     for model_type in supported_model_types():
         assert model_type in checked or model_type in aliases, model_type
 
@@ -385,6 +437,52 @@ def test_the_layouts_each_family_declares():
     assert (command_r.full_attention_layers, command_r.sliding_window) == (40, None)
     stablelm = load_config(CONFIGS / "stabilityai--stablelm-2-zephyr-1_6b.json")
     assert stablelm.mlp_matrices == 3 and not stablelm.tied_embeddings
+
+
+def test_the_layouts_of_the_families_added_on_2026_12_03():
+    """What each added family's config says about its layers, beyond the counts PUBLISHED checks."""
+    jamba = load_config(CONFIGS / "ai21labs--Jamba-v0.1.json")
+    # attention on layers 4, 12, 20, 28 (i % 8 == 4), Mamba on the other 28, experts on the 16 odd layers
+    assert (jamba.full_attention_layers, jamba.linear_or_mamba_layers, jamba.moe_layers) == (4, 28, 16)
+    assert jamba.kv_bytes_per_token == 2 * 4 * 8 * 128 * 2
+    # each Mamba layer keeps d_inner × d_state FP32 states and d_inner × (d_conv - 1) convolution inputs
+    assert jamba.recurrent_bytes_per_sequence == 28 * (8192 * 16 * 4 + 8192 * 3 * 2)
+    command_r7b = load_config(CONFIGS / "CohereForAI--c4ai-command-r7b-12-2024.json")
+    assert (command_r7b.full_attention_layers, command_r7b.sliding_window) == (8, 4096)   # every 4th layer global
+    assert command_r7b.tied_embeddings                    # no tie_word_embeddings key: Cohere2Config's default
+    mpt = load_config(CONFIGS / "mosaicml--mpt-30b-chat.json")
+    assert mpt.tied_embeddings and mpt.fused_qkv and mpt.mlp_matrices == 2
+    assert mpt.active_params == mpt.total_params          # ALiBi: no learned positions to leave out of N
+    dbrx = load_config(CONFIGS / "databricks--dbrx-instruct.json")
+    assert (dbrx.num_kv_heads, dbrx.num_experts, dbrx.experts_per_token, dbrx.moe_layers) == (8, 16, 4, 40)
+    phimoe = load_config(CONFIGS / "microsoft--Phi-3.5-MoE-instruct.json")
+    assert (phimoe.full_attention_layers, phimoe.sliding_window) == (32, None)   # window = context: none
+    deepseek = load_config(CONFIGS / "deepseek-ai--deepseek-moe-16b-base.json")
+    assert (deepseek.moe_layers, deepseek.shared_expert_intermediate_size) == (27, 2 * 1408)
+    ernie = load_config(CONFIGS / "baidu--ERNIE-4.5-21B-A3B-PT.json")
+    assert ernie.moe_layers == 27 and ernie.tied_embeddings
+    # MiniCPM-2B's published config has no model_type: its architectures entry names the family
+    assert "model_type" not in bundled("openbmb--MiniCPM-2B-sft-bf16.json")
+    assert load_config(CONFIGS / "openbmb--MiniCPM-2B-sft-bf16.json").arch_type == "minicpm"
+
+
+def test_glm4_is_glm_with_two_more_norms_a_layer():
+    """GLM-4-0414 (glm4) keeps glm-4-9b-chat-hf's (glm) weights and norms after attention and after the MLP as well:
+    the same widths give glm's count plus 2 × layers × hidden_size."""
+    glm, glm4 = load_config(CONFIGS / "THUDM--glm-4-9b-chat-hf.json"), load_config(CONFIGS / "THUDM--GLM-4-9B-0414.json")
+    assert (glm.hidden_size, glm.num_layers, glm.intermediate_size) == (glm4.hidden_size, glm4.num_layers,
+                                                                        glm4.intermediate_size)
+    assert glm4.total_params - glm.total_params == 2 * 40 * 4096
+
+
+def test_baichuan2_is_llama2_7b_with_a_larger_vocabulary():
+    """Baichuan 2 7B's published count is only '7B' (its paper); its fused W_pack holds Llama 2 7B's q, k and v:
+    the same widths and depth give Llama-2-7b-hf's count (6,738,415,616: the Llama 2 paper's 7B) plus the larger
+    vocabulary's embedding and head rows, (125,696 - 32,000) × 4,096 × 2."""
+    baichuan = load_config(CONFIGS / "baichuan-inc--Baichuan2-7B-Base.json")
+    llama2 = load_config(CONFIGS / "meta-llama--Llama-2-7b-hf.json")
+    assert baichuan.fused_qkv and baichuan.num_kv_heads == baichuan.num_heads
+    assert baichuan.total_params - llama2.total_params == (125_696 - 32_000) * 4096 * 2
 
 
 def test_cohere_aya_shape_gives_the_hub_count():
@@ -524,7 +622,17 @@ BAD = [
     ("internlm--internlm2-chat-1_8b.json", {"bias": "false"}, ["bias", "'false'"]),
     ("stabilityai--stablelm-2-zephyr-1_6b.json", {"num_key_value_heads": 5}, ["num_key_value_heads", "5"]),
     ("CohereForAI--c4ai-command-r-v01.json", {"intermediate_size": None}, ["cohere", "intermediate_size"]),
-    (MOE, {"model_type": "mpt"}, ["'mpt'"]),
+    (MOE, {"model_type": "rwkv"}, ["'rwkv'"]),
+    ("databricks--dbrx-instruct.json", {"tie_word_embeddings": True}, ["tie_word_embeddings", "DBRX"]),
+    ("databricks--dbrx-instruct.json", {"ffn_config": {"moe_num_experts": 4, "moe_top_k": 8}}, ["moe_top_k", "8"]),
+    ("databricks--dbrx-instruct.json", {"attn_config": [8]}, ["attn_config", "[8]"]),
+    ("mosaicml--mpt-30b-chat.json", {"attn_config": {"attn_type": "sparse"}}, ["attn_type", "'sparse'"]),
+    ("mosaicml--mpt-30b-chat.json", {"expansion_ratio": -4}, ["expansion_ratio", "-4"]),
+    ("mosaicml--mpt-30b-chat.json", {"ffn_config": {"ffn_type": "te_ln_mlp"}}, ["ffn_type", "'te_ln_mlp'"]),
+    ("ai21labs--Jamba-v0.1.json", {"attn_layer_offset": 8}, ["attn_layer_offset", "8", "attn_layer_period"]),
+    ("ai21labs--Jamba-v0.1.json", {"mamba_d_state": 0}, ["mamba_d_state", "0"]),
+    ("baidu--ERNIE-4.5-21B-A3B-PT.json", {"moe_k": 64}, ["moe_k", "64"]),
+    ("deepseek-ai--deepseek-moe-16b-base.json", {"moe_layer_freq": 0}, ["moe_layer_freq", "0"]),
     (MOE, {"model_type": "t5"}, ["model_type", "'t5'", "llama"]),
     (MOE, {"model_type": "mamba"}, ["'mamba'"]),
     (MOE, {"model_type": None}, ["model_type"]),

@@ -121,6 +121,14 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
             + mamba_layers * ((h + 2 * inner + groups_state + heads) + (inner + h))
         mlp = moe_layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,
                                      arch.shared_expert_intermediate_size or 0, projections=2)
+    elif family == "jamba":   # attention or Mamba (in_proj, out_proj) a layer, then experts or a dense MLP
+        inner = _mamba_shape(arch)[0]
+        attn_layers, mamba_layers = arch.full_attention_layers, arch.linear_or_mamba_layers or 0
+        attn = attn_layers * ((h + q_out) + 2 * (h + kv_out) + (q_out + h)) \
+            + mamba_layers * ((h + 2 * inner) + (inner + h))
+        moe_layers = arch.moe_layers or 0
+        mlp = (layers - moe_layers) * 3 * (h + arch.intermediate_size) \
+            + moe_layers * moe_layer(arch.num_experts, arch.moe_intermediate_size, 0)
     else:   # any other family from a config.json: its shape fields say which matrices there are
         qkv = (h + q_out + 2 * kv_out) if arch.fused_qkv else (h + q_out) + 2 * (h + kv_out)
         attn = layers * (qkv + (q_out + h))

@@ -113,6 +113,10 @@ ATTENTION_KINDS = {
     "bloom": "MHA (ALiBi)", "olmoe": "MHA", "glm4_moe": "GQA", "granite": "GQA", "smollm3": "GQA (NoPE every 4th layer)",
     "gpt_bigcode": "MQA", "gpt_neo": "MHA, local window on alternate layers", "stablelm": "MHA/GQA",
     "cohere": "MHA/GQA", "internlm2": "GQA", "chatglm": "GQA (multi-query groups)",
+    "dbrx": "GQA", "mpt": "MHA/GQA (ALiBi)", "phimoe": "GQA", "granitemoe": "GQA", "nemotron": "GQA",
+    "deepseek": "MHA", "ernie4_5": "GQA", "ernie4_5_moe": "GQA", "seed_oss": "GQA", "hunyuan_v1_dense": "GQA",
+    "exaone": "GQA", "minicpm": "MHA/GQA", "baichuan": "MHA", "glm": "GQA", "glm4": "GQA",
+    "cohere2": "GQA, sliding window with every n-th layer global", "jamba": "hybrid: Mamba + GQA",
 }
 
 

@@ -522,6 +522,15 @@ def weight_tensors(arch: ModelArch) -> int:
         moe_layers = int(arch.moe_layers)
     if arch.arch_type == "gpt_oss":
         return L * (attention + 5 + 2 + 6) + 3   # biases and sinks; router, stacked experts and their biases
+    if arch.arch_type in STACKED_EXPERTS:            # each layer's experts as a few stacked tensors and a router
+        moe_layers = int(arch.moe_layers or 0)
+        return L * (attention + 2) + moe_layers * (STACKED_EXPERTS[arch.arch_type] + 1) \
+            + (L - moe_layers) * arch.mlp_matrices + 2 + (0 if arch.tied_embeddings else 1)
+    if arch.arch_type == "jamba":                        # attention or Mamba (11 tensors) a layer, then experts or MLP
+        attn_layers, mamba_layers = int(arch.full_attention_layers), int(arch.linear_or_mamba_layers or 0)
+        moe_layers = int(arch.moe_layers or 0)
+        return L * 2 + attn_layers * 4 + mamba_layers * 11 + moe_layers * (3 * int(arch.num_experts) + 1) \
+            + (L - moe_layers) * 3 + 2 + (0 if arch.tied_embeddings else 1)
     if arch.arch_type == "nemotron_h":                   # one block a layer: the mixer or the experts, one norm
         expert_matrices = 2
         moe_layers = L - int(arch.linear_or_mamba_layers or 0) - int(arch.full_attention_layers)
@@ -533,6 +542,11 @@ def weight_tensors(arch: ModelArch) -> int:
     else:
         mlp = L * arch.mlp_matrices
     return L * (attention + 2) + mlp + 2 + (0 if arch.tied_embeddings else 1)
+
+
+# Families whose checkpoints hold each layer's experts as stacked tensors (so many a layer): DBRX's w1, v1, w2;
+# Granite MoE's input_linear (gate and up) and output_linear.
+STACKED_EXPERTS = {"dbrx": 3, "granitemoe": 2}
 
 
 def refit_seconds_per_tensor() -> float:

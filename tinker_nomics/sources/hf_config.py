@@ -33,6 +33,12 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
                  layers, shared experts, router bias under noaux_tc)
   others         gpt_oss (biases, attention sinks, alternating sliding window); qwen3_5 / qwen3_next (Gated
                  DeltaNet + gated full attention); nemotron_h (Mamba-2, MoE and attention blocks, latent MoE)
+  added 2026-12  granitemoe (llama-style); dbrx (fused Wqkv, stacked experts); mpt (MosaicML's layout, ALiBi);
+                 phimoe (LayerNorms, biased attention and head); nemotron (LayerNorm1P, squared-ReLU MLP); deepseek
+                 (DeepSeekMoE: dense first layers, merged shared experts); ernie4_5 / ernie4_5_moe; the Llama
+                 variants seed_oss, hunyuan_v1_dense, exaone, minicpm, baichuan, glm, glm4 (_llama_variant);
+                 cohere2 (Cohere's block, interleaved sliding window); jamba (Mamba and attention layers, experts on
+                 every other layer)
 
 Multimodal configs are read from their `text_config` (the language model; vision towers are not counted).
 Every field is checked for its type, sign and range, and against the fields it depends on (layer indices within
@@ -271,7 +277,16 @@ FAMILY_OF = {
     "nemotron_h": "nemotron_h",
     "gpt_bigcode": "gpt_bigcode", "gpt_neo": "gpt_neo", "stablelm": "stablelm", "cohere": "cohere",
     "internlm2": "internlm2", "chatglm": "chatglm",
+    "granitemoe": "llama", "dbrx": "dbrx", "mpt": "mpt", "phimoe": "phimoe", "nemotron": "nemotron",
+    "deepseek": "deepseek", "ernie4_5": "ernie4_5", "ernie4_5_moe": "ernie4_5", "seed_oss": "llama_variant",
+    "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "minicpm": "llama_variant",
+    "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
+    "jamba": "jamba",
 }
+
+# Remote-code configs that leave model_type out (MiniCPM-2B's): the model class their `architectures` names.
+ARCHITECTURE_TYPES = {"MiniCPMForCausalLM": "minicpm", "BaichuanForCausalLM": "baichuan",
+                      "ExaoneForCausalLM": "exaone"}
 
 
 def supported_model_types() -> list[str]:
@@ -282,6 +297,9 @@ def supported_model_types() -> list[str]:
 def family_of(c: _Config) -> str:
     """The config's model_type (a multimodal wrapper's text model; `_text` suffix dropped), if it is one read here."""
     raw = c.data.get("model_type")
+    classes = c.data.get("architectures")
+    if raw is None and isinstance(classes, list) and len(classes) == 1 and classes[0] in ARCHITECTURE_TYPES:
+        raw = ARCHITECTURE_TYPES[classes[0]]
     if raw is None:
         c.fail(f"has no model_type, so its architecture is unknown; model types read: "
                f"{', '.join(supported_model_types())}")
@@ -913,11 +931,291 @@ def _nemotron_h(c: _Config, model_type: str) -> dict:
             "linear_layers": n_mamba, "mamba_shape": (inner, gn, heads), "moe_layers": n_moe, "mlp_matrices": 2}
 
 
+# ------------------------------------------------------------------------------------------------ more families
+
+def _section(c: _Config, name: str) -> _Config:
+    """A nested object of the config (DBRX's attn_config, MPT's ffn_config) with the same checks; {} if absent."""
+    value = c.data.get(name)
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        c.fail(f"field {name!r} must be an object, got {_show(value)}")
+    sub = _Config(value, c.where)
+    sub.family = f"{c.family} {name}"
+    return sub
+
+
+def _gqa(b: dict, *, qkv_bias: bool = False, o_bias: bool = False, qk_norm: int = 0) -> int:
+    """Separate q, k, v and o projections of a GQA attention, their biases where asked, and `qk_norm` weights."""
+    H, q, kv = b["H"], b["nh"] * b["d"], b["nkv"] * b["d"]
+    return H * q + 2 * H * kv + q * H + (q + 2 * kv if qkv_bias else 0) + (H if o_bias else 0) + qk_norm
+
+
+def _assemble(b: dict, *, attn: int, norms: int, final_norm: int, dense_layers: int, dense_mlp: int, moe=None,
+              moe_mlp: int = 0, per_expert: int = 0, arch_type: str, inter=None, full=None, window=None,
+              **extra) -> dict:
+    """L layers of attention and norms, `dense_layers` of them with a dense MLP and the rest with routed experts."""
+    L, kv = b["L"], b["nkv"] * b["d"]
+    moe_layers = L - dense_layers if moe else 0
+    full = L if full is None else full
+    return {**b, "body": L * (attn + norms) + dense_layers * dense_mlp + moe_layers * moe_mlp + final_norm,
+            "inactive": (moe["E"] - moe["k"]) * per_expert * moe_layers if moe else 0, "moe": moe,
+            "moe_layers": moe_layers, "full_layers": full, "sliding_window": window if full < L else None,
+            "kv_per_token": 2 * full * kv * BF16_BYTES, "state": 0, "arch_type": arch_type, "inter": inter, **extra}
+
+
+def _dbrx(c: _Config, model_type: str) -> dict:
+    """DBRX: fused Wqkv with attn_config.kv_n_heads key/value heads (DbrxAttentionConfig's default 1), out_proj, two
+    LayerNorms without biases, ffn_config's moe_num_experts experts of three matrices (w1, v1, w2, stored stacked)
+    with a router; untied head (DbrxConfig refuses a tied one)."""
+    attn_cfg, ffn = _section(c, "attn_config"), _section(c, "ffn_config")
+    c.data = {**c.data, "num_key_value_heads": attn_cfg.int("kv_n_heads", default=1, maximum=MAX_WIDTH)}
+    b = _common(c, hidden=("d_model", "hidden_size"), layers=("n_layers", "num_hidden_layers"),
+                heads=("n_heads", "num_attention_heads"), head_dim=())
+    if c.flag("tie_word_embeddings", False):
+        c.fail("field 'tie_word_embeddings' is true, which DBRX does not support (DbrxConfig refuses it)")
+    H, q, kv = b["H"], b["nh"] * b["d"], b["nkv"] * b["d"]
+    e = ffn.int("moe_num_experts", default=4, maximum=MAX_LAYERS)
+    k = ffn.int("moe_top_k", default=1, maximum=MAX_LAYERS)
+    if k > e:
+        c.fail(f"field 'ffn_config.moe_top_k' ({k}) must not exceed ffn_config.moe_num_experts ({e})")
+    width = ffn.int("ffn_hidden_size", default=3584)
+    moe = {"E": e, "k": k, "Ie": width, "Is": 0, "n_shared": 0}
+    per_expert = 3 * H * width
+    return _assemble(b, attn=H * (q + 2 * kv) + q * H, norms=2 * H, final_norm=H, dense_layers=0, dense_mlp=0,
+                     moe=moe, moe_mlp=e * H + e * per_expert, per_expert=per_expert, arch_type="dbrx",
+                     fused_qkv=True)
+
+
+MPT_FFN_MATRICES = {"mptmlp": 2, "mptglu": 3}
+
+
+def _mpt(c: _Config, model_type: str) -> dict:
+    """MPT (MosaicML's code, which the configs' auto_map names): fused Wqkv (multi-head, multi-query or grouped
+    attention), biases on every linear and norm unless no_bias (MPTConfig's default false; the released configs set
+    it true), LayerNorms (RMSNorm with an rmsnorm norm_type), an MLP of expansion_ratio × d_model (or
+    ffn_config.ffn_hidden_size; mptglu gated), learned positions only without ALiBi or rotary, head tied."""
+    attn_cfg, ffn = _section(c, "attn_config"), _section(c, "ffn_config")
+    heads = c.int("n_heads", "num_attention_heads")
+    kind = attn_cfg.text("attn_type", "multihead_attention")
+    if kind == "multihead_attention":
+        kv_heads = heads
+    elif kind == "multiquery_attention":
+        kv_heads = 1
+    elif kind == "grouped_query_attention":
+        kv_heads = attn_cfg.int("kv_n_heads")
+    else:
+        c.fail(f"field 'attn_config.attn_type' is {_show(kind)}; MPT attention types read: multihead_attention, "
+               f"multiquery_attention, grouped_query_attention")
+    c.data = {**c.data, "num_key_value_heads": kv_heads}
+    b = _common(c, hidden=("d_model", "hidden_size"), layers=("n_layers", "num_hidden_layers"),
+                heads=("n_heads", "num_attention_heads"), head_dim=())
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H, q, kv = b["H"], b["nh"] * b["d"], b["nkv"] * b["d"]
+    bias = not c.flag("no_bias", False)
+    norm_type = c.text("norm_type", "low_precision_layernorm")
+    if norm_type not in ("layernorm", "low_precision_layernorm", "rmsnorm", "low_precision_rmsnorm"):
+        c.fail(f"field 'norm_type' is {_show(norm_type)}; MPT norms read: layernorm, low_precision_layernorm, "
+               f"rmsnorm, low_precision_rmsnorm")
+    norm = H if "rmsnorm" in norm_type or not bias else 2 * H
+    ffn_type = ffn.text("ffn_type", "mptmlp")
+    if ffn_type not in MPT_FFN_MATRICES:
+        c.fail(f"field 'ffn_config.ffn_type' is {_show(ffn_type)}; MPT feed-forward types read: mptmlp, mptglu")
+    ratio = c.get("expansion_ratio", default=4)
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not math.isfinite(ratio) \
+            or not 0 < ratio <= 1000:
+        c.fail(f"field 'expansion_ratio' must be a number in (0, 1000], got {_show(ratio)}")
+    inter = ffn.int("ffn_hidden_size", default=int(ratio * H))
+    attn = H * (q + 2 * kv) + q * H + (q + 2 * kv + H if bias else 0)
+    if attn_cfg.flag("qk_ln", False):
+        attn += (q + kv) * (norm // H)
+    positional = c.flag("learned_pos_emb", True) and not attn_cfg.flag("alibi", False) \
+        and not attn_cfg.flag("rope", False)
+    positions = c.int("max_seq_len", "max_position_embeddings", maximum=MAX_LENGTH) if positional else 0
+    return _plain(b, attn=attn, inter=inter, mlp_bias=bias, norms=2 * norm, final_norm=norm, arch_type="mpt",
+                  fused=True, lookup_extra=positions * H, matrices=MPT_FFN_MATRICES[ffn_type])
+
+
+def _phimoe(c: _Config, model_type: str) -> dict:
+    """Phi-3.5-MoE (phimoe): GQA with biases (attention_bias), LayerNorms with biases, num_local_experts experts of
+    three matrices and a router in every layer, untied head with a bias (lm_head_bias)."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    moe = _moe(c, width_names=("intermediate_size",))
+    if moe is None:
+        c.fail("phimoe config lacks field 'num_local_experts' (Phi-3.5-MoE is a mixture of experts)")
+    per_expert = 3 * H * moe["Ie"]
+    full, window = _llama_sliding(c, model_type, L)
+    out = _assemble(b, attn=_gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False)),
+                    norms=4 * H, final_norm=2 * H, dense_layers=0, dense_mlp=0, moe=moe,
+                    moe_mlp=moe["E"] * H + moe["E"] * per_expert, per_expert=per_expert, arch_type="phimoe",
+                    inter=moe["Ie"], full=full, window=window)
+    out["head_bias"] = b["V"] if c.flag("lm_head_bias", False) else 0
+    return out
+
+
+def _nemotron(c: _Config, model_type: str) -> dict:
+    """Nemotron (Nemotron-4, Minitron): GQA (head_dim may differ from width / heads; biases with attention_bias),
+    LayerNorm1P with weight and bias, a squared-ReLU MLP of two matrices (biases with mlp_bias), untied head."""
+    b = _common(c)
+    H = b["H"]
+    return _plain(b, attn=_gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False)),
+                  inter=c.int("intermediate_size"), mlp_bias=c.flag("mlp_bias", False), norms=4 * H,
+                  final_norm=2 * H, arch_type="nemotron", fused=False)
+
+
+def _deepseek(c: _Config, model_type: str) -> dict:
+    """DeepSeekMoE (model_type deepseek, remote code): Llama attention, the first first_k_dense_replace layers dense,
+    then every moe_layer_freq-th layer with n_routed_experts experts, a router without a bias, and the
+    n_shared_experts shared experts as one MLP of their summed width (no gate); untied head."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    moe = _moe(c)
+    if moe is None:
+        c.fail("deepseek config lacks field 'n_routed_experts' (DeepSeekMoE is a mixture of experts)")
+    first = c.int("first_k_dense_replace", default=0, minimum=0, maximum=MAX_LAYERS)
+    freq = c.int("moe_layer_freq", default=1, maximum=MAX_LAYERS)
+    n_moe = sum(1 for i in range(L) if i >= first and i % freq == 0)
+    per_expert = 3 * H * moe["Ie"]
+    inter = c.int("intermediate_size") if n_moe < L else c.opt_int("intermediate_size")
+    return _assemble(b, attn=_gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False)),
+                     norms=2 * H, final_norm=H, dense_layers=L - n_moe, dense_mlp=3 * H * (inter or 0), moe=moe,
+                     moe_mlp=moe["E"] * H + moe["E"] * per_expert + 3 * H * moe["Is"], per_expert=per_expert,
+                     arch_type="deepseek", inter=inter, first_k_dense=first if freq == 1 else None)
+
+
+def _ernie4_5(c: _Config, model_type: str) -> dict:
+    """ERNIE 4.5: Llama layout (head_dim may differ from width / heads) with biases on every projection under
+    use_bias, head tied unless told; ernie4_5_moe adds, on layers moe_layer_start_index..moe_layer_end_index at
+    every moe_layer_interval-th, moe_num_experts experts of moe_intermediate_size with a router and its
+    score-correction bias, and the shared experts as one MLP of their summed width. The multi-token-prediction
+    weights are left out, as transformers leaves them."""
+    b = _common(c)
+    b["tied"] = c.flag("tie_word_embeddings", True)
+    H, L = b["H"], b["L"]
+    bias = c.flag("use_bias", False)
+    attn = _gqa(b, qkv_bias=bias, o_bias=bias)
+    inter = c.int("intermediate_size")
+    dense_mlp = 3 * H * inter + (2 * inter + H if bias else 0)
+    if model_type == "ernie4_5":
+        return _assemble(b, attn=attn, norms=2 * H, final_norm=H, dense_layers=L, dense_mlp=dense_mlp,
+                         arch_type="ernie4_5", inter=inter)
+    e = c.int("moe_num_experts", maximum=MAX_LAYERS)
+    k = c.int("moe_k", maximum=MAX_LAYERS)
+    if k >= e:
+        c.fail(f"field 'moe_k' ({k}) must be below moe_num_experts ({e})")
+    width = c.int("moe_intermediate_size")
+    shared = c.int("moe_num_shared_experts", default=0, minimum=0, maximum=MAX_LAYERS)
+    start = c.int("moe_layer_start_index", default=0, minimum=0, maximum=MAX_LAYERS)
+    end = c.int("moe_layer_end_index", default=L - 1, minimum=-1, maximum=MAX_LAYERS)
+    end = L - 1 if end < 0 else end
+    every = c.int("moe_layer_interval", default=1, maximum=MAX_LAYERS)
+    n_moe = sum(1 for i in range(L) if (i + 1) % every == 0 and start <= i <= end)
+    moe = {"E": e, "k": k, "Ie": width, "Is": shared * width, "n_shared": shared}
+    per_expert = 3 * H * width
+    return _assemble(b, attn=attn, norms=2 * H, final_norm=H, dense_layers=L - n_moe, dense_mlp=dense_mlp, moe=moe,
+                     moe_mlp=e * H + e + e * per_expert + 3 * H * shared * width, per_expert=per_expert,
+                     arch_type="ernie4_5_moe", inter=inter)
+
+
+def _llama_variant(c: _Config, model_type: str) -> dict:
+    """Llama-layout families whose names or flags differ:
+    seed_oss      q/k/v biases with attention_bias, o_proj's with attention_out_bias, MLP biases with mlp_bias;
+                  head_dim may differ from width / heads
+    hunyuan_v1_dense  per-head q/k RMSNorms (query_layernorm, key_layernorm: use_qk_norm)
+    exaone        EXAONE 3.0/3.5 (remote code): num_layers, q/k/v/out_proj without biases, gated c_fc_0/c_fc_1/c_proj,
+                  RMSNorm ln_1/ln_2, head tied unless told (PretrainedConfig's default)
+    minicpm       MiniCPM (remote code): Llama weights (its scale_emb and scale_depth are scalars), head tied unless
+                  told
+    baichuan      Baichuan 2 (remote code): fused W_pack (multi-head), NormHead (a V × H weight like any head)
+    glm           GLM-4-9B-chat-hf: q/k/v biases with attention_bias (o_proj never), fused gate_up_proj
+    glm4          GLM-4-0414: glm's weights with four RMSNorms a layer (after attention and after the MLP too)"""
+    b = _common(c, layers=("num_hidden_layers", "num_layers") if model_type == "exaone" else ("num_hidden_layers",))
+    if model_type in ("exaone", "minicpm"):
+        b["tied"] = c.flag("tie_word_embeddings", True)
+    H, d = b["H"], b["d"]
+    qk_norm = 2 * d if model_type == "hunyuan_v1_dense" and c.flag("use_qk_norm", True) else 0
+    if model_type == "seed_oss":
+        attn = _gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_out_bias", False))
+    elif model_type in ("glm", "glm4"):
+        attn = _gqa(b, qkv_bias=c.flag("attention_bias", model_type == "glm4"))
+    else:
+        attn = _gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False),
+                    qk_norm=qk_norm)
+    inter = c.int("intermediate_size")
+    mlp_bias = model_type == "seed_oss" and c.flag("mlp_bias", False)
+    dense_mlp = 3 * H * inter + (2 * inter + H if mlp_bias else 0)
+    full, window = _llama_sliding(c, model_type, b["L"])
+    return _assemble(b, attn=attn, norms=(4 if model_type == "glm4" else 2) * H, final_norm=H, dense_layers=b["L"],
+                     dense_mlp=dense_mlp, arch_type=model_type, inter=inter, full=full, window=window,
+                     fused_qkv=model_type == "baichuan")
+
+
+def _cohere2(c: _Config, model_type: str) -> dict:
+    """Command R7B / Command A (cohere2): Cohere's parallel block (one LayerNorm without a bias, SwiGLU MLP, head tied
+    unless told) with sliding-window layers and every sliding_window_pattern-th one global (or as layer_types say)."""
+    out = _cohere(c, model_type)
+    L = out["L"]
+    window = _window(c)
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        full = kinds[0]
+    elif window is None:
+        full = L
+    else:
+        full = L // c.int("sliding_window_pattern", default=4, maximum=MAX_LAYERS)
+    out.update(full_layers=full, sliding_window=window if full < L else None, arch_type="cohere2",
+               kv_per_token=2 * full * out["nkv"] * out["d"] * BF16_BYTES)
+    return out
+
+
+def _jamba(c: _Config, model_type: str) -> dict:
+    """Jamba: each layer one mixer, attention (GQA, no rotary, no biases) where i % attn_layer_period ==
+    attn_layer_offset and Mamba elsewhere (in_proj to 2 × d_inner, a depthwise conv, x_proj to dt_rank + 2 × d_state,
+    dt_proj with its bias, A_log, D, out_proj, and the dt/B/C RMSNorms), then one feed-forward: num_experts experts
+    of three matrices and a router where i % expert_layer_period == expert_layer_offset, a dense MLP elsewhere."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+
+    def layers_where(period_name, offset_name, period_default, offset_default):
+        period = c.int(period_name, default=period_default, maximum=MAX_LAYERS)
+        offset = c.int(offset_name, default=offset_default, minimum=0, maximum=MAX_LAYERS)
+        if offset >= period:
+            c.fail(f"field {offset_name!r} ({offset}) must be below {period_name} ({period})")
+        return sum(1 for i in range(L) if i % period == offset)
+
+    n_attn = layers_where("attn_layer_period", "attn_layer_offset", 8, 4)
+    n_mamba = L - n_attn
+    experts = c.get("num_experts")
+    moe = _moe(c, width_names=("intermediate_size",)) if experts not in (None, 0, 1) else None
+    n_moe = layers_where("expert_layer_period", "expert_layer_offset", 2, 1) if moe else 0
+    inter = c.int("intermediate_size")
+    inner = c.int("mamba_expand", default=2, maximum=MAX_LAYERS) * H
+    state_n = c.int("mamba_d_state", default=16)
+    kernel = c.int("mamba_d_conv", default=4)
+    rank = c.get("mamba_dt_rank", default="auto")
+    rank = math.ceil(H / 16) if rank == "auto" else c.int("mamba_dt_rank")
+    proj_bias, conv_bias = c.flag("mamba_proj_bias", False), c.flag("mamba_conv_bias", True)
+    mamba = H * 2 * inner + (2 * inner if proj_bias else 0) + inner * kernel + (inner if conv_bias else 0) \
+        + inner * (rank + 2 * state_n) + rank * inner + inner + inner * state_n + inner + inner * H \
+        + (H if proj_bias else 0) + (rank + 2 * state_n if c.flag("mamba_inner_layernorms", True) else 0)
+    per_expert = 3 * H * inter
+    body = n_attn * _gqa(b) + n_mamba * mamba + L * 2 * H + (L - n_moe) * 3 * H * inter \
+        + (n_moe * (moe["E"] * H + moe["E"] * per_expert) if moe else 0) + H
+    state = n_mamba * (inner * state_n * FP32_BYTES + inner * (kernel - 1) * BF16_BYTES)
+    return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * n_moe if moe else 0, "moe": moe,
+            "moe_layers": n_moe, "full_layers": n_attn, "sliding_window": None,
+            "kv_per_token": 2 * n_attn * b["nkv"] * b["d"] * BF16_BYTES, "state": state, "arch_type": "jamba",
+            "linear_layers": n_mamba, "mamba_shape": (inner, 0, 0), "inter": inter}
+
+
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
             "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe,
             "gpt_bigcode": _gpt_bigcode, "gpt_neo": _gpt_neo, "stablelm": _stablelm, "cohere": _cohere,
-            "internlm2": _internlm2, "chatglm": _chatglm}
+            "internlm2": _internlm2, "chatglm": _chatglm, "dbrx": _dbrx, "mpt": _mpt, "phimoe": _phimoe,
+            "nemotron": _nemotron, "deepseek": _deepseek, "ernie4_5": _ernie4_5, "llama_variant": _llama_variant,
+            "cohere2": _cohere2, "jamba": _jamba}
 
 
 # ------------------------------------------------------------------------------------------------ the record
