@@ -343,6 +343,40 @@ def test_predict_rl_step_says_when_the_gpus_cannot_hold_the_job():
     assert fmt.seconds(on["step_seconds"]) in lines[-1]
 
 
+def test_predict_rl_step_takes_the_runs_engine_and_trainer_settings():
+    """--rollout-memory-fraction and --micro-batch-tokens reach the phase model as the calibration's cases pass
+    them (analysis/calibration.py: a run's gpu_memory_utilization and ppo_max_token_len_per_gpu): the CLI's phases
+    are the package's for the same settings, and smaller micro-batches cost more fixed per-micro-batch time."""
+    from tinker_nomics.model import rl_phases
+    from tinker_nomics.sources import get_arch, gpu_specs
+    base = ("rl-step", "--model", "Qwen2.5-7B", "--gpu", "H100", "--num-gpus", "8", "--samples", "1024",
+            "--prompt-len", "200", "--response-len", "500")
+    default = predict_json(*base)
+    small = predict_json(*base, "--micro-batch-tokens", "4000", "--rollout-memory-fraction", "0.3")
+    p = parameters()
+    f = rl_phases.rl_features(get_arch("Qwen2.5-7B"), gpu_specs("H100"), 8, 1024, 200, 500,
+                              response_max_over_mean=p.response_max_over_mean, micro_batch_tokens=4000,
+                              rollout_memory_fraction=0.3)
+    phases = rl_phases.phase_seconds(f, p)
+    assert small["logprob_seconds"] == pytest.approx(float(phases.logprob_seconds))
+    assert small["generation_seconds"] == pytest.approx(float(phases.generation_seconds))
+    assert small["logprob_seconds"] > default["logprob_seconds"]
+    assert small["training_seconds"] > default["training_seconds"]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--rollout-memory-fraction", "1.5"], "rollout_memory_fraction is a share of GPU memory, at most 1, got 1.5"),
+    (["--rollout-memory-fraction", "0"], "rollout_memory_fraction must be a finite number > 0"),
+    (["--micro-batch-tokens", "100.5"], "micro_batch_tokens must be a whole number"),
+    (["--micro-batch-tokens", "4000", "--method", "seed"], "the seed method has none"),
+    (["--rollout-tensor-parallel", "2", "--method", "exact"], "rollout_tensor_parallel"),
+])
+def test_predict_rl_step_refuses_a_bad_engine_setting_in_one_line(extra, needle):
+    code, out, err = run("predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
+                         "--samples", "64", "--prompt-len", "100", "--response-len", "100", *extra)
+    assert code == 2 and out == "" and err.count("\n") == 1 and needle in err
+
+
 @pytest.mark.parametrize("gpu", ["A100 40GB", "H20", "L40S", "RTX 4090", "GB200", "MI300X"])
 def test_predict_answers_on_the_added_gpus(gpu):
     for method in ("calibrated", "exact", "seed"):

@@ -71,6 +71,10 @@ def _whole(name: str, value):
     return array
 
 
+# A sanity bound on a trainer micro-batch: far above any GPU's memory for one pass (verl's defaults are 16k tokens).
+MAX_MICRO_BATCH_TOKENS = 10 ** 8
+
+
 def _text(value) -> str:
     """A number or an array's range for a one-line message."""
     array = np.asarray(value, dtype=float)
@@ -237,11 +241,16 @@ class RLStepPrediction:
 def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, response_tokens, off_policy=0,
                     fine_tune: str = "full", method: str | None = None, response_max_tokens=None,
                     reference: bool = True, critic: bool = False, optimizer_steps=None,
-                    rollout_tensor_parallel=None) -> RLStepPrediction:
+                    rollout_tensor_parallel=None, rollout_memory_fraction=None,
+                    micro_batch_tokens=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
-    or lora; `reference` adds the reference model's log-prob pass, `critic` PPO's critic passes."""
+    or lora; `reference` adds the reference model's log-prob pass, `critic` PPO's critic passes. The run's own
+    engine and trainer settings, where known, replace the defaults: `rollout_tensor_parallel` (GPUs per rollout
+    engine), `rollout_memory_fraction` (the engine's share of GPU memory: vLLM's gpu_memory_utilization) and
+    `micro_batch_tokens` (tokens per GPU in one trainer micro-batch: verl's ppo_max_token_len_per_gpu); they are
+    settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -256,13 +265,31 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
+    fraction = None
+    if rollout_memory_fraction is not None:
+        fraction = _positive("rollout_memory_fraction", rollout_memory_fraction, 0.0)
+        if np.any(fraction > 1.0):
+            raise TinkerNomicsError(f"rollout_memory_fraction is a share of GPU memory, at most 1, got "
+                                    f"{rollout_memory_fraction!r}")
+    micro = None
+    if micro_batch_tokens is not None:
+        micro = _positive("micro_batch_tokens", micro_batch_tokens, 1, inclusive=True)
+        if np.any(micro != np.floor(micro)) or np.any(micro > MAX_MICRO_BATCH_TOKENS):
+            raise TinkerNomicsError(f"micro_batch_tokens must be a whole number from 1 to "
+                                    f"{MAX_MICRO_BATCH_TOKENS:,}, got {micro_batch_tokens!r}")
+    given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
+                                      ("micro_batch_tokens", micro)) if value is not None]
+    if given and method != "calibrated":
+        raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
+                                f"{method} method has none (drop it or use --method calibrated)")
     specs = gpu_specs(gpu)
     specs.require(specs.peak_flops(method))
     if method == "calibrated":
         params = parameters()
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
                                   reference=reference, optimizer_steps=opt, off_policy=k,
-                                  response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp)
+                                  response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp,
+                                  rollout_memory_fraction=fraction, micro_batch_tokens=micro)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

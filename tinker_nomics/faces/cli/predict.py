@@ -5,6 +5,8 @@
     tinker-nomics predict rl-step --model M | --model-config F --gpu G --num-gpus N --samples S
                                   --prompt-len P --response-len R [--off-policy k] [--fine-tune full|lora]
                                   [--max-response-len R] [--no-reference] [--critic] [--optimizer-steps N]
+                                  [--rollout-tensor-parallel T] [--rollout-memory-fraction F]
+                                  [--micro-batch-tokens B]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
@@ -17,6 +19,7 @@ from ...model import predict as model_predict
 from ...model.decode import KV_PRECISIONS, PRECISIONS
 from ...model.scenario import METHODS
 from ...sources.architectures import get_arch
+from ...sources.defaults import number as default
 from ...sources.hardware import get_gpu
 from ...sources.hf_config import load_config
 from .common import OneLineParser, add_format, number, to_json
@@ -64,6 +67,12 @@ def add_parser(sub) -> None:
                     help="optimizer steps (mini-batches) per RL step (default 4: verl's 1024 / 256)")
     rl.add_argument("--rollout-tensor-parallel", type=number("--rollout-tensor-parallel"),
                     help="GPUs per rollout engine (default: the smallest power of two that holds the model)")
+    rl.add_argument("--rollout-memory-fraction", type=number("--rollout-memory-fraction"),
+                    help="the rollout engine's share of GPU memory (vLLM's gpu_memory_utilization; default "
+                         f"{default('rollout_memory_fraction'):g}, verl's)")
+    rl.add_argument("--micro-batch-tokens", type=number("--micro-batch-tokens"),
+                    help="tokens per GPU in one trainer micro-batch (verl's ppo_max_token_len_per_gpu; default "
+                         f"{default('micro_batch_tokens'):,.0f}, verl's)")
 
 
 def _common(p) -> None:
@@ -107,7 +116,8 @@ def run(args) -> str:
     result = model_predict.predict_rl_step(arch, gpu, args.num_gpus, args.samples, args.prompt_len,
                                            args.response_len, args.off_policy, args.fine_tune, args.method,
                                            args.max_response_len, not args.no_reference, args.critic,
-                                           args.optimizer_steps, args.rollout_tensor_parallel)
+                                           args.optimizer_steps, args.rollout_tensor_parallel,
+                                           args.rollout_memory_fraction, args.micro_batch_tokens)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
