@@ -13,7 +13,7 @@ from ..errors import TinkerNomicsError, _squash
 from .hf_config import load_config
 from .model_record import ModelArch
 from .price_list import priced_models
-from .tables import Column, build_index, data_dir, load_table, lookup
+from .tables import Column, build_index, data_dir, find, load_table, lookup
 
 # ----------------------------------------------------------------------------------------------- models
 
@@ -132,6 +132,21 @@ def _model_index() -> dict[str, str]:
     for hf_id, arch in models().items():
         aliases[hf_id].append(arch.model)
     return build_index(aliases)
+
+
+def find_model(name: str) -> str | None:
+    """resolve_model's answer, or None where the registries do not hold the name (no error, and no search for the
+    nearest names, is built: for callers that only ask whether a name is known)."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    try:
+        base, context = split_context(name.strip())
+    except TinkerNomicsError:
+        return None
+    canonical = find(base, _model_index())
+    if canonical is None:
+        return None
+    return f"{canonical}:peft:{context}" if context else canonical
 
 
 def resolve_model(name: str) -> str:

@@ -16,7 +16,7 @@ import functools
 from dataclasses import dataclass
 
 from ..errors import TinkerNomicsError, _squash
-from .architectures import resolve_model
+from .architectures import find_model
 from .hardware import gpus
 from .prices import Price
 from .tables import Column, load_table
@@ -75,10 +75,7 @@ class ManagedService:
 
 
 def _canonical(name: str) -> str:
-    try:
-        return resolve_model(name)
-    except TinkerNomicsError:
-        return _squash(name.split("/")[-1])
+    return find_model(name) or _squash(name.split("/")[-1])
 
 
 @functools.lru_cache(maxsize=None)

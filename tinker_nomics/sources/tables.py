@@ -113,14 +113,22 @@ def build_index(names_by_key: dict[str, Iterable[str]]) -> dict[str, str]:
     return index
 
 
-def lookup(kind: str, name: str, index: dict[str, str], known: Iterable[str], hint: str = "") -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise TinkerNomicsError(f"{kind} name must be a non-empty string, got {name!r}")
+def find(name: str, index: dict[str, str]) -> str | None:
+    """The canonical key `name` stands for in `index` (its squashed form, or its last path part's), or None."""
     key = _squash(name)
     if key in index:
         return index[key]
     if "/" in name and _squash(name.split("/")[-1]) in index:
         return index[_squash(name.split("/")[-1])]
-    raise UnknownNameError(kind, name, known, hint)
+    return None
+
+
+def lookup(kind: str, name: str, index: dict[str, str], known: Iterable[str], hint: str = "") -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise TinkerNomicsError(f"{kind} name must be a non-empty string, got {name!r}")
+    found = find(name, index)
+    if found is None:
+        raise UnknownNameError(kind, name, known, hint)
+    return found
 
 
