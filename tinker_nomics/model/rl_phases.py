@@ -358,10 +358,14 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
 
 
 def _one_if_same(x):
-    """`x` as a single number (a 0-d array) when all its elements are equal, else `x` unchanged."""
+    """`x` as a single number (a 0-d array) when all its elements are equal; else, where each row holds one value
+    along the last axis (a planner's options × its Monte-Carlo draws: the GPU counts seldom change with a draw),
+    that axis kept at length 1; else `x` unchanged. NumPy broadcasts the smaller shape where it meets the rest."""
     x = np.asarray(x)
     if x.ndim and x.size and np.all(x == x.flat[0]):
         return np.asarray(x.flat[0])
+    if x.ndim >= 2 and x.shape[-1] > 1 and np.all(x == x[..., :1]):
+        return x[..., :1].copy()
     return x
 
 
