@@ -163,12 +163,17 @@ def test_unmapped_names_are_listed_not_dropped(reading):
     unmapped = [o for o in reading.offers if o.gpu is None]
     assert unmapped, "the snapshot has names the registry lacks (V100, A5000, ...)"
     assert sum(reading.unmapped.values()) == len(unmapped)
-    # V100 names parts the catalog does not tell apart (SXM2 or PCIe); A5000 and A4000 are parts the registry
-    # lacks. A40, L40, RTX3090, A30 and the PCIe A800 map since 2026-12-03, and so does the GH200, by its memory
-    # (every catalog row gives 98,304 MiB: the 96 GB part).
-    assert {"V100", "A5000", "A4000"} <= set(reading.unmapped)
-    assert not {"A40", "L40", "RTX3090", "A30", "GH200"} & set(reading.unmapped)
+    # V100 names parts the catalog does not tell apart (SXM2 or PCIe); RTX3070 and RTX2000Ada are parts the
+    # registry lacks. A40, L40, RTX3090, A30 and the PCIe A800 map since 2026-12-03, and so does the GH200, by its
+    # memory (every catalog row gives 98,304 MiB: the 96 GB part); so do the RTX A4000/A4500/A5000 (either catalog
+    # name), the RTX 3080 and 3080 Ti, the 4070 Ti and the 4080, the SUPER one by its instance type.
+    assert {"V100", "RTX3070", "RTX2000Ada"} <= set(reading.unmapped)
+    assert not {"A40", "L40", "RTX3090", "A30", "GH200", "A5000", "RTXA5000", "A4000", "RTX3080Ti",
+                "RTX4080"} & set(reading.unmapped)
     assert {o.gpu for o in reading.offers if o.accelerator == "GH200"} == {"GH200 96GB"}
+    assert {o.gpu for o in reading.offers if o.accelerator in ("A5000", "RTXA5000")} == {"RTX A5000"}
+    assert {(o.instance_type, o.gpu) for o in reading.offers if o.accelerator == "RTX4080"} == {
+        ("1x-RTX_4080S-32-65536", "RTX 4080 SUPER")}
     report = load_tool("import_gpu_offers").report(reading)
     for name, count in reading.unmapped.items():
         assert f"{name}: {count} offer" in report
