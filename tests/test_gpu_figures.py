@@ -361,3 +361,56 @@ def test_a_bad_per_gpu_figure_is_one_line_naming_it(tmp_path, monkeypatch, table
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
         sources.clear_caches()
+
+
+def test_an_all_reduce_reaches_the_share_of_its_link_that_nccl_tests_runs_reach():
+    """data/hardware/allreduce_busbw.csv holds published nccl-tests bus bandwidths (NVIDIA/nccl-tests#175: 8 × A100
+    SXM 232.54 GB/s; NVIDIA/nccl-tests#212: 8 × H100 SXM 370 GB/s on the ring; PCIe boxes of RTX 4090, RTX PRO
+    6000 and RTX 5090 at 12.8-40 GB/s). Each link kind's share is the median of busbw / the link's rate each way,
+    and a GPU's collective rate is its link's rate times that share; a kind with no measurement keeps its rate."""
+    import csv
+    from tinker_nomics.sources.tables import data_dir
+    rows = list(csv.DictReader(open(data_dir() / "hardware" / "allreduce_busbw.csv", encoding="utf-8")))
+    shares = hardware.collective_shares()
+    for kind in ("nvlink", "pcie"):
+        measured = [float(r["busbw_gb_s"]) / float(r["link_gb_s_per_direction"]) for r in rows
+                    if r["link_kind"] == kind]
+        assert len(measured) >= 2 and shares[kind] == pytest.approx(float(np.median(measured)))
+    assert 232.54 / 300 <= shares["nvlink"] <= 370 / 450       # between the A100 and the H100 rings
+    assert shares["pcie"] < shares["nvlink"] and shares["infinity_fabric"] == 1.0
+    h100, l40s = gpu_specs("H100 SXM"), gpu_specs("L40S")
+    assert float(h100.collective_bytes_per_s) == pytest.approx(450e9 * shares["nvlink"])
+    assert float(l40s.collective_bytes_per_s) == pytest.approx(float(l40s.link_bytes_per_s) * shares["pcie"])
+
+
+def test_a_decode_all_reduce_moves_its_bytes_at_the_collective_rate():
+    """Two all-reduces a layer, each of batch × hidden BF16 values, ring traffic 2 (tp - 1) / tp of it, at the bus
+    bandwidth an all-reduce reaches over the GPU's link (collective_bytes_per_s), not the link's nominal rate."""
+    from tinker_nomics.model import decode
+    arch, gpus = sources.get_arch("Llama-2-70b-hf"), gpu_specs("L40S")
+    f = decode.decode_features(arch, gpus, 8, 256, 2048)
+    wire = 2 * arch.num_layers * 2 * 7 / 8 * 256 * arch.hidden_size * 2 / float(gpus.collective_bytes_per_s)
+    assert float(f.allreduce_seconds) == pytest.approx(wire)
+    assert float(gpus.collective_bytes_per_s) < float(gpus.link_bytes_per_s)
+
+
+@pytest.mark.parametrize("row, needle", [
+    ("2 x X,2,pcie,32,80,1 GB,,2026-12-03,https://a.example,\n", "busbw 80 GB/s over a 32 GB/s link"),
+    ("2 x X,2,carrier_pigeon,32,20,1 GB,,2026-12-03,https://a.example,\n", "'carrier_pigeon' is not one of"),
+])
+def test_a_bad_all_reduce_measurement_is_one_line_naming_it(tmp_path, monkeypatch, row, needle):
+    import shutil
+    from tinker_nomics.sources.shipped import shipped
+    data = tmp_path / "data"
+    shutil.copytree(shipped("data"), data)
+    path = data / "hardware" / "allreduce_busbw.csv"
+    path.write_text(path.read_text() + row)
+    monkeypatch.setenv("TINKER_NOMICS_DATA", str(data))
+    sources.clear_caches()
+    try:
+        with pytest.raises(TinkerNomicsError, match=needle) as info:
+            hardware.collective_shares()
+        assert "\n" not in str(info.value) and "allreduce_busbw.csv row" in str(info.value)
+    finally:
+        monkeypatch.delenv("TINKER_NOMICS_DATA")
+        sources.clear_caches()

@@ -210,7 +210,7 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     calls = wire = 0.0
     if allreduce and np.any(tp > 1):   # the all-reduces of a step, each of batch × hidden BF16 values, over the slowest link
         calls = np.where(tp > 1, allreduces_per_step(arch), 0.0)
-        link = gpus.link_bytes_per_s
+        link = gpus.collective_bytes_per_s   # the bus bandwidth an all-reduce reaches over the GPU's link
         if np.any(tp > number("gpus_per_node")):
             link = np.where(tp > number("gpus_per_node"),
                             np.minimum(link, number("network_gb_s_per_gpu") * 1e9), link)

@@ -284,7 +284,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
         exchange = models * opt * _exchange_seconds(arch, gpus, trainer_gpus)
-        alltoall = _alltoall_seconds(arch, trained, trainer_gpus, _slowest_link(gpus, trainer_gpus))
+        alltoall = _alltoall_seconds(arch, trained, trainer_gpus, _slowest_link(gpus, trainer_gpus, collective=True))
         # each rollout GPU receives its shard: inside its group colocated, across the whole job when separate
         refit = float(arch.total_params) * decode.PRECISION_BYTES["bf16"] / tp \
             / _slowest_link(gpus, np.where(separate, gpus_used, tp)) \
@@ -561,9 +561,10 @@ def refit_seconds_per_tensor() -> float:
     return number("refit_reference_seconds") / weight_tensors(get_arch(str(assumption("refit_reference_model"))))
 
 
-def _slowest_link(gpus: GpuSpecs, num_gpus):
-    """Bytes/s each way between the GPUs of a group: the GPU's link inside a node, the network beyond it."""
-    inside = gpus.link_bytes_per_s
+def _slowest_link(gpus: GpuSpecs, num_gpus, collective: bool = False):
+    """Bytes/s each way between the GPUs of a group: the GPU's link inside a node (`collective`: the bus bandwidth
+    a collective reaches over it), the network beyond it."""
+    inside = gpus.collective_bytes_per_s if collective else gpus.link_bytes_per_s
     network = number("network_gb_s_per_gpu") * 1e9
     return np.where(np.asarray(num_gpus, dtype=float) > number("gpus_per_node"), np.minimum(inside, network), inside)
 
@@ -587,7 +588,7 @@ def _exchange_seconds(arch: ModelArch, gpus: GpuSpecs, num_gpus):
     split = np.minimum(np.maximum(np.ceil(weights / (0.5 * gpus.memory_bytes)), 1.0), n)
     shard = number("sharded_exchange_bytes_per_param") * float(arch.total_params) / split
     per_node = number("gpus_per_node")
-    inside = shard * (np.minimum(n, per_node) - 1.0) / np.minimum(n, per_node) / gpus.link_bytes_per_s
+    inside = shard * (np.minimum(n, per_node) - 1.0) / np.minimum(n, per_node) / gpus.collective_bytes_per_s
     nodes = np.ceil(n / per_node)
     between = np.where(nodes > 1, shard / per_node * (nodes - 1.0) / nodes / (number("network_gb_s_per_gpu") * 1e9),
                        0.0)

@@ -225,6 +225,30 @@ def links() -> dict[str, Link]:
     return out
 
 
+@functools.lru_cache(maxsize=None)
+def collective_shares() -> dict[str, float]:
+    """Link kind -> the share of a link's rate each way that an all-reduce's bus bandwidth reaches: the median over
+    published nccl-tests runs (data/hardware/allreduce_busbw.csv: busbw / the link's rate, busbw being the
+    ring's per-link traffic, nccl-tests doc/PERFORMANCE.md). NCCL's protocols cost about a fifth on NVLink; PCIe
+    boxes route rings through switches, sockets and host memory and reach about half. A link kind with no
+    measurement read keeps its nominal rate (share 1)."""
+    where = "hardware/allreduce_busbw.csv"
+    rows = load_table(where, [Column("system"), Column("gpus", "int"), Column("link_kind"),
+                              Column("link_gb_s_per_direction", "float"), Column("busbw_gb_s", "float"),
+                              Column("recorded"), Column("source_url")])
+    shares: dict[str, list[float]] = {}
+    for i, r in enumerate(rows, start=2):
+        if r["link_kind"] not in LINK_KINDS:
+            raise TinkerNomicsError(f"{where} row {i} column link_kind: {r['link_kind']!r} is not one of "
+                                    f"{', '.join(LINK_KINDS)}")
+        link, busbw = r["link_gb_s_per_direction"], r["busbw_gb_s"]
+        if not (0 < link < 1e5 and 0 < busbw <= 2 * link and r["gpus"] >= 2):
+            raise TinkerNomicsError(f"{where} row {i}: {r['system']}: busbw {busbw:g} GB/s over a {link:g} GB/s link "
+                                    f"on {r['gpus']} GPUs is not a measurement this table can hold")
+        shares.setdefault(r["link_kind"], []).append(busbw / link)
+    return {kind: float(np.median(shares[kind])) if kind in shares else 1.0 for kind in LINK_KINDS}
+
+
 # ----------------------------------------------------------------------------------------------- GPU arrays
 
 
@@ -249,6 +273,8 @@ class GpuSpecs:
     gemm_fp4_flops: np.ndarray = None  # the same, with the BF16 GEMM ceiling where FP4 runs weight-only
     fp4_native: np.ndarray = None      # True where fp4_peaks.csv gives an FP4 tensor-core peak (Blackwell, CDNA 4)
     compute_capability: np.ndarray = None  # NVIDIA's compute capability (compute_capability.csv); NaN for AMD parts
+    collective_bytes_per_s: np.ndarray = None  # an all-reduce's bus bandwidth over that link: its rate each way
+                                               # times the share nccl-tests runs reach (collective_shares)
 
     @property
     def shape(self) -> tuple:
@@ -340,7 +366,7 @@ def compute_capabilities() -> dict[str, float]:
 
 def _specs_of(names: np.ndarray) -> GpuSpecs:
     table, link, ceilings, fp4 = gpus(), links(), gemm_ceilings(), fp4_peaks()
-    capability = compute_capabilities()
+    capability, shares = compute_capabilities(), collective_shares()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
 
@@ -363,7 +389,8 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                     np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), bf16),
                     np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), gemm_bf16),
                     column(lambda g: 1.0 if g.gpu in fp4 else 0.0) > 0.5,
-                    column(lambda g: capability.get(g.gpu, nan)))
+                    column(lambda g: capability.get(g.gpu, nan)),
+                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9 * shares[link[g.gpu].kind]))
 
 
 @dataclass(frozen=True)
