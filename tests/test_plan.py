@@ -410,3 +410,17 @@ def test_gpus_the_planner_cannot_time_or_rent_are_said_not_silently_empty(peakle
     assert p.best is not None and p.best["kind"] == "tinker"
     assert any(offered_no_peak[0] in n and "cannot be planned" in n for n in p.notes)
     assert any(unrented[0] in n and "no offer rents" in n for n in p.notes)
+
+
+def test_gpus_spread_over_instances_say_so_and_lose_ties_to_one_instance():
+    """Two 1-GPU instances and one 2-GPU instance at the same rate per GPU: the plan times both alike (one node's
+    links: it has no figure for a provider's network between instances), ranks the single instance first and says
+    of the other that its network is not modelled; a single instance carries no such caveat."""
+    pair = (offer("alpha", "1x", "H100 SXM", 1, 2.5), offer("alpha", "2x", "H100 SXM", 2, 5.0))
+    p = _plan(offers=pair, deadline_hours=1000.0, gpus=["H100 SXM"])
+    two = p.options[(p.options["kind"] == "rented") & (p.options["num_gpus"] == 2)]
+    assert len(two) == 2 and two["cost_usd_p50"].nunique() == 1
+    first, second = two.iloc[0], two.iloc[1]
+    assert (first["instances"], second["instances"]) == (1, 2)
+    assert first["caveat"] is None or "instances" not in str(first["caveat"])
+    assert second["caveat"] == planner.SEPARATE_INSTANCES.format(n=2)

@@ -160,6 +160,16 @@ PAIRS_PER_BLOCK = 512
 MAX_THREADS = 4
 
 
+def _caveats(part: pd.DataFrame) -> np.ndarray:
+    """Each rented option's caveat: an auction-style price, and a GPU count made of several instances."""
+    out = []
+    for auction, instances in zip(part["auction"].to_numpy(), part["instances"].to_numpy()):
+        notes = ([AUCTION] if auction else []) + \
+            ([SEPARATE_INSTANCES.format(n=int(instances))] if instances > 1 else [])
+        out.append("; ".join(notes) if notes else None)
+    return np.array(out, dtype=object)
+
+
 def _self_hosted(base: Scenario, gpus: np.ndarray, counts: np.ndarray, draws: dict) -> Hosted:
     """`_self_hosted_block` over blocks of pairs, on up to as many threads as the machine has cores; the same
     numbers as one call over every pair."""
@@ -591,7 +601,7 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
             usd_per_gpu_hour=(part["spot_rate"] if on_spot else part["rate"]).to_numpy(), kind="rented",
             source=part["source"].to_numpy(),
             dropped_because=np.where(part["suspect"].to_numpy(), SUSPECT, None),
-            caveat=np.where(part["auction"].to_numpy(), AUCTION, None)))
+            caveat=_caveats(part)))
     if spot is not True:
         managed = pd.DataFrame([{"service": s.service, "gpu": s.gpu, "provider": s.vendor, "rate": s.usd_per_gpu_hour,
                                  "source": s.source_url, "k": 1} for s in gpu_hour_services()])
@@ -621,6 +631,7 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
 
 SUSPECT = "catalog row suspect: on-demand below spot (columns probably swapped)"
 AUCTION = "auction-style price: the catalog lists the same on-demand and spot price"
+SEPARATE_INSTANCES = "{n} instances timed as one node: the network between them is not modelled"
 CHUNK = 4096      # options per block of draws (bounds the memory of the (options, draws) arrays)
 
 
@@ -771,7 +782,9 @@ def _rank(frame: pd.DataFrame, base: Scenario, workload, deadline_hours, budget_
     meets = live & ~unknown_wall & ~late & ~over_budget
     # dropped options: the ones that fit and are only over budget first, then the late ones, then the rest
     reason_rank = np.select([meets, over_budget, live], [0, 1, 2], default=3)
-    order = np.lexsort((np.where(np.isfinite(wall), wall, np.inf), np.where(np.isfinite(cost), cost, np.inf),
+    # ties (the same GPUs at the same rate) go to the fewest instances: one node's links are what the plan times
+    instances = pd.to_numeric(frame["instances"], errors="coerce").fillna(1).to_numpy(dtype=float)
+    order = np.lexsort((instances, np.where(np.isfinite(wall), wall, np.inf), np.where(np.isfinite(cost), cost, np.inf),
                         reason_rank))
     frame = frame.iloc[order].reset_index(drop=True)
     frame["dropped_because"] = dropped[order]
