@@ -150,3 +150,28 @@ def test_a_trimmed_driver_name_or_reordered_words_resolve(name, part):
 def test_words_that_fit_two_parts_stay_refused(name):
     with pytest.raises(UnknownNameError, match="A100 80GB SXM"):
         sources.get_gpu(name)
+
+
+@pytest.mark.parametrize("written, part", [
+    # as benchmark tables and cloud catalogs write them: the part with its memory size or form factor added
+    ("L40S-48GB", "L40S"), ("H200-141GB", "H200 SXM"), ("MI300X-192GB", "MI300X"), ("RTX 4090 24GB", "RTX 4090"),
+    ("A10G 24GB", "A10G"), ("B200-180GB", "B200"), ("H100 PCIe 80GB", "H100 PCIe"), ("RTX A6000 48GB", "RTX A6000"),
+    ("H20-96GB", "H20"), ("H100 SXM5", "H100 SXM"), ("H100-SXM5-80GB", "H100 SXM"), ("L40S PCIe", "L40S"),
+    ("GeForce RTX 4090 24GB", "RTX 4090"), ("V100 SXM2 32GB", "V100 32GB SXM"),
+])
+def test_a_part_named_with_its_memory_or_form_factor_is_that_part(written, part):
+    assert sources.get_gpu(written).gpu == part
+    assert sources.get_gpu(written).memory_gb == sources.get_gpu(part).memory_gb
+
+
+@pytest.mark.parametrize("written, needle", [
+    ("RTX 4090 48GB", "the registry's RTX 4090 has 24 GB, not 48 GB"),     # a modded card is not the part
+    ("MI300X PCIe", "unknown GPU 'MI300X PCIe'"),                        # the MI300X is an OAM module, not PCIe
+])
+def test_a_memory_size_or_form_the_part_lacks_is_refused_in_one_line(written, needle, capsys):
+    with pytest.raises(TinkerNomicsError, match=needle):
+        sources.get_gpu(written)
+    code = main(["predict", "decode", "--model", "Qwen3-8B", "--gpu", written, "--num-gpus", "1",
+                 "--concurrency", "1", "--input-len", "128", "--output-len", "128"])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

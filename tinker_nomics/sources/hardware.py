@@ -186,7 +186,46 @@ def get_gpu(name: str) -> GPU:
             return gpus()[holding[0]]
         if len(holding) > 1:
             raise UnknownNameError("GPU", name, gpus(), hint, candidates=holding) from None
+        part = _with_memory_or_form(words, hint)
+        if part is not None:
+            return gpus()[part]
         raise
+
+
+MEMORY_WORD = re.compile(r"(\d+)gb?")
+FORM_WORD = re.compile(r"(sxm|pcie)\d?")
+MEMORY_KINDS = ("hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x", "gddr7")
+
+
+def _with_memory_or_form(words: list[str], hint: str) -> str | None:
+    """A name as benchmark tables write it, the part's name with its memory size or form factor added
+    ('L40S-48GB', 'H200-141GB', 'H100 SXM5', 'L40S PCIe', 'RTX 4090 24GB'): the part the other words name, where its
+    memory is the size given (a size it does not have is an error naming both) and its link is the form given (PCIe,
+    or NVLink for SXM); None where the other words name no part."""
+    tokens = [w for w in re.split(r"[^a-z0-9.]+", " ".join(words).lower()) if w]   # in the order written
+    sizes = [int(m.group(1)) for t in tokens if (m := MEMORY_WORD.fullmatch(t))]
+    forms = [FORM_WORD.fullmatch(t).group(1) for t in tokens if FORM_WORD.fullmatch(t)]
+    rest = [t for t in tokens if not MEMORY_WORD.fullmatch(t) and not FORM_WORD.fullmatch(t)
+            and t not in MEMORY_KINDS]
+    if not rest or len(sizes) > 1 or len(set(forms)) > 1 or (not sizes and not forms):
+        return None
+    part = None
+    for text in ([" ".join(rest + ["sxm"])] if forms == ["sxm"] else []) + \
+            ([" ".join(rest + ["pcie"])] if forms == ["pcie"] else []) + [" ".join(rest)]:
+        try:
+            part = lookup("GPU", text, _gpu_index(), gpus(), hint)
+            break
+        except UnknownNameError:
+            continue
+    if part is None:
+        return None
+    gpu = gpus()[part]
+    if forms and links()[part].kind != ("pcie" if forms[0] == "pcie" else "nvlink"):
+        return None
+    if sizes and abs(gpu.memory_gb - sizes[0]) > 0.05 * sizes[0]:
+        raise TinkerNomicsError(f"GPU {' '.join(words)!r}: the registry's {part} has {gpu.memory_gb:g} GB, not "
+                                f"{sizes[0]} GB (list the parts with `tinker-nomics gpus`)")
+    return part
 
 
 # ----------------------------------------------------------------------------------------------- links
