@@ -354,3 +354,25 @@ def test_a_decimal_point_in_a_name_is_not_dropped():
     with pytest.raises(UnknownNameError):
         registry.get_arch("deepseek-ai/DeepSeek-R1-Distill-Qwen-15B")
     assert registry.get_gpu("A100-80GB-SXM").gpu == registry.get_gpu("A100 80GB SXM").gpu
+
+
+@pytest.mark.parametrize("written, canonical", [
+    # as papers and benchmark tables shorten them: Meta's "Meta-" prefix of Llama 3, a first release's version tag
+    ("Llama-3-8B", "meta-llama/Meta-Llama-3-8B"), ("Llama3-8B", "meta-llama/Meta-Llama-3-8B"),
+    ("Llama-3-70B", "meta-llama/Meta-Llama-3-70B"), ("Mixtral 8x7B", "mistralai/Mixtral-8x7B-v0.1"),
+    ("Mixtral-8x22B", "mistral-community/Mixtral-8x22B-v0.1"),
+])
+def test_a_release_named_as_tables_shorten_it_resolves_to_it(written, canonical):
+    from tinker_nomics.sources.architectures import resolve_model
+    assert resolve_model(written) == canonical
+
+
+def test_a_short_name_two_releases_share_names_neither():
+    """Mistral-7B-Instruct-v0.2 and -v0.3 both shorten to "Mistral-7B-Instruct": that short name is not an alias of
+    either (which version a table meant is not said), while a short name one release alone has is."""
+    from tinker_nomics.sources.architectures import _model_index
+    from tinker_nomics.errors import _squash
+    index = _model_index()
+    assert {"mistralai/Mistral-7B-Instruct-v0.2", "mistralai/Mistral-7B-Instruct-v0.3"} <= set(index.values())
+    assert _squash("Mistral-7B-Instruct") not in index
+    assert index[_squash("Mixtral 8x7B")] == "mistralai/Mixtral-8x7B-v0.1"

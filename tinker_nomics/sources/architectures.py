@@ -126,11 +126,28 @@ def model_names() -> list[str]:
     return list(_model_names())
 
 
+# How papers and benchmark tables shorten a release's name: Meta's Llama 3 repositories say "Meta-Llama-3-8B" where
+# tables say "Llama-3-8B"; a first release's version tag ("Mixtral-8x7B-v0.1") is left out where the family has no
+# other version ("Mixtral 8x7B").
+SHORT_NAMES = ((re.compile(r"^Meta-(Llama-3-)"), r"\1"), (re.compile(r"-v\d+(?:\.\d+)*$"), ""))
+
+
 @functools.lru_cache(maxsize=None)
 def _model_index() -> dict[str, str]:
     aliases: dict[str, list[str]] = {name: [name.split("/")[-1]] for name in model_names()}
     for hf_id, arch in models().items():
         aliases[hf_id].append(arch.model)
+    shortened: dict[str, list[str]] = {}
+    for name in model_names():
+        short = name.split("/")[-1]
+        for pattern, replacement in SHORT_NAMES:
+            short = pattern.sub(replacement, short)
+        if short != name.split("/")[-1]:
+            shortened.setdefault(_squash(short), []).append(name)
+    taken = {_squash(a) for names in aliases.values() for a in names} | {_squash(n) for n in aliases}
+    for key, names in shortened.items():
+        if len(names) == 1 and key not in taken:     # a short name two releases share names neither
+            aliases[names[0]].append(key)
     return build_index(aliases)
 
 
