@@ -82,6 +82,7 @@
       ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}" +
       ".tn-table-wrap{overflow-x:auto;max-width:100%}table.tn-plan{border-collapse:collapse;font-size:12.5px;margin:6px 0}" +
       "table.tn-plan th,table.tn-plan td{padding:3px 7px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}" +
+      "table.tn-plan td{overflow-wrap:anywhere}" +
       "table.tn-plan th{border-bottom:2px solid #999}table.tn-plan td.num{text-align:right;white-space:nowrap;" +
       "font-variant-numeric:tabular-nums}";
     var s = document.createElement("style");

@@ -100,6 +100,9 @@ HYPHENATED = re.compile(r"[^\s<>]*(?:\w-\w|[\w%]–[\w$])[^\s<>]*")
 LONGEST_UNBROKEN = 24   # characters: "qwen3-30b-instruct-v3b" stays whole, "NVIDIA-Nemotron-3-Super-120B-A12B" may break
 LONGEST_UNBROKEN_RANGE = 12   # "(0.10–0.20)" and "($135–$176)" stay whole; "($50,062–$105,581)" may break at its dash
 SLASH_BETWEEN_WORDS = re.compile(r"(?<=[A-Za-z]{2})/(?=[A-Za-z])")   # "Qwen/Qwen3", not "$0.22/M"
+# An instance type longer than LONGEST_UNBROKEN made of underscored parts ("runpod__4xA5000_24GB__32__116") may break
+# after its underscores, as a long hyphenated word does at its hyphens
+SNAKE = re.compile(r"(?<![\w<])[\w.]*_[\w.]*")
 
 
 def _unbroken_words(escaped: str) -> str:
@@ -113,7 +116,9 @@ def _unbroken_words(escaped: str) -> str:
         word = match.group(0)
         longest = LONGEST_UNBROKEN if "-" in word else LONGEST_UNBROKEN_RANGE
         return word if len(html.unescape(word)) > longest else f'<span class="{CLASS}-word">{word}</span>'
-    return "/<wbr>".join(HYPHENATED.sub(whole, part) for part in SLASH_BETWEEN_WORDS.split(escaped))
+    joined = "/<wbr>".join(HYPHENATED.sub(whole, part) for part in SLASH_BETWEEN_WORDS.split(escaped))
+    return SNAKE.sub(lambda m: m.group(0) if len(m.group(0)) <= LONGEST_UNBROKEN
+                     else re.sub(r"(_+)(?=\w)", r"\1<wbr>", m.group(0)), joined)
 
 
 def header_text(name) -> str:
