@@ -114,8 +114,10 @@ def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:
     best = None if p.best is None else p.best["where"]
     for rank, row in planner.listed(p.options, top).iterrows():
         row = row.to_dict()
+        caveat = row.get("caveat") if isinstance(row.get("caveat"), str) else ""
+        # (several instances show in `where` as "× N"; the chapter says their network is not modelled)
         flags = [x for x in ("best" if row["where"] == best else "", "frontier" if row["where"] in front else "",
-                             "auction-style price" if isinstance(row.get("caveat"), str) else "",
+                             "auction-style price" if planner.AUCTION in caveat else "",
                              row["dropped_because"] if isinstance(row["dropped_because"], str) else "") if x]
         rows.append({"rank": f"{int(rank) + 1:,}", "where": where_text(row), "GPUs": gpus_text(row),
                      "cost P50 (P10–P90)": money_span(row), "wall-clock P50 (P10–P90)": hours_span(row),
