@@ -24,6 +24,15 @@
     if (parent) parent.appendChild(node);
     return node;
   }
+  // An instance type made of underscored parts ("runpod__4xA5000_24GB__32__116") may break after its underscores,
+  // as the book's tables let it (faces/tables.py), so a long one does not widen the table past the page.
+  function breakable(node, text) {
+    String(text).split(/(_+)/).forEach(function (part) {
+      if (!part) return;
+      node.appendChild(document.createTextNode(part));
+      if (part.charAt(0) === "_") node.appendChild(document.createElement("wbr"));
+    });
+  }
   function html(tag, attrs, parent, text) {
     var node = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -82,7 +91,6 @@
       ".tn-verdict{margin:4px 0 2px 0}.tn-note{color:#555;font-size:12.5px;margin:2px 0}" +
       ".tn-table-wrap{overflow-x:auto;max-width:100%}table.tn-plan{border-collapse:collapse;font-size:12.5px;margin:6px 0}" +
       "table.tn-plan th,table.tn-plan td{padding:3px 7px;border-bottom:1px solid #e3e3e3;text-align:left;vertical-align:top}" +
-      "table.tn-plan td{overflow-wrap:anywhere}" +
       "table.tn-plan th{border-bottom:2px solid #999}table.tn-plan td.num{text-align:right;white-space:nowrap;" +
       "font-variant-numeric:tabular-nums}";
     var s = document.createElement("style");
@@ -321,7 +329,8 @@
         var opt = plot.options[r[0]];
         var tr = html("tr", {}, body);
         [String(r[1]), opt[0], opt[1], opt[2], opt[3], r[2], r[3]].forEach(function (cell, i) {
-          html("td", { "class": (i === 0 || i >= 3 && i <= 5) ? "num" : "" }, tr, cell);
+          var td = html("td", { "class": (i === 0 || i >= 3 && i <= 5) ? "num" : "" }, tr, i === 1 ? undefined : cell);
+          if (i === 1) breakable(td, cell);
         });
       });
       // the figure: positions precomputed on log axes (0..1); only layout here
