@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tinker_nomics import sources  # noqa: E402
+from tinker_nomics.sources.defaults import number  # noqa: E402
 
 MEASUREMENTS = REPO / "data" / "measurements"
 
@@ -181,6 +182,7 @@ UNKNOWN_GPUS = {
     "not stated": "GPU type not stated",
 }
 
+VERL_ROLLOUT_TP = number("verl_rollout_tensor_parallel")   # a verl run's rollout TP where it does not say
 PRECISION_BYTES = {"BF16": 2.0, "FP16": 2.0, "FP8": 1.0, "FP4": 0.5, "INT8": 1.0, "INT4": 0.5}
 # NVIDIA's ModelOpt checkpoints (nvidia/*-FP8, *-FP4) carry "kv_cache_quant_algo": "FP8" in their
 # hf_quant_config.json (e.g. ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/
@@ -831,14 +833,16 @@ def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
             case["model"], case["gpu"] = model[0], gpu[0]
             notes.extend(text for text in (model[1], gpu[1]) if text)
             _check_ids(case["model"], case["gpu"])
-            case.update(precision="BF16", bytes_per_param=2.0, off_policy=0.0, fine_tune="full", generation_tp=1.0,
+            case.update(precision="BF16", bytes_per_param=2.0, off_policy=0.0, fine_tune="full",
+                        generation_tp=VERL_ROLLOUT_TP,
                         generation_samples=5120.0, prompt_tokens=92.97754, generated_tokens=232.04102,
                         measured_step_s=80.33)
             notes.append("a single anonymous W&B summary (low trust); samples per step 5,120 DERIVED in the raw row "
                          "from total tokens / (mean prompt + mean response); the step without the final step's "
                          "validation (16.59 s) and checkpoint save (17.93 s), 114.85 − 16.59 − 17.93 = 80.33 s "
                          "(DERIVED in the raw row); verl's default colocated synchronous GRPO, FSDP full-parameter "
-                         "training; BF16 assumed (not stated); rollout tensor parallel not stated (1 assumed)")
+                         "training; BF16 assumed (not stated); rollout tensor parallel not stated: verl's default "
+                         f"{VERL_ROLLOUT_TP:g} (defaults.csv verl_rollout_tensor_parallel)")
         elif raw_file == "rl_more.csv":
             reasons.append(RL_MORE_EXCLUDED[source])
             notes.append("raw row kept for the count of excluded measurements")
@@ -1038,6 +1042,11 @@ def rl_phase_cases() -> list[dict]:
             optimizer_steps = f"{float(train.group(1)) / float(mini.group(1)):g}"
             notes.append(f"optimizer steps = train_batch_size {train.group(1)} / ppo_mini_batch_size {mini.group(1)} "
                          f"(ppo_epochs not stated: verl's default 1)")
+        rollout_tp = _text_number(row["rollout_tp"])
+        if not rollout_tp and row["framework"].startswith("verl"):
+            rollout_tp = f"{VERL_ROLLOUT_TP:g}"
+            notes.append(f"rollout tensor parallel not stated: verl's default {VERL_ROLLOUT_TP:g} "
+                         f"(defaults.csv verl_rollout_tensor_parallel)")
         case.update(
             case_id=f"phase-{line:02d}", source=row["source_family"], raw_file="rl_phases.csv", raw_row=line,
             usable="no" if reasons else "yes", reason="; ".join(reasons), framework=row["framework"],
@@ -1046,7 +1055,7 @@ def rl_phase_cases() -> list[dict]:
             lora_rank=_text_number(row["lora_rank"]), critic=row["critic"] or "no",
             reference=row["kl_reference"] or "yes", samples=samples if samples else "",
             prompt_tokens=_text_number(row["prompt_len_mean"]), response_tokens=_text_number(row["response_len_mean"]),
-            response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=_text_number(row["rollout_tp"]),
+            response_max_tokens=_text_number(row["response_len_max"]), rollout_tp=rollout_tp,
             rollout_memory_fraction=_text_number(row["gpu_memory_utilization"]),
             optimizer_steps=optimizer_steps,
             micro_batch_tokens=_text_number(row.get("micro_batch_tokens", "")),

@@ -217,10 +217,12 @@ def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
 
 def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, response, response_max, *, critic,
              reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean,
-             micro_batch_tokens=None, micro_batch_samples=None, padded_tokens=None, critic_padded_tokens=None):
+             micro_batch_tokens=None, micro_batch_samples=None, padded_tokens=None, critic_padded_tokens=None,
+             rollout_memory_fraction=None):
     arch, gpus = get_arch(model), gpu_specs(gpu)
     common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
                   response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp,
+                  rollout_memory_fraction=rollout_memory_fraction,
                   micro_batch_tokens=micro_batch_tokens, micro_batch_samples=micro_batch_samples,
                   padded_tokens_per_sample=padded_tokens, critic_padded_tokens_per_sample=critic_padded_tokens)
     actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
@@ -240,7 +242,8 @@ def _phase_rows() -> tuple[dict, ...]:
         Column("fine_tune", required=False), Column("critic", required=False), Column("reference", required=False),
         Column("samples", "float", False), Column("prompt_tokens", "float", False),
         Column("response_tokens", "float", False), Column("response_max_tokens", "float", False),
-        Column("rollout_tp", "float", False), Column("optimizer_steps", "float", False),
+        Column("rollout_tp", "float", False), Column("rollout_memory_fraction", "float", False),
+        Column("optimizer_steps", "float", False),
         Column("micro_batch_tokens", "float", False), Column("micro_batch_samples", "float", False),
         Column("padded_tokens", "float", False), Column("critic_padded_tokens", "float", False),
         Column("off_policy", "float", False), Column("generation_includes_refit", required=False),
@@ -276,7 +279,8 @@ def rl_cases() -> tuple[RLCase, ...]:
                             rollout_tp=r["rollout_tp"], fine_tune=r["fine_tune"] or "full", measured=measured,
                             includes_refit=r["generation_includes_refit"] != "no", max_over_mean=ratio,
                             micro_batch_tokens=r["micro_batch_tokens"], micro_batch_samples=r["micro_batch_samples"],
-                            padded_tokens=r["padded_tokens"], critic_padded_tokens=r["critic_padded_tokens"]))
+                            padded_tokens=r["padded_tokens"], critic_padded_tokens=r["critic_padded_tokens"],
+                            rollout_memory_fraction=r["rollout_memory_fraction"]))
     for r in accuracy.rl_step_cases(usable_only=True):
         prompt = accuracy.case_prompt_tokens(r)
         longest = None   # the drain of the longest responses: the ratio, capped by the run's longest sequence
