@@ -98,3 +98,12 @@ def test_count_agrees_with_its_number():
     assert fmt.count(2, "row") == "2 rows"
     assert fmt.count(0, "family", "families") == "0 families"
     assert fmt.count(1024, "sequence") == "1,024 sequences"
+
+
+@pytest.mark.parametrize("x, expected", [
+    (-0.351, "-35.1%"),   # would print as -35%, which reads as meeting a 35% mark it misses
+    (0.349, "+34.9%"),    # would print as +35%, which reads as missing a mark it meets
+    (-0.27, "-27%"), (0.6, "+60%"), (0.0, "+0%"),
+])
+def test_signed_pct_beside_shows_which_side_of_the_mark(x, expected):
+    assert fmt.signed_pct_beside(x, number("target_regime_error_held_out")) == expected

@@ -152,6 +152,12 @@ def signed_pct(x: float, digits: int = 1) -> str:
     return f"{100 * float(x):+.{digits}f}%"
 
 
+def signed_pct_beside(x: float, mark: float) -> str:
+    """A signed whole percent, or one decimal where the whole percent would read as the mark itself (−35.1%
+    beside a 35% mark, which −35% would seem to meet)."""
+    return signed_pct(x, 1 if round(abs(100 * float(x))) == round(100 * float(mark)) else 0)
+
+
 def ratio(x: float) -> str:
     return f"{float(x):.1f}×"
 
