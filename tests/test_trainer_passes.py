@@ -171,6 +171,34 @@ def test_validate_of_a_real_ppo_log_predicts_its_phases():
         + r.predicted_mean("logprob")
 
 
+def test_validate_compares_the_refit_where_the_log_times_it(tmp_path):
+    """Newer verl times the weight hand-off on its own (timing_s/update_weights, outside timing_s/gen): `validate`
+    then compares it with the model's refit, phase against phase, and the predicted generation no longer carries
+    the refit. An older log without the timer has no refit row (its generation holds the hand-off)."""
+    import re
+    older = check_run(hs.write_verl_console(tmp_path / "older.log", "2025"), gpu="H100 SXM")
+    text = (tmp_path / "older.log").read_text()
+    newer_log = tmp_path / "newer.log"
+    newer_log.write_text(re.sub(r" - timing_s/step:", " - timing_s/update_weights:1.5 - timing_s/step:", text))
+    newer = check_run(newer_log, gpu="H100 SXM")
+    refit, none = newer.reconciliation.row("refit"), older.reconciliation.row("refit")
+    assert none["steps"] == 0 and refit["steps"] == 4
+    assert refit["measured_seconds_mean"] == pytest.approx(1.5)
+    assert 0 < refit["predicted_seconds_mean"] < 1.5   # Qwen3-8B: a few hundred tensors over NVLink
+    assert newer.reconciliation.predicted_mean("generation") == pytest.approx(
+        older.reconciliation.predicted_mean("generation") - refit["predicted_seconds_mean"], rel=1e-9)
+    import contextlib
+    import io
+    from tinker_nomics.faces.cli import main
+    shown = {}
+    for name in ("older", "newer"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["validate", str(tmp_path / f"{name}.log"), "--gpu", "H100 SXM"]) == 0
+        shown[name] = next(line for line in out.getvalue().splitlines() if line.startswith("Model "))
+    assert ", refit " in shown["newer"] and "refit" not in shown["older"]
+
+
 def test_a_refit_costs_a_fixed_time_per_weight_tensor():
     """The calibrated refit hands each weight tensor over at a fixed cost: verl's fully-async README measures one
     trainer-to-rollout synchronisation of Qwen3-30B-A3B at 15.76 s (checkpoint-engine off; defaults.csv). Its

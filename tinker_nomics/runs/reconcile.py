@@ -42,6 +42,7 @@ SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a ti
 PHASES = (("generation", "generation_seconds", "generation_predicted"),
           ("logprob", "logprob_seconds", "logprob_predicted"),
           ("training", "training_seconds", "train_seconds"),
+          ("refit", "refit_seconds", "refit_predicted"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
 
@@ -91,6 +92,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     hosted_by_method = {}
     facts, includes_refit = run_facts(run, rows)
     measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
+    measured_refit = _phase_sum(rows, ("update_weights",))   # newer verl times the weight hand-off on its own
     for m in methods:
         given = {} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util, "prefill_mfu": pre}
         if m == "calibrated" and rollout_efficiency is not None:
@@ -137,6 +139,9 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
             "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
             "decode_fixed_seconds": fixed,
             "train_seconds": np.broadcast_to(actor.train_hours * 3600.0, len(rows)),
+            "refit_predicted": np.broadcast_to(np.asarray(hosted.refit_hours) * 3600.0
+                                               if calibrated and not includes_refit else np.nan, len(rows)),
+            "refit_seconds": measured_refit,
             "step_train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
             "step_seconds_predicted": np.broadcast_to(hosted.wallclock_hours * 3600.0, len(rows)),
             "generation_seconds": rows["generation_seconds"].to_numpy(),

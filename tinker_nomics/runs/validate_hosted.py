@@ -368,9 +368,12 @@ def render_hosted(d: dict) -> str:
         lines.append("              GPU dollars unknown: no $/GPU-hour (see the note)")
     p, e, f = d["predicted"], d["error"], d["fitted"]
     if p and e:
-        logprob = next((r for r in p.get("by_method", []) if r["method"] == p["method"] and r["phase"] == "logprob"
-                        and r["predicted_seconds_mean"] is not None
-                        and math.isfinite(r["predicted_seconds_mean"])), None)
+        def compared(phase):   # the headline method's row for a phase both the log and the model time
+            return next((r for r in p.get("by_method", []) if r["method"] == p["method"] and r["phase"] == phase
+                         and r["predicted_seconds_mean"] is not None
+                         and math.isfinite(r["predicted_seconds_mean"])), None)
+
+        logprob, refit = compared("logprob"), compared("refit")
         lines += ["",
                   f"Model         method {p['method']}, rollout efficiency {_num(p['rollout_efficiency'], '.3g')}, MFU "
                   f"{_num(p['mfu'], '.3g')} on {p['num_gpus']:g} × {p['gpu']}: step {_s(p['step_seconds_mean'])} "
@@ -378,7 +381,9 @@ def render_hosted(d: dict) -> str:
                   f"({_spct(e['generation_seconds'])}), "
                   + (f"log-probs {_s(logprob['predicted_seconds_mean'])} ({_spct(logprob['signed_error'])}), "
                      if logprob else "")
-                  + f"training {_s(p['training_seconds_mean'])} ({_spct(e['training_seconds'])})",
+                  + f"training {_s(p['training_seconds_mean'])} ({_spct(e['training_seconds'])})"
+                  + (f", refit {_s(refit['predicted_seconds_mean'])} ({_spct(refit['signed_error'])})"
+                     if refit else ""),
                   f"              {e['sign_convention']}"]
         if e.get("step_seconds_plain") is not None:
             lines.append(f"              steps without validation or checkpoint: {_s(p['step_seconds_mean_plain'])} "
