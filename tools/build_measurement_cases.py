@@ -73,6 +73,16 @@ MODELS = {
         "meta-llama/Llama-2-70b-hf", "base and chat share one architecture (data/models/configs/)"),
     "deepseek-ai/DeepSeek-R1": ("deepseek-ai/DeepSeek-V3", "DeepSeek-R1 shares DeepSeek-V3's architecture"),
     "deepseek-ai/DeepSeek-V3": ("deepseek-ai/DeepSeek-V3", ""),
+    # decode_more.csv: Qwen's speed benchmark pages (checkpoints named by Qwen's scheme) and llama.cpp's PR tables.
+    **{f"Qwen/{base}{suffix}": (f"Qwen/{base}", f"Qwen's {suffix[1:]} checkpoint of {base}: the same architecture"
+                                if suffix else "")
+       for base in ("Qwen3-4B", "Qwen3-8B", "Qwen3-14B", "Qwen3-32B", "Qwen3-30B-A3B", "Qwen3-235B-A22B",
+                    "Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct", "Qwen2.5-32B-Instruct", "Qwen2.5-72B-Instruct")
+       for suffix in ("", "-FP8", "-AWQ", "-GPTQ-Int4", "-GPTQ-Int8")},
+    "llama 7B (llama.cpp's label; a LLaMA-1/Llama-2 7B, 6.74B parameters)": (
+        "meta-llama/Llama-2-7b-hf", "llama-bench's 'llama 7B' (6.74B parameters): LLaMA-1 7B and Llama-2-7B share "
+        "one architecture (32 layers, width 4,096, 32,000-token vocabulary)"),
+    "codellama/CodeLlama-7b-hf": ("codellama/CodeLlama-7b-hf", ""),
     # rl_more.csv names.
     "meta-llama/Llama-3.1-8B": ("meta-llama/Llama-3.1-8B", ""),
     "Qwen/Qwen2.5-7B (report: 'Qwen2.5-7B Function RM')": (
@@ -165,6 +175,12 @@ GPUS = {
     "A100 80GB (table 'NVIDIA-A100-80GB')": (
         "A100 80GB SXM", "'NVIDIA-A100-80GB' does not say SXM or PCIe; SXM assumed (2.04 TB/s; the PCIe card "
                          "1.94 TB/s, 5% less)"),
+    "NVIDIA H20 96GB": ("H20", ""),
+    "NVIDIA A100 80GB": ("A100 80GB SXM", "'NVIDIA A100 80GB' does not say SXM or PCIe; SXM assumed (2.04 TB/s; "
+                                          "the PCIe card 1.94 TB/s, 5% less)"),
+    "NVIDIA GeForce RTX 3090 24GB": ("RTX 3090", ""),
+    "NVIDIA GeForce RTX 3090 Ti 24GB": ("RTX 3090 Ti", ""),
+    "NVIDIA GeForce RTX 4090 24GB": ("RTX 4090", ""),
     "A100 SXM 80GB (power-limited to 330 W)": (
         "A100 80GB SXM", "power-capped at 330 W (the SXM part's default is 400 W); the README finds about 1,700 GB/s "
                          "of peak bandwidth against the registry's 2,039 GB/s, a loss the fitted bandwidth "
@@ -302,7 +318,10 @@ def _source_label(url: str) -> str:
                        ("ROCm/vllm", "AMD ROCm vLLM"), ("InternLM/lmdeploy", "LMDeploy benchmark"),
                        ("AReaL/blob/3ec86a4c", "AReaL examples"), ("AReaL_v0_3", "AReaL v0.3 blog"),
                        ("one_step_off", "verl one-step-off doc"), ("37899697233", "verl benchmark report (H100)"),
-                       ("prime-rl", "prime-rl trainer bench")):
+                       ("prime-rl", "prime-rl trainer bench"),
+                       ("QwenLM/Qwen2.5/blob/ac727245", "Qwen3 speed benchmark (SGLang, H20)"),
+                       ("QwenLM/Qwen2.5/blob/010c37c3", "Qwen2.5 speed benchmark (vLLM, A100)"),
+                       ("ggml-org/llama.cpp/pull", "llama.cpp PR benchmarks (maintainers)")):
         if key in url:
             return label
     return url
@@ -337,6 +356,8 @@ FAMILY_MEMBERS = {
     # Miles on MI300X: the LMSYS blog and the secondary summary of it.
     "Miles (LMSYS blog)": ("Miles (LMSYS/AMD)", "slime / Miles (LMSYS blog)"),
     "AReaL": ("AReaL examples", "AReaL v0.3 blog"),
+    # Qwen's speed benchmark page, for Qwen2.5 (vLLM on A100) and for Qwen3 (SGLang on H20): one publisher's page.
+    "Qwen speed benchmark": ("Qwen2.5 speed benchmark (vLLM, A100)", "Qwen3 speed benchmark (SGLang, H20)"),
     # One family each.
     **{label: (label,) for label in (
         "NVIDIA NIM", "Vultr B200 cookbook", "tim-wang blog", "aimultiple blog", "Spheron blog", "AMD ROCm vLLM",
@@ -344,7 +365,8 @@ FAMILY_MEMBERS = {
         "tenstorrent GPU reference", "nm-vllm CI benchmark", "llm_benchmark README", "verl step log (llm-d)",
         "TRL colocate blog", "OpenRLHF report", "prime-rl trainer bench", "verl GitHub issues and PRs",
         "ISEEKYAN/Megatron-LM PRs (verl 'lite' Megatron engine)", "SkyRL / MarinSkyRL (marin-community issues)",
-        "verl console log: dingxianzhong/play-verl", "verl console log: Bihan/dstack-configs")},
+        "verl console log: dingxianzhong/play-verl", "verl console log: Bihan/dstack-configs",
+        "llama.cpp PR benchmarks (maintainers)")},
 }
 FAMILIES = {label: fam for fam, labels in FAMILY_MEMBERS.items() for label in labels}
 
@@ -638,6 +660,17 @@ SOURCE_NOTES = {
 }
 
 
+# decode_more.csv weight-only rows: what each stored format is priced as.
+WEIGHT_ONLY_MORE_NOTE = {
+    "INT4": "weight-only 4-bit (AWQ/GPTQ with groups of 128, or llama.cpp's Q4_0 with blocks of 32 and about 4.5 "
+            "bits a weight) priced as int4: 0.5 byte a weight plus one FP16 scale and zero point per 128",
+    "INT8": "weight-only 8-bit (GPTQ-Int8, or llama.cpp's Q8_0 with about 8.5 bits a weight) priced as int8: 1 byte "
+            "a weight",
+}
+EAGER_REASON = ("run without CUDA graphs (the page's 'Setting 1': enforce_eager=True): every decode step pays its "
+                "kernel launches from Python, which the model's per-step overhead, fitted on engines that replay CUDA "
+                "graphs, does not hold")
+
 # decode_more.csv: one rule per source (notes/data/README.md explains each reading).
 MORE_EXCLUDED = {
     "LMSYS SGLang on H20": "speculative decoding (MTP) on: accept lengths of 1.8-3.3 tokens per step, while the "
@@ -671,7 +704,21 @@ def _decode_more_cases() -> list[dict]:
                            f"so the compute ceiling cannot be evaluated")
         text = row["precision"]
         labelled = "'(FP8)'" in text   # gpt-oss rows: the column label, before the MXFP4 caveat
-        precision = "FP8" if labelled else next((p for p in ("FP4", "FP8", "FP16", "BF16") if p in text), "BF16")
+        weight_only = re.search(r"AWQ|INT4|Int4|Q4_0", text) and "INT4" or re.search(r"INT8|Int8|Q8_0", text) \
+            and "INT8" or ""
+        precision = weight_only or ("FP8" if labelled else "FP16" if text.startswith("F16") else
+                                    next((p for p in ("FP4", "FP8", "FP16", "BF16") if p in text), "BF16"))
+        if weight_only:
+            notes.append(WEIGHT_ONLY_MORE_NOTE[weight_only])
+        if "Q2_K" in text:
+            reasons.append("llama.cpp's 2-bit k-quant (Q2_K) mixes 2- to 6-bit blocks: a weight precision the model "
+                           "does not price")
+        if "enforce_eager=True" in row["notes"]:
+            reasons.append(EAGER_REASON)
+        if source.startswith("Qwen3 speed benchmark") and precision == "INT4" and "MoE" in row["notes"] \
+                or source.startswith("Qwen3 speed benchmark") and "GPTQ-INT4" in text and "235B" in row["model"]:
+            reasons.append("GPTQ-INT4 mixture of experts in SGLang 0.4.6: the page itself says 'The performance of "
+                           "GPTQ-INT4 in SGLang also needs improvement' (4-5× slower than its BF16 row)")
         case["precision"], case["bytes_per_param"] = precision, PRECISION_BYTES[precision]
         reasons.extend(_fp8_peak_missing(case["gpu"], precision))
         case["kv_precision"] = "FP8" if "FP8 KV" in text else ("FP16" if "weights and KV" in text else "BF16")

@@ -9,11 +9,16 @@ per sequence and costs
                 memory  = (weight bytes read + KV-cache bytes read) / (tp × HBM bandwidth × bandwidth efficiency),
                           weights stored weight-only as int8/int4 read at the bandwidth efficiency times their own
                           dequantisation efficiency;
-                compute = batch × (2 · N_active + attention FLOPs) / (tp × GEMM ceiling × compute efficiency),
+                compute = (2 · N_active × the GEMMs' rows + batch × attention FLOPs)
+                          / (tp × GEMM ceiling × compute efficiency),
                           at FP8 or FP4 when weights and activations are (on GPUs with such tensor cores), else
                           at BF16; the ceiling is
                           the datasheet's dense peak, or the vendor's measured max-achievable FLOP/s where it
-                          publishes one (gemm_ceiling);
+                          publishes one (gemm_ceiling). A GEMM multiplies at least the rows of its tensor-core
+                          instruction (gemm_rows: 64 with Hopper's and Blackwell's warpgroup MMA, 16 elsewhere),
+                          so a small batch costs as much compute as that many rows — each routed expert's GEMM
+                          too, over the tokens routed to it. Where the peak is small against the bandwidth (an H20:
+                          148 dense TFLOP/s against 4 TB/s) this, not the weights' bytes, bounds batch-1 decode;
   all-reduce  with tp > 1, two per layer (after attention and after the MLP), each a latency plus
               2 (tp − 1) / tp × batch × hidden × 2 bytes over the GPU's link to its peers.
 
@@ -85,6 +90,35 @@ def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
     name = precision_name(precision)
     return gpus.gemm_fp8_flops if name in FP8_COMPUTE else gpus.gemm_fp4_flops if name in FP4_COMPUTE \
         else gpus.gemm_bf16_flops
+
+
+def gemm_rows(gpus: GpuSpecs, precision: str) -> np.ndarray:
+    """The fewest rows a decode GEMM multiplies, whatever the batch: the M of the tensor-core instruction it is
+    built from. NVIDIA's warpgroup MMA (wgmma on compute capability 9.x, tcgen05 on 10.x) multiplies 64 rows;
+    mma.sync (Ampere, Ada, the 12.x Blackwell cards) and AMD's MFMA 16; weight-only GEMMs (vLLM's Marlin kernels,
+    which dequantise int8/int4, or FP8/FP4 on GPUs without such tensor cores) use mma.sync everywhere
+    (defaults.csv: warpgroup_mma_rows, warpgroup_mma_min_cc, warpgroup_mma_end_cc, mma_rows)."""
+    cc = np.asarray(np.nan if gpus.compute_capability is None else gpus.compute_capability, dtype=float)
+    warpgroup = (cc >= number("warpgroup_mma_min_cc")) & (cc < number("warpgroup_mma_end_cc"))
+    dequantised = weight_only(precision, gpus)
+    native = ~np.asarray(dequantised, dtype=bool) if dequantised is not False else True
+    return np.where(warpgroup & native, number("warpgroup_mma_rows"), number("mma_rows"))
+
+
+def gemm_tokens(arch: ModelArch, batch, rows):
+    """A step's weight GEMMs in tokens' worth of 2 · N_active FLOPs: the batch, or the instruction's `rows` where
+    the batch is smaller; for a mixture of experts, the shared weights at that count and each routed expert the
+    batch touches at the larger of the tokens routed to it and `rows` (1 − (1 − k/E)^batch of the E experts, as
+    weight_bytes_read counts them)."""
+    b = np.asarray(batch, dtype=float)
+    if not arch.is_moe:
+        return np.maximum(b, rows)
+    e, k = arch.num_experts, arch.experts_per_token
+    routed = roofline.routed_expert_params(arch)
+    per_token = forward_params(arch)
+    shared = per_token - routed * k / e
+    touched = 1.0 - np.power(1.0 - k / e, np.maximum(b, 1.0))
+    return (shared * np.maximum(b, rows) + routed * np.maximum(b * k / e, rows * touched)) / per_token
 
 
 def weight_only(precision: str, gpus: GpuSpecs):
@@ -189,10 +223,12 @@ class DecodeFeatures:
 
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
-                    min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None) -> DecodeFeatures:
+                    min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None,
+                    tiles: bool = True) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
     the method's terms (rl_phases.Terms; default peak: the GEMM ceiling); `min_batch` the smallest batch a step is
-    charged for. `kv_per_sequence`
+    charged for; `tiles` whether a GEMM costs at least its tensor-core instruction's rows (gemm_rows; the
+    calibrated method). `kv_per_sequence`
     (kv_bytes) and `flops_per_token` (token_flops) at `context`, where the caller has them already."""
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), min_batch)
@@ -203,7 +239,13 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
         flops_per_token = token_flops(arch, context, attention)
     total = weights + b * kv_per_sequence
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
-    compute = b * flops_per_token / (tp * (gemm_ceiling(gpus, precision) if peak is None else peak))
+    peak = gemm_ceiling(gpus, precision) if peak is None else peak
+    if tiles:   # the weights' GEMMs at the instruction's rows at least; attention per sequence
+        weights_flops = number("forward_flops_per_param") * forward_params(arch)
+        compute = (weights_flops * gemm_tokens(arch, b, gemm_rows(gpus, precision))
+                   + b * (flops_per_token - weights_flops)) / (tp * peak)
+    else:
+        compute = b * flops_per_token / (tp * peak)
     share = 0.0   # the share of the bytes read that is stored weight-only (dequantised at its own efficiency)
     if weight_only(precision, gpus) is not False:
         share = np.where(weight_only(precision, gpus), (weights - output_head_params(arch) * HEAD_BYTES) / total, 0.0)

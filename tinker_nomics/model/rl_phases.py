@@ -75,6 +75,8 @@ class Terms:
                 backward (exact) or without it (the seed), at an MFU
     passes      log-prob passes, refit and the fixed per-step cost (calibrated only)
     peak        whose BF16 peak: "exact" the datasheet's, "seed" the seed's rounded figure
+    tiles       a decode GEMM costs at least the rows of its tensor-core instruction (decode.gemm_rows; calibrated
+                only)
     ceiling     GEMMs at the vendor's measured max-achievable FLOP/s where it publishes one (decode.gemm_ceiling):
                 the rollout's decode and prefill run against it, the trainer's GEMM efficiency is scaled by its
                 share of the peak (calibrated only; a user's MFU stays a share of the datasheet peak)
@@ -88,13 +90,14 @@ class Terms:
     passes: bool = True
     peak: str = "exact"
     ceiling: bool = True
+    tiles: bool = True
 
 
 CALIBRATED = Terms()
 EXACT = Terms(plan="rule", cap_by_kv=True, attention=True, allreduce=False, prefill="all_gpus", training="plain",
-              passes=False, ceiling=False)
+              passes=False, ceiling=False, tiles=False)
 SEED = Terms(plan="rule", cap_by_kv=False, attention=False, allreduce=False, prefill="multi_turn_only",
-             training="plain", passes=False, peak="seed", ceiling=False)
+             training="plain", passes=False, peak="seed", ceiling=False, tiles=False)
 TERMS = {"calibrated": CALIBRATED, "exact": EXACT, "seed": SEED}
 
 
@@ -226,7 +229,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                                   peak=decode.gemm_ceiling(gpus, precision) if terms.ceiling else peak,
                                   min_batch=1.0 if terms.plan == "engine" else 0.0, kv_per_sequence=kv_per_sequence,
                                   flops_per_token=once("decode_flops",
-                                                       lambda: decode.token_flops(arch, context, terms.attention)))
+                                                       lambda: decode.token_flops(arch, context, terms.attention)),
+                                  tiles=terms.tiles)
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
         prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
             / (replicas * tp * decode.gemm_ceiling(gpus, precision))
