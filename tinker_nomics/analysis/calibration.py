@@ -62,7 +62,8 @@ RANGES = {**DECODE_RANGES, **RL_RANGES}
 PRIORS = {
     "decode_step_overhead_seconds": (
         0.0, "no fixed cost beside the per-sequence one: the engines measured replay each decode step as one CUDA "
-             "graph (vLLM V1, SGLang, TensorRT-LLM, gpt-fast's torch.compile), and the batch-1 cases show none"),
+             "graph (vLLM V1, SGLang, TensorRT-LLM, gpt-fast's torch.compile); held here only where a fit would "
+             "run the parameter to a bound"),
     "train_gemm_efficiency": (
         0.72, "FlashAttention (Dao et al. 2022, arXiv 2205.14135): GPT training at 225 TFLOP/s per A100, '72% model "
               "FLOPs utilization' — the share of peak large training GEMMs reach when nothing else waits on memory"),
