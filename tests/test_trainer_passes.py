@@ -199,6 +199,29 @@ def test_validate_compares_the_refit_where_the_log_times_it(tmp_path):
     assert ", refit " in shown["newer"] and "refit" not in shown["older"]
 
 
+def test_a_verl_log_without_its_config_runs_at_verl_s_rollout_tensor_parallelism(tmp_path, monkeypatch):
+    """verl's FileLogger lines carry no config: the rollout engine's tensor parallelism is verl's default
+    (defaults.csv verl_rollout_tensor_parallel, from ppo_trainer.yaml), as the calibration reads the published verl
+    runs that do not state it, and the notes say so; a one-GPU run cannot have run it wider than its GPU."""
+    log = hs.write_verl_jsonl(tmp_path / "verl.jsonl", "2026")
+
+    def notes_and_tp(gpus):
+        checked = check_run(log, gpu="H100 SXM", num_gpus=gpus, model="Qwen/Qwen3-8B")
+        said = [n for n in checked.reconciliation.notes if "tensor parallelism" in n]
+        facts = dict(run_facts(checked.run, checked.run.steps)[0])
+        return said, facts, checked.reconciliation
+    said, facts, r8 = notes_and_tp(8)
+    assert "rollout_tensor_parallel" not in facts     # not in the log: the default is reconcile's, and said
+    assert len(said) == 1 and f"verl's default ({number('verl_rollout_tensor_parallel'):g}" in said[0]
+    said_one, _, _ = notes_and_tp(1)
+    assert "verl's default (1," in said_one[0]
+    # the default reaches the phase model: read as 1 instead, the same run's generation is predicted otherwise
+    from tinker_nomics.runs import reconcile
+    monkeypatch.setattr(reconcile, "number", lambda key: 1.0 if key == "verl_rollout_tensor_parallel" else number(key))
+    _, _, r8_one = notes_and_tp(8)
+    assert r8_one.predicted_mean("generation") != pytest.approx(r8.predicted_mean("generation"), rel=1e-3)
+
+
 def test_a_refit_costs_a_fixed_time_per_weight_tensor():
     """The calibrated refit hands each weight tensor over at a fixed cost: verl's fully-async README measures one
     trainer-to-rollout synchronisation of Qwen3-30B-A3B at 15.76 s (checkpoint-engine off; defaults.csv). Its

@@ -91,6 +91,10 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     frames, tables = [], []
     hosted_by_method = {}
     facts, includes_refit = run_facts(run, rows)
+    tp_defaulted = run.framework == "verl" and "rollout_tensor_parallel" not in facts
+    if tp_defaulted:   # not logged (an export without its config): verl's default, as the fit reads its published
+        # verl runs that do not state it; never more GPUs than the run had
+        facts["rollout_tensor_parallel"] = float(min(number("verl_rollout_tensor_parallel"), num_gpus))
     measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
     measured_refit = _phase_sum(rows, ("update_weights",))   # newer verl times the weight hand-off on its own
     for m in methods:
@@ -167,6 +171,10 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
               "off_policy": 0.0}
     notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged runs "
                  "ran")
+    if headline == "calibrated" and tp_defaulted:
+        notes.append(f"the log does not give the rollout engine's tensor parallelism: verl's default "
+                     f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
+                     f"is used, as the calibration does for the published verl runs that do not state it")
     if headline == "calibrated" and includes_refit:
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights): its generation time "
                      "holds it, so the predicted generation adds the model's refit")
