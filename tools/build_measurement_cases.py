@@ -704,8 +704,11 @@ def _decode_more_cases() -> list[dict]:
                            f"so the compute ceiling cannot be evaluated")
         text = row["precision"]
         labelled = "'(FP8)'" in text   # gpt-oss rows: the column label, before the MXFP4 caveat
-        weight_only = re.search(r"AWQ|INT4|Int4|Q4_0", text) and "INT4" or re.search(r"INT8|Int8|Q8_0", text) \
-            and "INT8" or ""
+        weight_only = ""   # a weight-only checkpoint: AWQ/GPTQ 4-bit or llama.cpp's Q4_0; GPTQ 8-bit or Q8_0
+        if re.search(r"AWQ|INT4|Int4|Q4_0", text):
+            weight_only = "INT4"
+        elif re.search(r"INT8|Int8|Q8_0", text):
+            weight_only = "INT8"
         precision = weight_only or ("FP8" if labelled else "FP16" if text.startswith("F16") else
                                     next((p for p in ("FP4", "FP8", "FP16", "BF16") if p in text), "BF16"))
         if weight_only:
