@@ -60,7 +60,7 @@ def test_parameters_are_physical():
         assert 0 < share <= 1
     for seconds in (p.decode_step_overhead_seconds, p.decode_sequence_overhead_seconds,
                     p.allreduce_latency_seconds, p.generation_overhead_seconds, p.micro_batch_overhead_seconds,
-                    p.step_overhead_seconds):
+                    p.step_overhead_seconds, p.rollout_sequence_overhead_seconds):
         assert 0 <= seconds < 120
     assert p.response_max_over_mean >= 1 and p.train_flops_per_byte > 0
 

@@ -50,6 +50,7 @@ DECODE_RANGES = {
 }
 RL_RANGES = {
     "generation_overhead_seconds": (0.0, 60.0, 2.0),
+    "rollout_sequence_overhead_seconds": (0.0, 1e-3, 1e-5),
     "train_gemm_efficiency": (0.05, 1.0, 0.4),
     "moe_gemm_share": (0.02, 1.0, 0.5),
     "train_flops_per_byte": (10.0, 1e5, 300.0),
@@ -618,7 +619,8 @@ def parameter_rows(fitted_on: str) -> list[dict]:
 UNITS = {"decode_bandwidth_efficiency": "share of HBM bandwidth", "decode_compute_efficiency": "share of dense peak",
          "weight_only_efficiency": "share of the bandwidth efficiency", "decode_step_overhead_seconds": "seconds",
          "decode_sequence_overhead_seconds": "seconds per sequence", "allreduce_latency_seconds": "seconds",
-         "generation_overhead_seconds": "seconds per RL step", "train_gemm_efficiency": "share of BF16 peak",
+         "generation_overhead_seconds": "seconds per RL step",
+         "rollout_sequence_overhead_seconds": "seconds per sequence per decode step", "train_gemm_efficiency": "share of BF16 peak",
          "moe_gemm_share": "share of the training GEMM efficiency", "train_flops_per_byte": "FLOPs per byte", "micro_batch_overhead_seconds": "seconds per micro-batch pass",
          "step_overhead_seconds": "seconds per RL step", "response_max_over_mean": "longest / mean response"}
 

@@ -62,6 +62,7 @@ NAMES: dict[str, Name] = {
     "decode_sequence_overhead_seconds": Name("cost per sequence per decode step", "", "s"),
     "allreduce_latency_seconds": Name("latency per tensor-parallel all-reduce", "τ", "s"),
     "generation_overhead_seconds": Name("fixed cost of an RL step's generation", "", "s"),
+    "rollout_sequence_overhead_seconds": Name("rollout cost per sequence per decode step, beyond serving", "", "s"),
     "train_gemm_efficiency": Name("training GEMM efficiency, share of BF16 peak"),
     "moe_gemm_share": Name("mixture-of-experts share of the GEMM efficiency"),
     "train_flops_per_byte": Name("training FLOPs per byte of memory traffic"),

@@ -9,8 +9,10 @@ A colocated job on `num_gpus` GPUs (training and generation take turns on the sa
               continuous batching a replica decodes its T = samples × mean response tokens in
                   n = max(R_max, T / batch + R_max − R)  steps at the mean active batch T / n
               (R: the mean response, R_max: the longest; one wave drains over R_max steps, more waves add the
-              drain to the steady state), each step as model/decode.py costs it, plus the prompts' prefill and a
-              fixed cost per RL step (engine wake-up, cache set-up, hand-offs);
+              drain to the steady state), each step as model/decode.py costs it plus the host-side work the RL
+              frameworks' rollout adds per sequence in the batch (fitted on the RL timings: they drive older
+              engines, often without CUDA graphs, than the serving benchmarks measure), plus the prompts' prefill
+              and a fixed cost per RL step (engine wake-up, cache set-up, hand-offs);
   log-prob    one forward pass over every sequence per model that scores it: the old policy, the reference
               model (KL), the critic's values (PPO);
   update      the actor's forward and backward (6 N per token in full, 4 N with LoRA's frozen base, attention
@@ -443,7 +445,10 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     the fitted decode bandwidth efficiency; `mfu` replaces the whole update by FLOPs / (GPUs × peak × mfu) (the
     user's own measured utilisation); `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model
     error)."""
-    decode_s = f.decode_steps * decode.step_seconds(f.decode, p, rollout_efficiency).seconds
+    # each decode step as a serving engine runs it, plus the host-side work an RL framework's rollout adds for every
+    # sequence in the batch (its engine's scheduling, sampling and output handling, as the frameworks drive it)
+    decode_s = f.decode_steps * (decode.step_seconds(f.decode, p, rollout_efficiency).seconds
+                                 + p.rollout_sequence_overhead_seconds * f.decode.batch)
     prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
                                  else np.asarray(prefill_efficiency, dtype=float))
     factor = np.asarray(time_factor, dtype=float)

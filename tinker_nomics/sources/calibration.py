@@ -26,6 +26,7 @@ class ModelParameters:
     decode_sequence_overhead_seconds: float  # per sequence per decode step
     allreduce_latency_seconds: float         # per tensor-parallel all-reduce
     generation_overhead_seconds: float       # per RL step's generation (engine wake-up, cache set-up, hand-offs)
+    rollout_sequence_overhead_seconds: float # per sequence per decode step of an RL rollout, beyond a serving engine's
     train_gemm_efficiency: float             # share of the dense peak training and log-prob GEMMs reach
     moe_gemm_share: float                    # mixture-of-experts models: the share of that efficiency they reach
     train_flops_per_byte: float              # training FLOPs per byte of the memory traffic that comes with them
