@@ -144,6 +144,7 @@ def registry_config(model: str) -> dict:
 def measure(arch, what: str) -> int:
     embedding = arch.vocab_size * arch.hidden_size
     return {"total": arch.total_params, "active_incl": arch.active_params_incl_embed,
+            "active": arch.active_params,   # the N of 2N FLOPs a token: no input-embedding lookup, the head kept
             "non_embedding": arch.total_params - embedding - (0 if arch.tied_embeddings else arch.output_head_params),
             "embedding": embedding,
             # Falcon's safetensors store the LM head a second time although the config ties it (FalconConfig's
@@ -347,6 +348,12 @@ PUBLISHED = [
      "deepseek-llm-7b card: '7 billion parameters'"),
     ("tiiuae--Falcon3-7B-Instruct.json", "llama", "total", 7_000_000_000, 500_000_000, "the nominal 7B of Falcon3-7B"),
     ("allenai--OLMo-2-0325-32B.json", "olmo2", "total", 32_000_000_000, 500_000_000, "the nominal 32B of OLMo 2 32B"),
+    ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "total", 229_500_000_000, 1_000_000_000,
+     "MiniMax-M2: '230 billion total parameters' (MiniMax's card) and '229B' (the Hub's count, quoted by "
+     "apxml.com/models/minimax-m2, pages corpus): between the two"),
+    ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "active", 10_000_000_000, 500_000_000,
+     "the same card: '10 billion active parameters' (whole billions; the reader's 10.42B leaves out the input "
+     "embedding lookup, as the FLOPs a token does)"),
 ]
 
 
@@ -639,7 +646,20 @@ BAD = [
     (MOE, {"model_type": ["qwen2_moe"]}, ["model_type"]),
     (MOE, {"_name_or_path": "org/model\nSelf-hosted $0"}, ["_name_or_path"]),
     (MOE, {"_name_or_path": 7}, ["_name_or_path", "7"]),
+    ("MiniMaxAI--MiniMax-M2.json", {"qk_norm_type": "per_token"}, ["qk_norm_type", "'per_token'"]),
+    ("MiniMaxAI--MiniMax-M2.json", {"num_experts_per_tok": 256}, ["num_experts_per_tok", "256"]),
 ]
+
+
+def test_minimax_m2_norms_and_router_bias_are_counted_as_its_config_says(tmp_path):
+    """MiniMax-M2's q/k norms span the whole projection ('per_layer': 48 x 128 + 8 x 128 a layer) or one head
+    ('per_head': 2 x 128); its sigmoid router keeps a score-correction bias of one value per expert."""
+    released = load_config(CONFIGS / "MiniMaxAI--MiniMax-M2.json")
+    per_head = load_config(_bad_config(tmp_path, "MiniMaxAI--MiniMax-M2.json", {"qk_norm_type": "per_head"}))
+    no_bias = load_config(_bad_config(tmp_path, "MiniMaxAI--MiniMax-M2.json", {"use_routing_bias": False}))
+    layers, heads, kv_heads, head_dim, experts = 62, 48, 8, 128, 256
+    assert released.total_params - per_head.total_params == layers * ((heads + kv_heads) * head_dim - 2 * head_dim)
+    assert released.total_params - no_bias.total_params == layers * experts
 
 
 def _bad_config(tmp_path, base, changes):

@@ -15,7 +15,9 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
                  qwen3 (q/k norms), phi3 (fused qkv and gate_up: same counts), olmo (non-parametric LayerNorm),
                  olmo2 (full-width q/k norms, post-norms only); with routed experts: mixtral, olmoe (OLMo-2-style
                  full-width q/k norms, experts of intermediate_size), qwen2_moe / qwen3_moe (shared expert and its
-                 gate, decoder_sparse_step, mlp_only_layers); a sliding window on every layer where the config sets one
+                 gate, decoder_sparse_step, mlp_only_layers), minimax_m2 (MiniMax-M2: Mixtral's experts with
+                 full-width q/k norms and the router's score-correction bias; its multi-token-prediction modules
+                 left out as for deepseek_v3); a sliding window on every layer where the config sets one
   glm4_moe       GLM-4.5/4.6/4.7: q/k/v biases, per-head q/k norms, first dense layers, shared experts, router
                  score-correction bias; the multi-token-prediction layer left out as for deepseek_v3
   gemma          gemma, gemma2, gemma3 (explicit head_dim, GeGLU, tied embeddings, four norms a layer in 2 and 3,
@@ -266,7 +268,7 @@ FAMILY_OF = {
     "llama": "llama", "mistral": "llama", "qwen2": "llama", "qwen3": "llama", "phi3": "llama", "olmo": "llama",
     "olmo2": "llama", "mixtral": "llama", "qwen2_moe": "llama", "qwen3_moe": "llama", "qwen3_vl": "llama",
     "qwen3_vl_moe": "llama", "qwen2_vl": "llama", "qwen2_5_vl": "llama", "olmoe": "llama", "granite": "llama",
-    "smollm3": "llama",
+    "smollm3": "llama", "minimax_m2": "llama",
     "glm4_moe": "glm4_moe",
     "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma",
     "llama4": "llama4",
@@ -415,6 +417,11 @@ def _llama(c: _Config, model_type: str) -> dict:
     norm_h = 0 if model_type == "olmo" else H     # OLMo 1: LayerNorm without weights
     if model_type in ("olmo2", "olmoe"):
         attn += q + kv                            # q_norm, k_norm over the full projections
+    if model_type == "minimax_m2" and c.flag("use_qk_norm", False):
+        norm_type = c.data.get("qk_norm_type", "per_layer")
+        if norm_type not in ("per_layer", "per_head"):
+            c.fail(f"field 'qk_norm_type' ({norm_type!r}) must be 'per_layer' or 'per_head'")
+        attn += q + kv if norm_type == "per_layer" else 2 * d
     mlp_bias = c.flag("mlp_bias", False)
     moe = _moe(c)
     n_moe = _moe_layer_count(c, L, moe)
@@ -427,6 +434,8 @@ def _llama(c: _Config, model_type: str) -> dict:
     if moe is not None:
         per_expert = 3 * H * moe["Ie"]
         moe_mlp = moe["E"] * H + moe["E"] * per_expert
+        if model_type == "minimax_m2" and c.flag("use_routing_bias", False):
+            moe_mlp += moe["E"]                   # the router's score-correction bias (sigmoid routing)
         if moe["Is"]:
             moe_mlp += 3 * H * moe["Is"] + H      # shared expert and its sigmoid gate (qwen2_moe)
     full, window = _llama_sliding(c, model_type, L)
