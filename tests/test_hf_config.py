@@ -348,6 +348,8 @@ PUBLISHED = [
      "deepseek-llm-7b card: '7 billion parameters'"),
     ("tiiuae--Falcon3-7B-Instruct.json", "llama", "total", 7_000_000_000, 500_000_000, "the nominal 7B of Falcon3-7B"),
     ("allenai--OLMo-2-0325-32B.json", "olmo2", "total", 32_000_000_000, 500_000_000, "the nominal 32B of OLMo 2 32B"),
+    ("LGAI-EXAONE--EXAONE-4.0-32B.json", "exaone4", "total", 32_000_000_000, 500_000_000,
+     "EXAONE 4.0 technical report (arXiv 2507.11407, pages corpus): 'a mid-size 32B model' (whole billions)"),
     ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "total", 229_500_000_000, 1_000_000_000,
      "MiniMax-M2: '230 billion total parameters' (MiniMax's card) and '229B' (the Hub's count, quoted by "
      "apxml.com/models/minimax-m2, pages corpus): between the two"),
@@ -647,8 +649,24 @@ BAD = [
     (MOE, {"_name_or_path": "org/model\nSelf-hosted $0"}, ["_name_or_path"]),
     (MOE, {"_name_or_path": 7}, ["_name_or_path", "7"]),
     ("MiniMaxAI--MiniMax-M2.json", {"qk_norm_type": "per_token"}, ["qk_norm_type", "'per_token'"]),
+    ("LGAI-EXAONE--EXAONE-4.0-32B.json", {"sliding_window_pattern": "LLXG"}, ["sliding_window_pattern", "LLXG"]),
+    ("LGAI-EXAONE--EXAONE-4.0-32B.json", {"sliding_window_pattern": 0}, ["sliding_window_pattern", "0"]),
     ("MiniMaxAI--MiniMax-M2.json", {"num_experts_per_tok": 256}, ["num_experts_per_tok", "256"]),
 ]
+
+
+def test_exaone4_slides_on_three_layers_in_four_as_its_pattern_says(tmp_path):
+    """EXAONE 4.0 32B: local attention on three layers in four (sliding_window_pattern 4, or the string 'LLLG'),
+    so only a quarter of its 64 layers cache the whole context; without a window (the 1.2B) every layer does."""
+    name = "LGAI-EXAONE--EXAONE-4.0-32B.json"
+    released = load_config(CONFIGS / name)
+    as_string = load_config(_bad_config(tmp_path, name, {"sliding_window_pattern": "LLLG"}))
+    no_window = load_config(_bad_config(tmp_path, name, {"sliding_window": None}))
+    per_layer = 2 * 8 * 128 * 2                                  # K and V, 8 KV heads of 128, two bytes
+    assert released.kv_bytes_per_token == as_string.kv_bytes_per_token == 64 // 4 * per_layer
+    assert released.sliding_window == 4096 and no_window.sliding_window is None
+    assert no_window.kv_bytes_per_token == 64 * per_layer
+    assert no_window.total_params == released.total_params
 
 
 def test_minimax_m2_norms_and_router_bias_are_counted_as_its_config_says(tmp_path):

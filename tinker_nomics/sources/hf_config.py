@@ -281,7 +281,7 @@ FAMILY_OF = {
     "internlm2": "internlm2", "chatglm": "chatglm",
     "granitemoe": "llama", "dbrx": "dbrx", "mpt": "mpt", "phimoe": "phimoe", "nemotron": "nemotron",
     "deepseek": "deepseek", "ernie4_5": "ernie4_5", "ernie4_5_moe": "ernie4_5", "seed_oss": "llama_variant",
-    "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "minicpm": "llama_variant",
+    "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "exaone4": "llama_variant", "minicpm": "llama_variant",
     "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
     "jamba": "jamba",
 }
@@ -1138,12 +1138,15 @@ def _llama_variant(c: _Config, model_type: str) -> dict:
                   told
     baichuan      Baichuan 2 (remote code): fused W_pack (multi-head), NormHead (a V × H weight like any head)
     glm           GLM-4-9B-chat-hf: q/k/v biases with attention_bias (o_proj never), fused gate_up_proj
-    glm4          GLM-4-0414: glm's weights with four RMSNorms a layer (after attention and after the MLP too)"""
+    glm4          GLM-4-0414: glm's weights with four RMSNorms a layer (after attention and after the MLP too)
+    exaone4       EXAONE 4.0: per-head q/k RMSNorms, two RMSNorms a layer (after attention and after the MLP), sliding
+                  windows on all but every sliding_window_pattern-th layer (a number, or a string such as 'LLLG')"""
     b = _common(c, layers=("num_hidden_layers", "num_layers") if model_type == "exaone" else ("num_hidden_layers",))
     if model_type in ("exaone", "minicpm"):
         b["tied"] = c.flag("tie_word_embeddings", True)
     H, d = b["H"], b["d"]
-    qk_norm = 2 * d if model_type == "hunyuan_v1_dense" and c.flag("use_qk_norm", True) else 0
+    qk_norm = 2 * d if model_type == "hunyuan_v1_dense" and c.flag("use_qk_norm", True) or model_type == "exaone4" \
+        else 0
     if model_type == "seed_oss":
         attn = _gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_out_bias", False))
     elif model_type in ("glm", "glm4"):
@@ -1154,10 +1157,30 @@ def _llama_variant(c: _Config, model_type: str) -> dict:
     inter = c.int("intermediate_size")
     mlp_bias = model_type == "seed_oss" and c.flag("mlp_bias", False)
     dense_mlp = 3 * H * inter + (2 * inter + H if mlp_bias else 0)
-    full, window = _llama_sliding(c, model_type, b["L"])
+    full, window = _exaone4_sliding(c, b["L"]) if model_type == "exaone4" else _llama_sliding(c, model_type, b["L"])
     return _assemble(b, attn=attn, norms=(4 if model_type == "glm4" else 2) * H, final_norm=H, dense_layers=b["L"],
                      dense_mlp=dense_mlp, arch_type=model_type, inter=inter, full=full, window=window,
                      fused_qkv=model_type == "baichuan")
+
+
+def _exaone4_sliding(c: _Config, L: int) -> tuple[int, int | None]:
+    """(full-attention layers, window) of EXAONE 4.0: `layer_types` where given; else, with a sliding window, every
+    layer slides but each sliding_window_pattern-th one (a number), or as a repeating string of L (local) and G
+    (global) says; without a window every layer attends fully (the 1.2B)."""
+    window = _window(c)
+    kinds = _counted_kinds(c, L)
+    if kinds is not None:
+        return kinds[0], window if kinds[1] else None
+    if window is None:
+        return L, None
+    pattern = c.data.get("sliding_window_pattern", 4)
+    if isinstance(pattern, str):
+        if not pattern or set(pattern) - {"L", "G"}:
+            c.fail(f"field 'sliding_window_pattern' ({_show(pattern)}) must be a number or a string of L and G")
+        full = sum(1 for i in range(L) if pattern[i % len(pattern)] == "G")
+    else:
+        full = L // c.int("sliding_window_pattern", default=4, maximum=MAX_LAYERS)
+    return full, window if full < L else None
 
 
 def _cohere2(c: _Config, model_type: str) -> dict:
