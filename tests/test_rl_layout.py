@@ -105,3 +105,25 @@ def test_a_hybrid_whose_blocks_hold_one_mixer_all_reduces_once_per_block():
     two = decode.decode_features(nemotron, b200, 2, 8, 2048.0)
     assert float(two.allreduce_calls) == nemotron.num_layers
     assert float(decode.decode_features(nemotron, b200, 1, 8, 2048.0).allreduce_calls) == 0.0
+
+
+@pytest.mark.parametrize("model, asked", [("openai/gpt-oss-20b", 1.0), ("openai/gpt-oss-20b", 2.0),
+                                          ("Qwen/Qwen3-32B", 1.0), ("meta-llama/Llama-3.1-70B", 2.0)])
+@pytest.mark.parametrize("off_policy", [0.0, 1.0])
+def test_a_count_raised_to_the_smallest_that_fits_plans_as_if_asked_for(model, asked, off_policy):
+    """Too few GPUs for the job: the step is figured on the smallest count that holds it, and that answer is the
+    one asking for that count gives (it used to keep the engine planned for the count asked: gpt-oss-20b asked on 1
+    H100 came out 100 s of generation on its 3 fitting GPUs, 123 s when asked on 3)."""
+    arch, p = get_arch(model), parameters()
+
+    def step(n):
+        f = rl_phases.rl_features(arch, H100, n, 1024.0, 200.0, 1000.0, off_policy=off_policy,
+                                  response_max_over_mean=p.response_max_over_mean)
+        return f, rl_phases.phase_seconds(f, p)
+
+    small, small_phases = step(asked)
+    assert not bool(small.feasible)                                  # the case is one the count is raised for
+    fitting, fitting_phases = step(float(small.fitting_gpus))
+    assert float(small.gpus_used) == float(small.fitting_gpus) == float(fitting.gpus_used)
+    for name in ("generation_seconds", "logprob_seconds", "training_seconds", "step_seconds"):
+        assert float(getattr(small_phases, name)) == pytest.approx(float(getattr(fitting_phases, name)), rel=1e-12)

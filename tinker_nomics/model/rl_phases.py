@@ -302,7 +302,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     def a(x):
         return np.asarray(x, dtype=float)
 
-    return RLFeatures(a(tp), a(replicas), a(batch * replicas), a(waves), np.asarray(feasible), a(fitting), a(steps),
+    # sequences at once: never more than the step has (a replica left without a sample of its own decodes none)
+    in_flight = np.minimum(batch * replicas, np.maximum(s * ahead, 1.0))
+    return RLFeatures(a(tp), a(replicas), a(in_flight), a(waves), np.asarray(feasible), a(fitting), a(steps),
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
@@ -332,9 +334,10 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
     given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
     if given is None:
-        need = np.where(need_shared <= n, need_shared, need_alone)
-        fitting = np.maximum(need, trainer_need)
+        fitting = np.maximum(np.where(need_shared <= n, need_shared, need_alone), trainer_need)
         gpus_used = np.maximum(n, fitting)
+        # the engine on the GPUs the step runs on: a count raised to the smallest that fits plans as if asked for
+        need = np.where(need_shared <= gpus_used, need_shared, need_alone)
         tp = np.minimum(need, np.power(2.0, np.floor(np.log2(np.maximum(gpus_used, 1.0)))))
     else:   # the run's own engine size: the engine takes a serving engine's share where the shared one is too small
         fitting = np.maximum(np.maximum(need_alone, trainer_need), given)
@@ -346,15 +349,14 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     ahead = np.asarray(1.0)
     off = np.asarray(off_policy, dtype=float) > 0
     if np.any(off):   # split where both sides hold their part; colocated (taking turns) elsewhere
-        rollout_side = np.floor(n * number("off_policy_rollout_share"))
-        trainer_side = n - rollout_side
+        rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
+        trainer_side = gpus_used - rollout_side
         split_tp = need_alone if given is None else np.maximum(given, need_alone)
         separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
         tp = np.where(separate, split_tp, tp)
         fraction = np.where(separate, alone, fraction)
         rollout_gpus = np.where(separate, rollout_side, gpus_used)
         trainer_gpus = np.where(separate, trainer_side, gpus_used)
-        gpus_used = np.where(separate, n, gpus_used)
         ahead = np.where(separate, np.maximum(np.asarray(off_policy, dtype=float), 1.0), 1.0)
     replicas = np.maximum(np.floor(rollout_gpus / tp), 1.0)
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision,
