@@ -59,10 +59,10 @@ def test_python_module_entry_point():
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--steps", "-3"], "--steps must be a finite number >= 1, got -3"),
-    (["--steps", "0"], "--steps must be a finite number >= 1, got 0"),
-    (["--prompts-per-step", "nan"], "--prompts-per-step must be a finite number >= 1, got NaN"),
-    (["--mfu", "1.5"], "--mfu must be a finite number > 0 and <= 1, got 1.5"),
+    (["--steps", "-3"], "--steps must be a finite number >= 1 and <= 1e+07, got -3"),
+    (["--steps", "0"], "--steps must be a finite number >= 1 and <= 1e+07, got 0"),
+    (["--prompts-per-step", "nan"], "--prompts-per-step must be a finite number >= 1 and <= 1e+07, got NaN"),
+    (["--mfu", "1.5"], "--mfu must be a finite number >= 0.001 and <= 1, got 1.5"),
     (["--completion-tokens", "abc"], "expects a number, got 'abc'"),
     (["--model", "Qwen3-9B"], "unknown model 'Qwen3-9B'; closest: Qwen/Qwen3.5-9B"),
     (["--gpu", "H900"], "unknown GPU 'H900'; closest: H20, H800 SXM, H200 SXM"),

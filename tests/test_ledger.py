@@ -150,8 +150,8 @@ def test_validate_table_for_a_verl_log(tmp_path):
 @pytest.mark.parametrize("args, needle", [
     (["--ran-on", "tinker"], "which ran on self-hosted GPUs"),
     (["--usage", "x.csv"], "--usage cannot apply to a verl log"),
-    (["--num-gpus", "0"], "--num-gpus must be a finite number >= 1"),
-    (["--num-gpus", "nan"], "--num-gpus must be a finite number >= 1"),
+    (["--num-gpus", "0"], "--num-gpus must be a finite number from 1 to 1e+06, got 0"),
+    (["--num-gpus", "nan"], "--num-gpus must be a finite number from 1 to 1e+06, got nan"),
     (["--gpu-hourly-usd", "-1"], "--gpu-hourly-usd must be"),
     (["--gpu", "H1OO"], "unknown GPU"),
     (["--model", "no-such-model"], "unknown model"),

@@ -96,8 +96,9 @@ def test_exactly_tinkers_dollars_are_nan():
 
 
 def test_the_exemption_is_only_for_tinkers_dollars():
-    """An overflow elsewhere is still refused, naming the input, for a model Tinker does not offer."""
-    with pytest.raises(TinkerNomicsError, match=r"^steps is too large \(1e\+306\)"):
+    """An input that would overflow is still refused, naming it, for a model Tinker does not offer (by its sanity
+    ceiling now, before the arithmetic)."""
+    with pytest.raises(TinkerNomicsError, match=r"^steps must be a finite number >= 1 and <= 1e\+07, got 1e\+306"):
         estimate(Scenario.from_workload("math_rl", model=UNPRICED, steps=1e306))
 
 

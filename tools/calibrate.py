@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import os
 import sys
 from pathlib import Path
 
@@ -88,8 +89,10 @@ def main(argv: list[str]) -> int:
             return 1
     else:
         FOLDER.mkdir(parents=True, exist_ok=True)
-        for name, text in tables.items():
-            (FOLDER / name).write_text(text, encoding="utf-8")
+        for name, text in tables.items():   # whole or not at all: a command reading the fit meanwhile sees one
+            partial = FOLDER / f".{name}.partial"
+            partial.write_text(text, encoding="utf-8")
+            os.replace(partial, FOLDER / name)
         for row in csv.DictReader(io.StringIO(tables["parameters.csv"])):
             print(f"{row['parameter']:36s} {row['value']:>12s}  [{row['low']}, {row['high']}]")
         for row in csv.DictReader(io.StringIO(tables["errors_by_regime.csv"])):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import sources
+from .. import fmt, sources
 from ..errors import TinkerNomicsError
 from ..sources.calibration import parameters
 from ..sources.hf_config import load_config
@@ -292,4 +292,4 @@ def _count(values) -> str:
     """A count for a note: one number, or the range an array spans."""
     arr = np.asarray(values, dtype=float)
     low, high = float(np.min(arr)), float(np.max(arr))
-    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+    return fmt.count_text(low) if low == high else f"{fmt.count_text(low)}–{fmt.count_text(high)}"

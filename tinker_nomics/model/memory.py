@@ -117,6 +117,7 @@ ATTENTION_KINDS = {
     "deepseek": "MHA", "ernie4_5": "GQA", "ernie4_5_moe": "GQA", "seed_oss": "GQA", "hunyuan_v1_dense": "GQA",
     "exaone": "GQA", "minicpm": "MHA/GQA", "baichuan": "MHA", "glm": "GQA", "glm4": "GQA",
     "cohere2": "GQA, sliding window with every n-th layer global", "jamba": "hybrid: Mamba + GQA",
+    "minimax_m2": "GQA", "exaone4": "GQA, sliding window with every n-th layer global",
 }
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import fmt
 from ..errors import TinkerNomicsError
 from ..sources import quantization
 from ..sources.calibration import parameters
@@ -63,6 +64,30 @@ def _weight_precision(arch: ModelArch, precision) -> str:
     return decode.precision_name(arch.checkpoint_precision)
 
 
+def _default_tensor_parallel(arch: ModelArch, num_gpus):
+    """Without a size given: one engine over all the GPUs where it can split the heads over them, else the largest
+    size that divides both the GPUs and the heads (the rest run as replicas): 8 GPUs serve Qwen2.5-7B's 28 heads as
+    two engines of 4. (Where such an engine cannot hold the model, predict_decode spreads it over every GPU.)"""
+    heads = int(arch.num_heads or 0)
+
+    def largest(n: float) -> float:
+        n = int(n)
+        if not heads:
+            return float(n)
+        return float(max(d for d in range(1, n + 1) if n % d == 0 and heads % d == 0))
+
+    n = np.asarray(num_gpus, dtype=float)
+    return np.vectorize(largest, otypes=[float])(n) if n.ndim else np.asarray(largest(float(n)))
+
+
+def _heads_split(arch: ModelArch, tp, name: str) -> None:
+    """An engine splits the attention heads evenly over its tensor-parallel GPUs (vLLM refuses a size that does not
+    divide them): a size that cannot is refused in one line."""
+    heads = int(arch.num_heads or 0)
+    if heads and np.any(heads % np.asarray(tp, dtype=float)):
+        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {heads} attention heads")
+
+
 def _whole(name: str, value):
     """A count of GPUs: a whole number >= 1 (1.5 GPUs or 1e15 are refused)."""
     array = _positive(name, value, 1, inclusive=True)
@@ -79,7 +104,7 @@ def _text(value) -> str:
     """A number or an array's range for a one-line message."""
     array = np.asarray(value, dtype=float)
     low, high = float(np.min(array)), float(np.max(array))
-    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+    return fmt.count_text(low) if low == high else f"{fmt.count_text(low)}–{fmt.count_text(high)}"
 
 
 # ------------------------------------------------------------------------------------------------ decode
@@ -128,17 +153,24 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     c = _positive("concurrency", concurrency, 1, inclusive=True)
     i = _positive("input_len", input_tokens, 0, inclusive=True)
     o = _positive("output_len", output_tokens, 1, inclusive=True)
-    tp = n if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
+    tp = _default_tensor_parallel(arch, n) if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
     if np.any(tp > n):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
     if np.any(n % tp):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
+    if tensor_parallel is not None:
+        _heads_split(arch, tp, "tensor_parallel")
     specs = gpu_specs(gpu)
     specs.require(decode.gemm_peak(specs, precision), _peak_figure(precision), "prefill or decode")
     if method == "calibrated":
         gpus = specs
         cap = None if max_num_seqs is None else _positive("max_num_seqs", max_num_seqs, 1, inclusive=True)
         plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
+        if tensor_parallel is None and not np.all(plan.feasible) and np.any(tp != n):
+            # an engine that splits the heads evenly cannot hold the model: it spreads over every GPU, as pipeline
+            # or expert parallelism would (Llama 4 Maverick's 40 heads on 32 GPUs)
+            tp = n
+            plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
         tps, step = decode.serving_throughput(plan, parameters())
         if not np.all(plan.feasible):
             need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
@@ -257,6 +289,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"fine_tune must be one of {', '.join(FINE_TUNES)}, got {fine_tune!r}")
     n = _whole("num_gpus", num_gpus)
     s = _positive("samples", samples, 1, inclusive=True)
+    if np.any(s != np.floor(s)):
+        raise TinkerNomicsError(f"samples must be a whole number, got {_text(s)}")
     p = _positive("prompt_len", prompt_tokens, 0, inclusive=True)
     r = _positive("response_len", response_tokens, 1, inclusive=True)
     k = _positive("off_policy", off_policy, 0, inclusive=True)
@@ -265,6 +299,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
+    if tp is not None:
+        if np.any(n % tp):
+            raise TinkerNomicsError(f"rollout_tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
+        _heads_split(arch, tp, "rollout_tensor_parallel")
     fraction = None
     if rollout_memory_fraction is not None:
         fraction = _positive("rollout_memory_fraction", rollout_memory_fraction, 0.0)

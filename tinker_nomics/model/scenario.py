@@ -45,18 +45,39 @@ DECODE_MODELS = ("auto", "bandwidth", "roofline")
 FINE_TUNES = ("lora", "full")
 
 # field -> (lower bound, lower inclusive, upper bound) ; None = unbounded
+# (low, low inclusive, high) of each number. The highs are sanity ceilings far above any real run (ten million
+# prompts a step, ten million tokens a sequence, $10,000 a GPU-hour; GPUs up to defaults.csv max_gpus), so that a
+# typo such as 1e300
+# is refused in one line instead of printed as a 300-digit bill; efficiencies below 0.1% are typos too.
 BOUNDS: dict[str, tuple[float, bool, float | None]] = {
-    "prompts_per_step": (1, True, None), "group_size": (1, True, None), "steps": (1, True, None),
-    "completion_tokens": (0, True, None), "prompt_tokens": (0, True, None), "length_growth": (0, False, None),
-    "substeps": (1, True, None), "turns": (1, True, None), "output_per_turn": (0, True, None),
-    "observation_per_turn": (0, True, None), "failure_overhead": (0, True, None), "cache_hit_rate": (0, True, 1),
-    "off_policy": (0, True, None), "num_gpus": (1, True, None), "gpu_hourly_usd": (0, True, None),
-    "rollout_efficiency": (0, False, 1), "mfu": (0, False, 1), "prefill_mfu": (0, False, 1),
-    "sandbox_seconds_per_rollout": (0, True, None), "sandbox_cpu_cores": (0, True, None),
-    "sandbox_memory_gib": (0, True, None), "eval_every": (0, True, None), "eval_prompts": (0, True, None),
-    "lora_rank": (0, False, None), "tinker_cached_prefill_usd_per_m": (0, True, None),
-    "model_error_factor": (0, False, None), "tinker_time_factor": (0, False, None),
+    "prompts_per_step": (1, True, 1e7), "group_size": (1, True, 1e6), "steps": (1, True, 1e7),
+    "completion_tokens": (0, True, 1e7), "prompt_tokens": (0, True, 1e7), "length_growth": (0, False, 1e3),
+    "substeps": (1, True, 1e4), "turns": (1, True, 1e4), "output_per_turn": (0, True, 1e7),
+    "observation_per_turn": (0, True, 1e7), "failure_overhead": (0, True, 1e3), "cache_hit_rate": (0, True, 1),
+    "off_policy": (0, True, 1e4), "num_gpus": (1, True, None), "gpu_hourly_usd": (0, True, 1e4),
+    "rollout_efficiency": (1e-3, True, 1), "mfu": (1e-3, True, 1), "prefill_mfu": (1e-3, True, 1),
+    "sandbox_seconds_per_rollout": (0, True, 1e7), "sandbox_cpu_cores": (0, True, 1e4),
+    "sandbox_memory_gib": (0, True, 1e6), "eval_every": (0, True, 1e7), "eval_prompts": (0, True, 1e7),
+    "lora_rank": (0, False, 1e5), "tinker_cached_prefill_usd_per_m": (0, True, 1e4),
+    "model_error_factor": (1e-3, True, 1e3), "tinker_time_factor": (1e-3, True, 1e3),
 }
+# Counts a user gives as whole numbers: a step has whole prompts, samples and GPUs (turns may be a mean over
+# rollouts). Checked where a user types them (check_whole), not in Scenario: the break-even solvers bisect over
+# continuous counts.
+WHOLE = ("prompts_per_step", "group_size", "steps", "substeps", "num_gpus", "off_policy", "eval_every", "lora_rank")
+
+
+def check_whole(values: dict) -> None:
+    """One-line error for the first count in `values` (field -> number or array, None skipped) of WHOLE that is not
+    a whole number."""
+    for name in WHOLE:
+        value = values.get(name)
+        if value is None or isinstance(value, (str, bytes)):
+            continue
+        array = np.asarray(value, dtype=float)
+        broken = np.isfinite(array) & (array % 1 != 0)
+        if np.any(broken):
+            raise TinkerNomicsError(f"{name} must be a whole number, got {_fmt(float(array[broken].flat[0]))}")
 TEXT_FIELDS = ("model", "prices", "sandbox", "method", "decode_model", "fine_tune", "model_config",
                "gpu_hourly_usd_source")
 
@@ -221,6 +242,9 @@ class Scenario:
         for name in BOUNDS:
             if values[name] is not None:
                 values[name] = _checked(name, values[name])
+        if values["num_gpus"] is not None and np.any(np.asarray(values["num_gpus"]) > sources.number("max_gpus")):
+            raise TinkerNomicsError(f"num_gpus must be at most {sources.number('max_gpus'):,.0f}, got "
+                                    f"{_fmt(float(np.max(values['num_gpus'])))}")
         if unpriced is True:
             values["gpu_hourly_usd"] = math.nan   # NaN dollars downstream: null in JSON, with the source's note
         elif unpriced is not False:               # an array of GPUs, some without a sourced rate

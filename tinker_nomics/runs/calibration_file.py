@@ -47,10 +47,10 @@ class CalibrationFile:
 
     def note(self) -> str:
         r = self.run
-        eff = "the default rollout efficiency (the run logged no generation time)" \
+        eff = "the default rollout efficiency (none was fitted from the run)" \
             if self.rollout_efficiency is None else f"rollout efficiency {self.rollout_efficiency:.4g}"
         return (f"{eff} and MFU {self.mfu:.4g} (method {self.method}) from calibration {self.source}: fitted on "
-                f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model')}, "
+                f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model') or 'model not named'}, "
                 f"{_gpus(r)}{r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..errors import TinkerNomicsError
+
 from ..model import training
 from ..sources.architectures import ModelArch
 from ..sources.hardware import GPU
@@ -53,11 +55,28 @@ def plain_steps(run: HostedRun) -> pd.Series:
     return ~validation_in & t["checkpoint_seconds"].isna()
 
 
+# A logged phase longer than its whole step beyond rounding (1%, 0.05 s) is a broken line, not a measurement. The
+# phases may sum to more than the step (an asynchronous run overlaps generation with training), but none alone can.
+PHASE_SLACK_SHARE, PHASE_SLACK_SECONDS = 0.01, 0.05
+
+
+def _check_phases_fit(run: HostedRun) -> None:
+    t = run.steps
+    limit = t["step_seconds"] * (1.0 + PHASE_SLACK_SHARE) + PHASE_SLACK_SECONDS
+    for column, what in (("generation_seconds", "generation"), ("training_seconds", "actor update")):
+        bad = t[column].notna() & (t[column] > limit)
+        if bad.any():
+            row = t.loc[bad].iloc[0]
+            raise TinkerNomicsError(f"{run.source}: line {int(row['line'])}: the step time ({row['step_seconds']:g} s) "
+                                    f"is shorter than its {what} ({row[column]:g} s): a broken log line")
+
+
 def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: ModelArch | None,
             fine_tune: str) -> Measured:
     t = run.steps.copy()
     w = t["steps_covered"]
     notes: list[str] = []
+    _check_phases_fit(run)
     t["other_seconds"] = t["step_seconds"] - t["generation_seconds"] - t["training_seconds"]
     t["plain"] = plain_steps(run)
     steps = float(w.sum())

@@ -244,7 +244,7 @@ def render_validation(d: dict) -> str:
     billed_as = f" (billed as {d['price_model']})" if d["price_model"] != d["model"] else ""
     lines = [f"{Path(d['source']).name} · {d['model']}{billed_as} · Tinker prices {d['prices']} · "
              f"{d['format']} ({d['mode']})",
-             f"Steps         {d['steps']} training steps, {d['eval_runs']} evals",
+             f"Steps         {d['steps']:,} training steps, {d['eval_runs']:,} evals",
              f"Tokens        sample {fmt.tokens(tokens['sample'])} (eval {fmt.tokens(tokens['eval_sample'])})   "
              f"train {fmt.tokens(tokens['train'])}   prefill {fmt.tokens(tokens['prefill'])} "
              f"(eval {fmt.tokens(tokens['eval_prefill'])}, cached {fmt.tokens(tokens['cached_prefill'])})",

@@ -159,7 +159,9 @@ class HostedValidation:
         return {"rollout_efficiency": r.fitted["rollout_efficiency"], "mfu": r.fitted["step_mfu"],
                 "phase_mfu": r.fitted["phase_mfu"], "method": r.method, "basis": dict(r.fitted["basis"]),
                 "run": {"source": str(Path(self.run.source).resolve()), "framework": self.run.framework,
-                        "format": self.run.kind, "model": self.setup.canonical, "gpu": self.setup.gpu.gpu,
+                        "format": self.run.kind,
+                        "model": self.setup.canonical or (self.setup.arch.model if self.setup.arch else None)
+                        or self.setup.model, "gpu": self.setup.gpu.gpu,
                         "num_gpus": self.setup.num_gpus, "fine_tune": self.setup.fine_tune,
                         "steps": self.measured.totals["steps"],
                         "step_seconds_mean": self.measured.totals["step_seconds_mean"],
@@ -357,7 +359,7 @@ def render_hosted(d: dict) -> str:
     lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
                  f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")
     lines.append(f"              wall-clock {fmt.hours(m['wallclock_seconds'] / 3600)}; GPU-hours "
-                 f"{_num(m['gpu_hours'], '.2f')} ({m['basis']['gpu_hours']})")
+                 f"{_num(m['gpu_hours'], ',.2f')} ({m['basis']['gpu_hours']})")
     lines.append(f"              tokens generated {_tok(m['generated_tokens'])}, prompt {_tok(m['prompt_tokens'])}, "
                  f"trained {_tok(m['trained_tokens'])}")
     lines.append(f"              decode {_num(m['decode_tokens_per_second_per_gpu'], ',.0f')} tok/s per GPU; "

@@ -370,6 +370,9 @@ def _offer(row: dict, label: str, line: int, provider: str, meaning: str, catalo
         raise TinkerNomicsError(f"{label} line {line} column AcceleratorCount: {row['AcceleratorCount']!r} is not a "
                                 f"whole number of GPUs >= 1")
     price = _number(row, "Price", label, line)
+    if price == 0:   # no rented GPU is free: a $0 on-demand price would win every comparison as the 'best' offer
+        raise TinkerNomicsError(f"{label} line {line} column Price: 0 is not an on-demand price (a free GPU instance "
+                                f"is not an offer)")
     spot = _number(row, "SpotPrice", label, line, required=False)
     if spot is not None and spot in NO_SPOT_VALUES:
         spot = None

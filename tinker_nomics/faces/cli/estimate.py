@@ -83,6 +83,13 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
     overrides.update(model=args.model, prices=args.prices, gpu=getattr(args, "gpu", None), sandbox=args.sandbox,
                      method=args.method, decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
+    from ...model.scenario import check_whole
+    if args.prices is not None and not args.prices.strip():
+        raise TinkerNomicsError("--prices needs a snapshot id (list them with `tinker-nomics prices`)")
+    try:
+        check_whole(overrides)
+    except TinkerNomicsError as exc:
+        raise in_flags(exc) from None
     calibration_note = None
     from_file: dict[str, str] = {}   # Scenario field -> how an error names it when the calibration file set it
     if args.calibration is not None:
@@ -100,8 +107,35 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
             calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
                                  f"{args.method.strip().lower()} as given")
     if args.workload:
-        return Scenario.from_workload(args.workload, **overrides), calibration_note, from_file
-    return Scenario(**{k: v for k, v in overrides.items() if v is not None}), calibration_note, from_file
+        scenario = Scenario.from_workload(args.workload, **overrides)
+    else:
+        scenario = Scenario(**{k: v for k, v in overrides.items() if v is not None})
+    try:
+        resolved = scenario.resolved()
+    except TinkerNomicsError as exc:
+        raise in_flags(exc, from_file) from None
+    _refuse_settings_the_method_has_not(resolved, args)
+    if np.any((np.asarray(resolved.turns) <= 1) & (np.asarray(resolved.completion_tokens) <= 0)):
+        raise TinkerNomicsError("--completion-tokens must be more than 0 for a single-turn run (an RL step learns from "
+                                "the tokens it samples), got 0")
+    return scenario, calibration_note, from_file
+
+
+# flags only some methods read: the calibrated method processes prompts at its fitted compute efficiency and decodes
+# with its own phase model; the seed method prices prompts only for multi-turn runs
+METHOD_FLAGS = {"--prefill-mfu": ("prefill_mfu", ("exact", "seed")), "--decode-model": ("decode_model", ("exact", "seed"))}
+
+
+def _refuse_settings_the_method_has_not(scenario: Scenario, args) -> None:
+    """A flag the scenario's method does not read is refused in one line, not silently ignored."""
+    given = [flag for flag, (attr, _) in METHOD_FLAGS.items() if getattr(args, attr, None) is not None]
+    if not given:
+        return
+    method = scenario.method
+    ignored = [flag for flag in given if method not in METHOD_FLAGS[flag][1]]
+    if ignored:
+        raise TinkerNomicsError(f"{', '.join(ignored)}: a setting of the exact and seed methods; the {method} method "
+                                f"does not read it (drop it or use --method exact)")
 
 
 def in_flags(exc: TinkerNomicsError, from_file: dict[str, str] | None = None) -> TinkerNomicsError:
@@ -109,7 +143,8 @@ def in_flags(exc: TinkerNomicsError, from_file: dict[str, str] | None = None) ->
     set, by the file's name for it)."""
     message = str(exc)
     for flag, (field, _) in NUMERIC_FLAGS.items():
-        message = re.sub(rf"\b{field}\b", (from_file or {}).get(field, flag), message)
+        # a whole word only: not the tail of a flag already spelled out (--checkpoint-every-steps)
+        message = re.sub(rf"(?<![-\w]){field}\b", lambda _: (from_file or {}).get(field, flag), message)
     return TinkerNomicsError(message)
 
 
@@ -173,7 +208,7 @@ def render_estimate(d: dict) -> str:
     mode = (f"{sc['turns']:g} turns × {sc['output_per_turn']:g} out + {sc['observation_per_turn']:g} obs"
             if sc["turns"] > 1 else f"L={sc['completion_tokens']:g}")
     lines = [head,
-             f"Run: B={sc['prompts_per_step']:g} × G={sc['group_size']:g} × S={sc['steps']:g} steps, {mode}, "
+             f"Run: B={fmt.count_text(sc['prompts_per_step'])} × G={fmt.count_text(sc['group_size'])} × S={fmt.count_text(sc['steps'])} steps, {mode}, "
              f"P={sc['prompt_tokens']:g}, growth {sc['length_growth']:g}, K={sc['substeps']:g}",
              "",
              f"Tokens        sample {fmt.tokens(tokens['sample'])}   train {fmt.tokens(tokens['train'])}   "
@@ -191,9 +226,9 @@ def render_estimate(d: dict) -> str:
                    "rollout on its own GPUs")
         priced = sh["total_usd"] is not None   # None: no sourced $/GPU-hour for the GPU (a note says so)
         if not sh["feasible"]:   # said first, in the words predict rl-step uses, before any figure
-            lines.append(f"Self-hosted   does not fit on {sc['num_gpus']:g} × {sc['gpu']}: the smallest count that "
-                         f"can hold the job is {sh['fitting_gpus']:g}, and the figures below are on "
-                         f"{sh['fitting_gpus']:g} × {sc['gpu']}")
+            lines.append(f"Self-hosted   does not fit on {fmt.count_text(sc['num_gpus'])} × {sc['gpu']}: the smallest count that "
+                         f"can hold the job is {fmt.count_text(sh['fitting_gpus'])}, and the figures below are on "
+                         f"{fmt.count_text(sh['fitting_gpus'])} × {sc['gpu']}")
         if sc["method"] == "calibrated":
             phases = (f"generation {fmt.hours(sh['rollout_hours'])}, log-probs {fmt.hours(sh['logprob_hours'])}, "
                       f"training {fmt.hours(sh['train_hours'])}, refit and rest "
@@ -203,15 +238,15 @@ def render_estimate(d: dict) -> str:
         label = "Self-hosted   " if sh["feasible"] else " " * 14
         lines += [
             (f"{label}{fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
-             f"{fmt.usd(sh['gpu_hourly_usd'])} on {sh['num_gpus']:g} × {sc['gpu']} + sandbox "
+             f"{fmt.usd(sh['gpu_hourly_usd'])} on {fmt.count_text(sh['num_gpus'])} × {sc['gpu']} + sandbox "
              f"{fmt.usd(sh['sandbox_usd'])}") if priced else
-            (f"{label}dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {sh['num_gpus']:g} × {sc['gpu']} + "
+            (f"{label}dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {fmt.count_text(sh['num_gpus'])} × {sc['gpu']} + "
              f"sandbox {fmt.usd(sh['sandbox_usd'])}"),
             f"              {phases}; wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, "
             f"{overlap})",
-            f"              min GPUs {sh['min_gpus']:g}; KV cache {sh['kv_cache_gb']:,.1f} GB "
+            f"              min GPUs {fmt.count_text(sh['min_gpus'])}; KV cache {sh['kv_cache_gb']:,.1f} GB "
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
-            f"sequences at a time, {sh['rollout_waves']:g} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
+            f"sequences at a time, {fmt.count_text(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
         if not_offered:
             lines.append("Cheaper       unknown (Tinker does not offer this model)")
@@ -231,7 +266,7 @@ def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:
     cheaper, other = (tinker_usd, self_hosted_usd) if side == "tinker" else (self_hosted_usd, tinker_usd)
     name = side.replace("_", "-")
     if cheaper > 0:
-        return f"{name} ({other / cheaper:.1f}×)"
+        return f"{name} ({other / cheaper:,.1f}×)"
     if other > 0:
         return f"{name} ({fmt.usd(cheaper)} against {fmt.usd(other)})"
     return f"neither (both cost {fmt.usd(0.0)})"

@@ -127,7 +127,7 @@ def cmd_prices(args) -> str:
     if args.format == "json":
         return to_json({"snapshots": out})
     return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sampling_only_listed"] or "",
-                   o["sources"][0][:70]] for o in out],
+                   fmt.cut(o["sources"][0], 70)] for o in out],
                  ["snapshot", "ordered as", "models", "+ sampling only", "source"]) + \
         "\n(newest is the default; `tinker-nomics prices --snapshot ID` lists one)"
 

@@ -97,6 +97,8 @@ def run(args) -> str:
 
 # ----------------------------------------------------------------------------------------------- text
 
+NOTE_WIDTH = 48   # a row's note in the table, cut at a word (the whole caveat is in --format json)
+
 
 def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
@@ -112,7 +114,7 @@ def _span(p50, p10, p90, money: bool) -> str:
 def _gpus(row: dict) -> str:
     if not row.get("gpu"):
         return "—"
-    return f"{row['num_gpus']:g} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
+    return f"{fmt.count_text(row['num_gpus'])} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
 
 
 def render(result, data: dict, top: int | None) -> str:
@@ -152,7 +154,7 @@ def render(result, data: dict, top: int | None) -> str:
         rows.append([rank, row["where"], _gpus(row), _span(row["cost_usd_p50"], row["cost_usd_p10"],
                                                            row["cost_usd_p90"], True),
                      _span(row["wall_hours_p50"], row["wall_hours_p10"], row["wall_hours_p90"], False),
-                     "—" if _missing(p) else fmt.pct(p, 0), note])
+                     "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
     lines.append(table(rows, ["rank", "where", "GPUs", "cost P50 (P10–P90)", "wall-clock P50 (P10–P90)", "on time",
                               "note"]))
     dropped = frame["dropped_because"].dropna().str.replace(r":.*", "", regex=True).value_counts()

@@ -78,11 +78,20 @@ def add_parser(sub) -> None:
 
 def _checked(args) -> None:
     """Numbers checked before any reading: a bad option is one line naming it."""
+    from ...model.scenario import BOUNDS, check_whole
+    from ...sources import number
     rules = {"group_size": 1.0, "prompts_per_step": 1.0, "num_gpus": 1.0, "gpu_hourly_usd": 0.0, "off_policy": 0.0}
     for name, low in rules.items():
         value = getattr(args, name)
-        if value is not None and not (math.isfinite(value) and value >= low and value < 1e12):
-            raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number >= {low:g}, got {value:g}")
+        high = number("max_gpus") if name == "num_gpus" else BOUNDS[name][2]
+        if value is not None and not (math.isfinite(value) and low <= value <= high):
+            raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number from {low:g} to {high:g}, "
+                                    f"got {value:g}")
+    try:
+        check_whole({name: getattr(args, name) for name in rules})
+    except TinkerNomicsError as exc:
+        name = str(exc).split(" ", 1)[0]
+        raise TinkerNomicsError(f"--{name.replace('_', '-')} {str(exc).split(' ', 1)[1]}") from None
     for name in ("save_calibration", "usage", "model_config", "per_step"):
         value = getattr(args, name)
         if value is not None and not value.strip():
@@ -111,6 +120,8 @@ def run(args) -> str:
                 raise TinkerNomicsError(f"{flag} needs a model name (got an empty one)")
             sources.resolve_model(name)
     if args.prices is not None:
+        if not args.prices.strip():
+            raise TinkerNomicsError("--prices needs a snapshot id (list them with `tinker-nomics prices`)")
         sources.resolve_snapshot(args.prices)
     if args.model and args.model_config:
         raise TinkerNomicsError("give --model or --model-config, not both")

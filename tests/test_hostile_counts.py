@@ -1,0 +1,89 @@
+"""Counts and sizes a user can mistype, refused in one line, and answers that must not depend on how they were asked.
+
+Found by trying the command line as a hostile user would (2026-12-03): 2.5 GPUs, 1.5 steps or samples, an MFU of
+1e-300 or 10^200 prompts a step were costed into bills hundreds of digits long; a tensor-parallel size that cannot
+split the GPUs or the heads was planned; a verl log line whose step time is shorter than its generation gave a
+negative 'other' and $0; 64 sequences were reported in flight for a step of 16.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+import hosted_shapes as hs
+from tinker_nomics.faces.cli import main
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _refused(args, *words):
+    code, out, err = _cli(*args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (args, out, err)
+    assert all(w in err for w in words), err
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--num-gpus", "2.5", ["--num-gpus", "whole number", "2.5"]),
+    ("--steps", "1.5", ["--steps", "whole number"]),
+    ("--group-size", "1.5", ["--group-size", "whole number"]),
+    ("--prompts-per-step", "2.5", ["--prompts-per-step", "whole number"]),
+    ("--num-gpus", "1e9", ["--num-gpus", "at most"]),
+    ("--rollout-efficiency", "1e-300", ["--rollout-efficiency", "0.001"]),
+    ("--mfu", "1e-300", ["--mfu", "0.001"]),
+    ("--prompts-per-step", "1e200", ["--prompts-per-step", "1e+07"]),
+    ("--gpu-hourly-usd", "1e300", ["--gpu-hourly-usd"]),
+    ("--sandbox-seconds-per-rollout", "1e300", ["--sandbox-seconds-per-rollout"]),
+    ("--completion-tokens", "0", ["--completion-tokens", "more than 0"]),
+])
+def test_estimate_refuses_a_count_no_run_has(flag, value, words):
+    _refused(["estimate", "--workload", "math_rl", flag, value], *words)
+
+
+def test_a_plausible_estimate_still_runs():
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--num-gpus", "16", "--mfu", "0.3")
+    assert code == 0 and "Self-hosted" in out, err
+
+
+RL = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--prompt-len", "200", "--response-len", "640"]
+
+
+def test_rl_step_refuses_fractional_samples_and_an_engine_that_cannot_split():
+    _refused([*RL, "--num-gpus", "8", "--samples", "1.5"], "samples", "whole number")
+    _refused([*RL, "--num-gpus", "8", "--samples", "1024", "--rollout-tensor-parallel", "3"],
+             "rollout_tensor_parallel", "divide num_gpus")
+
+
+def test_decode_refuses_a_tensor_parallel_size_that_does_not_split_the_heads():
+    args = ["predict", "decode", "--model", "Llama-3.1-8B", "--gpu", "H100", "--concurrency", "64", "--input-len",
+            "1000", "--output-len", "1000"]
+    _refused([*args, "--num-gpus", "6", "--tensor-parallel", "6"], "32 attention heads")
+    # without a size, the largest that splits both the GPUs and the heads: 3 GPUs run 3 engines of 1
+    code, out, _ = _cli(*args, "--num-gpus", "3")
+    assert code == 0 and "(tensor parallel 1)" in out
+    code, out, _ = _cli(*args[:3], "Qwen2.5-7B", *args[4:], "--num-gpus", "8")   # 28 heads: two engines of 4
+    assert code == 0 and "(tensor parallel 4)" in out
+
+
+def test_no_more_sequences_in_flight_than_the_step_has():
+    code, out, err = _cli(*RL, "--num-gpus", "64", "--samples", "16")
+    assert code == 0, err
+    assert "(16 sequences at a time" in out, out
+
+
+def test_a_verl_step_shorter_than_its_generation_is_a_broken_line(tmp_path):
+    path = hs.write_verl_console(tmp_path / "run.log")
+    text = path.read_text()
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if "timing_s/step:" in line and "step:2 " in line)
+    head, _, rest = lines[index].partition("timing_s/step:")
+    lines[index] = head + "timing_s/step:0.5" + rest[rest.index(" "):]
+    path.write_text("\n".join(lines) + "\n")
+    _refused(["validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS))],
+             f"line {index + 1}", "shorter than its generation")
