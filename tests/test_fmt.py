@@ -103,7 +103,13 @@ def test_count_agrees_with_its_number():
 @pytest.mark.parametrize("x, expected", [
     (-0.351, "-35.1%"),   # would print as -35%, which reads as meeting a 35% mark it misses
     (0.349, "+34.9%"),    # would print as +35%, which reads as missing a mark it meets
-    (-0.27, "-27%"), (0.6, "+60%"), (0.0, "+0%"),
+    (-0.27, "-27%"), (0.6, "+60%"), (0.0, "0%"),
 ])
 def test_signed_pct_beside_shows_which_side_of_the_mark(x, expected):
     assert fmt.signed_pct_beside(x, number("target_regime_error_held_out")) == expected
+
+
+def test_a_signed_percent_that_rounds_to_zero_has_no_sign():
+    # the accuracy chapter's phase table printed "(-0%)" for a log-prob pass predicted 0.47% short
+    assert fmt.signed_pct(-0.0047, 0) == "0%" and fmt.signed_pct(0.0004, 1) == "0.0%"
+    assert fmt.signed_pct(-0.006, 0) == "-1%" and fmt.signed_pct(0.12, 0) == "+12%"

@@ -158,7 +158,9 @@ def pct(x: float, digits: int = 1) -> str:
 
 
 def signed_pct(x: float, digits: int = 1) -> str:
-    return f"{100 * float(x):+.{digits}f}%"
+    """+12.3%, −4.0%; a value that rounds to zero reads 0% (not −0% or +0%)."""
+    text = f"{100 * float(x):+.{digits}f}%"
+    return text[1:] if float(text[1:-1]) == 0 else text
 
 
 def signed_pct_beside(x: float, mark: float) -> str:
