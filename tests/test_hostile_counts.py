@@ -87,3 +87,20 @@ def test_a_verl_step_shorter_than_its_generation_is_a_broken_line(tmp_path):
     path.write_text("\n".join(lines) + "\n")
     _refused(["validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS))],
              f"line {index + 1}", "shorter than its generation")
+
+
+def test_a_step_line_adds_up_where_some_rows_do_not_time_generation(tmp_path):
+    """A W&B export whose timing_s/gen is missing on some rows printed 'step 8.36 = generation 5.02 + actor update
+    1.02 + other 2.39', each a mean over different rows; the sum is now shown over the rows that time both phases."""
+    import re
+
+    rows = hs.verl_wandb_rows("2026")
+    trained = [r for r in rows if "timing_s/gen" in r]
+    del trained[0]["timing_s/gen"]
+    path = hs.write_table(tmp_path / "h.csv", rows, "csv")
+    code, out, err = _cli("validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS)))
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("Measured"))
+    assert f"on the {len(trained) - 1} that time both phases" in line, line
+    step, gen, update, other = (float(x) for x in re.findall(r"([\d.]+) s", line.split("phases", 1)[1]))
+    assert step == pytest.approx(gen + update + other, abs=0.011)

@@ -115,6 +115,13 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
         "generation_seconds_mean": weighted_mean(t["generation_seconds"], w),
         "training_seconds_mean": weighted_mean(t["training_seconds"], w),
         "other_seconds_mean": weighted_mean(t["other_seconds"], w),
+        # the same means over the rows that time both phases: there they add up (step = generation + update + other)
+        "phased_steps": int(round(float(w[has_gen & has_train].sum()))),
+        "phased_step_seconds_mean": weighted_mean(t.loc[has_gen & has_train, "step_seconds"], w[has_gen & has_train]),
+        "phased_generation_seconds_mean": weighted_mean(t.loc[has_gen & has_train, "generation_seconds"],
+                                                        w[has_gen & has_train]),
+        "phased_training_seconds_mean": weighted_mean(t.loc[has_gen & has_train, "training_seconds"],
+                                                      w[has_gen & has_train]),
         "validation_runs": int(val.sum()), "validation_seconds_total": validation_total,
         "validation_inside_step": run.validation_inside,
         "checkpoint_runs": int(t["checkpoint_seconds"].notna().sum()),

@@ -356,8 +356,14 @@ def render_hosted(d: dict) -> str:
              f"Format        {d['format']}",
              f"Steps         {m['steps']:,} ({m['first_step']}–{m['last_step']}), {m['validation_runs']} with "
              f"validation, {m['checkpoint_runs']} with a checkpoint"]
-    lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
-                 f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")
+    if m["phased_steps"] == m["steps"]:
+        lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
+                     f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")
+    else:   # some rows do not time both phases: the sum is shown over the rows that do, so that it adds up
+        lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); on the "
+                     f"{m['phased_steps']:,} that time both phases step {_s(m['phased_step_seconds_mean'])} = "
+                     f"generation {_s(m['phased_generation_seconds_mean'])} + actor update "
+                     f"{_s(m['phased_training_seconds_mean'])} + other {_s(m['other_seconds_mean'])}")
     lines.append(f"              wall-clock {fmt.hours(m['wallclock_seconds'] / 3600)}; GPU-hours "
                  f"{_num(m['gpu_hours'], ',.2f')} ({m['basis']['gpu_hours']})")
     lines.append(f"              tokens generated {_tok(m['generated_tokens'])}, prompt {_tok(m['prompt_tokens'])}, "
