@@ -104,3 +104,16 @@ def test_a_step_line_adds_up_where_some_rows_do_not_time_generation(tmp_path):
     assert f"on the {len(trained) - 1} that time both phases" in line, line
     step, gen, update, other = (float(x) for x in re.findall(r"([\d.]+) s", line.split("phases", 1)[1]))
     assert step == pytest.approx(gen + update + other, abs=0.011)
+
+
+def test_a_config_integer_too_large_for_a_float_is_one_line(tmp_path, monkeypatch):
+    """A pasted verl config with a train_batch_size of 400 digits raised OverflowError inside math.isfinite (found by
+    the fuzz test of damaged logs)."""
+    import copy
+
+    config = copy.deepcopy(hs.CONFIG)
+    config["data"]["train_batch_size"] = 10 ** 400
+    monkeypatch.setattr(hs, "CONFIG", config)
+    path = hs.write_verl_console(tmp_path / "run.log")
+    _refused(["validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS))],
+             "data.train_batch_size", "not a non-negative number")

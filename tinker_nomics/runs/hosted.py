@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,11 @@ from ..errors import TinkerNomicsError
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
            "logged_throughput", "reward", "response_max", "line"]
+# What a StepTable holds per record, one compact array per column (8 bytes a value; NaN = not logged): the
+# table's memory is that of its columns, not of one dict per record.
+RECORD_COLUMNS = ["steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
+                  "checkpoint_seconds", "samples", "response_mean", "prompt_mean", "trained_tokens", "logged_mfu",
+                  "logged_throughput", "reward", "response_max"]
 MAX_STEP = 10 ** 12
 MAX_SECONDS = 10 ** 9          # a sanity bound, not a measurement: no logged step lasts 30 years
 MAX_TOKENS = 1e15              # as runs.cookbook.MAX_TOKENS_PER_STEP: above it a count is corrupt
@@ -78,8 +84,10 @@ class StepTable:
 
     def __init__(self, label: str, text_numbers: bool = False):
         self.label, self.text_numbers = label, text_numbers
-        self.rows: list[dict] = []
-        self.phase_names: list[str] = []
+        self.n_rows = 0
+        self.steps, self.lines = array("q"), array("q")
+        self.columns = {name: array("d") for name in RECORD_COLUMNS}   # NaN: not logged
+        self.phases: dict[str, array] = {}                             # phase name -> seconds, NaN: not logged
 
     def fail(self, where, reason: str):
         unit, number = where
@@ -124,7 +132,7 @@ class StepTable:
         step = self.number(where, "step", rec.step, 0.0, MAX_STEP)
         if step != int(step):
             self.fail(where, f"step is {step:g}, not a whole number")
-        row = {"step": int(step), "line": where[1]}
+        row = {}
         bounds = {"steps_covered": (1.0, MAX_STEP), "samples": (1.0, MAX_TOKENS), "response_mean": (0.0, MAX_LENGTH),
                   "prompt_mean": (0.0, MAX_LENGTH), "trained_tokens": (0.0, MAX_TOKENS), "response_max": (0.0, MAX_LENGTH),
                   "logged_mfu": (0.0, None), "logged_throughput": (0.0, MAX_TOKENS)}
@@ -136,29 +144,40 @@ class StepTable:
                 row[column] = self.number(where, key, raw, low, high)
             else:   # a time in seconds
                 row[column] = self.number(where, key, raw, 0.0, MAX_SECONDS)
-        for name, (key, raw) in rec.phases.items():
-            if name not in self.phase_names:
-                self.phase_names.append(name)
-            row[f"phase/{name}"] = self.number(where, key, raw, 0.0, MAX_SECONDS)
-        self.rows.append(row)
+        phases = {name: self.number(where, key, raw, 0.0, MAX_SECONDS) for name, (key, raw) in rec.phases.items()}
+        self.steps.append(int(step))
+        self.lines.append(where[1])
+        for name, values in self.columns.items():
+            values.append(row.get(name, math.nan))
+        for name in phases:
+            if name not in self.phases:   # a phase first logged now: not logged on the records before
+                self.phases[name] = array("d", [math.nan]) * self.n_rows
+        for name, values in self.phases.items():
+            values.append(phases.get(name, math.nan))
+        self.n_rows += 1
+
+    @property
+    def phase_names(self) -> list[str]:
+        return list(self.phases)
 
     def finish(self, samples: float | None = None, samples_source: str = "") -> tuple[pd.DataFrame, list[str]]:
         """The tidy table (COLUMNS plus phase/<name>) and notes on how it was derived."""
-        if not self.rows:
+        if not self.n_rows:
             raise TinkerNomicsError(f"{self.label}: no training steps (no record carries a step time and token "
                                     f"counts)")
         notes: list[str] = []
         phases = [f"phase/{n}" for n in self.phase_names]
-        table = pd.DataFrame(self.rows, columns=["step", "line", "steps_covered", "step_seconds",
-                                                 "generation_seconds", "training_seconds", "validation_seconds",
-                                                 "checkpoint_seconds", "samples", "response_mean", "prompt_mean",
-                                                 "trained_tokens", "logged_mfu", "logged_throughput", "reward",
-                                                 "response_max", *phases])
-        table = table.sort_values(["step", "line"], kind="stable").reset_index(drop=True)
+        columns = {"step": self.steps, "line": self.lines, **self.columns,
+                   **{f"phase/{n}": v for n, v in self.phases.items()}}
+        self.steps, self.lines, self.columns, self.phases = array("q"), array("q"), {}, {}   # the table's now
+        self.n_rows = 0
+        table = pd.DataFrame({name: np.frombuffer(values, dtype=np.int64 if name in ("step", "line") else np.float64)
+                              for name, values in columns.items()}, copy=False)   # the arrays are the columns
+        del columns
+        step, line = table["step"].to_numpy(), table["line"].to_numpy()
+        if not ((step[1:] > step[:-1]) | ((step[1:] == step[:-1]) & (line[1:] >= line[:-1]))).all():
+            table = table.sort_values(["step", "line"], kind="stable").reset_index(drop=True)
         table["steps_covered"] = table["steps_covered"].fillna(1.0)
-        for column in table.columns:
-            if column not in ("step", "line"):
-                table[column] = table[column].astype("float64")
         if table["step_seconds"].isna().any():
             first = table.loc[table["step_seconds"].isna()].iloc[0]
             self.fail(("line", int(first["line"])), "a training step without its step time")

@@ -73,7 +73,7 @@ def _check_phases_fit(run: HostedRun) -> None:
 
 def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: ModelArch | None,
             fine_tune: str) -> Measured:
-    t = run.steps.copy()
+    t = run.steps.copy(deep=False)   # copy-on-write: the added columns are this table's, the logged ones shared
     w = t["steps_covered"]
     notes: list[str] = []
     _check_phases_fit(run)

@@ -35,7 +35,7 @@ from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
 from .hosted import HostedRun
-from .measured import Measured, weighted_mean
+from .measured import Measured
 
 SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a time, positive means the model predicts "
                    "a longer phase than was measured (pessimistic)")
@@ -45,11 +45,15 @@ PHASES = (("generation", "generation_seconds", "generation_predicted"),
           ("refit", "refit_seconds", "refit_predicted"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
+CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
+FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered")   # what run_facts reads per row
+
 
 @dataclass(frozen=True)
 class Reconciliation:
     method: str                   # the headline method (the package's default unless told)
     per_step: pd.DataFrame        # method, step, steps_covered, predicted rollout/train/step seconds, decode/prefill
+                                  # (empty unless reconcile was asked to keep the steps)
     table: pd.DataFrame           # method × phase: predicted and measured means, signed error, steps compared
     fitted: dict                  # the efficiencies that would have matched (headline method)
     inputs: dict                  # GPU, count, fine-tuning, the efficiencies used
@@ -70,8 +74,10 @@ def signed_error(predicted: float, measured: float) -> float:
 
 def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num_gpus: float, fine_tune: str,
               method: str | None = None, methods=("seed", "exact", "calibrated"), rollout_efficiency: float | None = None,
-              mfu: float | None = None) -> Reconciliation:
-    """Re-predict every step of `run` and compare per phase (see the module docstring)."""
+              mfu: float | None = None, keep_steps: bool = False) -> Reconciliation:
+    """Re-predict every step of `run` and compare per phase (see the module docstring). The steps are
+    re-predicted CHUNK_STEPS at a time and only the sums the comparison needs are kept, so memory does not grow
+    with the log's length; `keep_steps` also keeps every step's predictions (`Reconciliation.per_step`)."""
     headline = method or DEFAULT_METHOD
     methods = tuple(dict.fromkeys((headline, *methods)))
     eff = number("rollout_efficiency") if rollout_efficiency is None else float(rollout_efficiency)
@@ -79,93 +85,61 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     pre = number("prefill_mfu")
     t = measured.per_step
     usable = t["samples"].notna() & t["response_tokens"].notna() & t["prompt_tokens"].notna() & (t["samples"] >= 1)
-    notes: list[str] = []
     if not usable.any():
         raise_reason = ("no step has its samples and token counts"
                         + ("; pass --prompts-per-step and --group-size" if run.framework == "TRL" else ""))
         return Reconciliation(headline, pd.DataFrame(), pd.DataFrame(), {}, {}, (f"no prediction: {raise_reason}",))
-    rows = t[usable]
-    per_sample = rows["samples"] * rows["steps_covered"]
-    response = (rows["response_tokens"] / per_sample).to_numpy()
-    prompt = (rows["prompt_tokens"] / per_sample).to_numpy()
-    frames, tables = [], []
-    hosted_by_method = {}
-    facts, includes_refit = run_facts(run, rows)
+    index = np.flatnonzero(usable.to_numpy())
+    notes: list[str] = []
+    facts, includes_refit = run_facts(run, t.loc[usable, [c for c in FACT_COLUMNS if c in t]])
+    response_max = facts.get("response_max_tokens")   # one value per usable row: sliced with the rows below
     tp_defaulted = run.framework == "verl" and "rollout_tensor_parallel" not in facts
     if tp_defaulted:   # not logged (an export without its config): verl's default, as the fit reads its published
         # verl runs that do not state it; never more GPUs than the run had
         facts["rollout_tensor_parallel"] = float(min(number("verl_rollout_tensor_parallel"), num_gpus))
-    measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
-    measured_refit = _phase_sum(rows, ("update_weights",))   # newer verl times the weight hand-off on its own
+    # what the whole run decides once, before the rows are re-predicted a chunk at a time
+    plain = t.loc[usable, "plain"].astype(bool)
+    plain_any, plain_all = bool(plain.any()), bool(plain.all())
+    generation = t.loc[usable, "generation_seconds"]
+    held = bool((generation[plain] if plain_any else generation).notna().all())
+    del plain, generation
+    frames, tables = [], []
+    fit, mfu_parts = _FitSums(plain_any, held), []
+    raised, least_gpus = False, -math.inf
     for m in methods:
         given = {} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util, "prefill_mfu": pre}
         if m == "calibrated" and rollout_efficiency is not None:
             given["rollout_efficiency"] = eff
         if m == "calibrated" and mfu is not None:
             given["mfu"] = util
-        if m == "calibrated":
-            given["run_facts"] = facts
-        hosted = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
-                          prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune, **given)
-        hosted_by_method[m] = hosted
-        # The part of the decode time that does not scale with the rollout efficiency: none for seed and exact
-        # (bandwidth-bound rooflines, linear in it); the calibrated decode step adds compute and tensor-parallel
-        # time to its memory time, so it is affine in 1 / efficiency: two evaluations give the fixed part.
-        fixed = np.zeros(len(rows))
-        if m == "calibrated":
-            base = given.get("rollout_efficiency", parameters().decode_bandwidth_efficiency)
-            doubled = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
-                               prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
-                               **{**given, "rollout_efficiency": 2.0 * base})
-            once, twice = np.asarray(hosted.decode_hours) * 3600.0, np.asarray(doubled.decode_hours) * 3600.0
-            fixed = np.broadcast_to(2.0 * twice - once, len(rows))
-        calibrated = m == "calibrated"
-        generation = hosted.rollout_hours * 3600.0 + (hosted.refit_hours * 3600.0 if calibrated and includes_refit
-                                                      else 0.0)
-        # the phases compared are the actor's (timing_s/old_log_prob + ref, update_actor): under PPO the critic's
-        # values pass and update are timed apart, so they are predicted apart and only the step holds them
-        actor = hosted
-        if calibrated and facts.get("critic"):
-            actor = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
-                             prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
-                             **{**given, "run_facts": {**facts, "critic": False,
-                                                       "critic_padded_tokens_per_sample": None}})
-        frame = pd.DataFrame({
-            "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
-            "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
-            "generation_predicted": np.broadcast_to(generation, len(rows)),
-            "logprob_predicted": np.broadcast_to(np.asarray(actor.logprob_hours) * 3600.0 if calibrated
-                                                 else np.nan, len(rows)),
-            "logprob_seconds": measured_logprob,
-            "model_mfu": np.broadcast_to(np.asarray(actor.train_mfu, dtype=float) if calibrated else util,
-                                         len(rows)),
-            "decode_seconds": np.broadcast_to(hosted.decode_hours * 3600.0, len(rows)),
-            "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
-            "decode_fixed_seconds": fixed,
-            "train_seconds": np.broadcast_to(actor.train_hours * 3600.0, len(rows)),
-            "refit_predicted": np.broadcast_to(np.asarray(hosted.refit_hours) * 3600.0
-                                               if calibrated and not includes_refit else np.nan, len(rows)),
-            "refit_seconds": measured_refit,
-            "step_train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
-            "step_seconds_predicted": np.broadcast_to(hosted.wallclock_hours * 3600.0, len(rows)),
-            "generation_seconds": rows["generation_seconds"].to_numpy(),
-            "training_seconds": rows["training_seconds"].to_numpy(),
-            "step_seconds": rows["step_seconds"].to_numpy(), "plain": rows["plain"].to_numpy()})
-        frames.append(frame)
-        tables.append(_phase_table(frame, m))
-    per_step = pd.concat(frames, ignore_index=True)
+        sums = _PhaseSums()
+        for first in range(0, len(index), CHUNK_STEPS):
+            rows = t.iloc[index[first:first + CHUNK_STEPS]]
+            if m == "calibrated":
+                given["run_facts"] = facts if response_max is None else \
+                    {**facts, "response_max_tokens": response_max[first:first + CHUNK_STEPS]}
+            frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit)
+            sums.add(frame)
+            if m == headline:
+                fit.add(frame)
+                mfu_parts.append((float(np.nansum(frame["model_mfu"])), int(frame["model_mfu"].notna().sum())))
+                raised |= bool(np.any(np.asarray(hosted.num_gpus) > num_gpus))
+                least_gpus = max(least_gpus, float(np.max(hosted.min_gpus)))
+            if keep_steps:
+                frames.append(frame)
+        tables.append(sums.table(m, plain_any, plain_all))
+    per_step = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     table = pd.concat(tables, ignore_index=True)
-    raised = np.asarray(hosted_by_method[headline].num_gpus) > num_gpus
-    if np.any(raised):
-        notes.append(f"{arch.model} needs at least {int(np.max(hosted_by_method[headline].min_gpus))} × {gpu.gpu} "
+    if raised:
+        notes.append(f"{arch.model} needs at least {int(least_gpus)} × {gpu.gpu} "
                      f"by the model's memory rule; the prediction uses that many, the run used {num_gpus:g}")
     if (~usable).any():
         notes.append(f"{int((~usable).sum())} logged row(s) lack samples or token counts and are not re-predicted")
     if headline == "calibrated":   # the baseline the matching efficiencies scale: the model's own unless given
-        head = per_step[per_step["method"] == headline]
         eff = eff if rollout_efficiency is not None else parameters().decode_bandwidth_efficiency
-        util = util if mfu is not None else float(np.nanmean(head["model_mfu"]))
-    fitted = _fitted(per_step[per_step["method"] == headline], eff, util)
+        total, count = _added([s for s, _ in mfu_parts]), sum(c for _, c in mfu_parts)
+        util = util if mfu is not None else (total / count if count else math.nan)
+    fitted = fit.fitted(eff, util)
     inputs = {"gpu": gpu.gpu, "num_gpus": float(num_gpus), "fine_tune": fine_tune, "rollout_efficiency": eff,
               "mfu": util, "prefill_mfu": pre, "model": arch.hf_id, "methods": list(methods), "method": headline,
               "off_policy": 0.0}
@@ -241,78 +215,195 @@ def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:
     return rows[columns].sum(axis=1, min_count=1).to_numpy()
 
 
-def _phase_table(frame: pd.DataFrame, method: str) -> pd.DataFrame:
-    out = []
-    w = frame["steps_covered"]
-    for phase, measured_col, predicted_col in PHASES:
-        both = frame[measured_col].notna() & frame[predicted_col].notna()
-        if not both.any():
-            out.append({"method": method, "phase": phase, "steps": 0, "predicted_seconds_mean": math.nan,
-                        "measured_seconds_mean": math.nan, "signed_error": math.nan})
-            continue
-        p = weighted_mean(frame.loc[both, predicted_col], w[both])
-        m = weighted_mean(frame.loc[both, measured_col], w[both])
-        out.append({"method": method, "phase": phase, "steps": int(round(float(w[both].sum()))),
-                    "predicted_seconds_mean": p, "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
-    plain = frame["plain"].astype(bool)
-    if plain.any() and not plain.all():
-        p = weighted_mean(frame.loc[plain, "step_seconds_predicted"], w[plain])
-        m = weighted_mean(frame.loc[plain, "step_seconds"], w[plain])
-        out.append({"method": method, "phase": "step without validation or checkpoint",
-                    "steps": int(round(float(w[plain].sum()))), "predicted_seconds_mean": p,
-                    "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
-    return pd.DataFrame(out)
+def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GPU, num_gpus: float,
+               fine_tune: str, util: float, includes_refit: bool):
+    """The model's prediction of `rows` by method `m`, beside what they measured: (one row per step, the model's
+    SelfHosted result)."""
+    facts = given.get("run_facts") or {}
+    per_sample = rows["samples"] * rows["steps_covered"]
+    response = (rows["response_tokens"] / per_sample).to_numpy()
+    prompt = (rows["prompt_tokens"] / per_sample).to_numpy()
+    measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
+    measured_refit = _phase_sum(rows, ("update_weights",))   # newer verl times the weight hand-off on its own
+    hosted = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                      prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune, **given)
+    # The part of the decode time that does not scale with the rollout efficiency: none for seed and exact
+    # (bandwidth-bound rooflines, linear in it); the calibrated decode step adds compute and tensor-parallel
+    # time to its memory time, so it is affine in 1 / efficiency: two evaluations give the fixed part.
+    fixed = np.zeros(len(rows))
+    if m == "calibrated":
+        base = given.get("rollout_efficiency", parameters().decode_bandwidth_efficiency)
+        doubled = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                           prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
+                           **{**given, "rollout_efficiency": 2.0 * base})
+        once, twice = np.asarray(hosted.decode_hours) * 3600.0, np.asarray(doubled.decode_hours) * 3600.0
+        fixed = np.broadcast_to(2.0 * twice - once, len(rows))
+    calibrated = m == "calibrated"
+    generation = hosted.rollout_hours * 3600.0 + (hosted.refit_hours * 3600.0 if calibrated and includes_refit
+                                                  else 0.0)
+    # the phases compared are the actor's (timing_s/old_log_prob + ref, update_actor): under PPO the critic's
+    # values pass and update are timed apart, so they are predicted apart and only the step holds them
+    actor = hosted
+    if calibrated and facts.get("critic"):
+        actor = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                         prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
+                         **{**given, "run_facts": {**facts, "critic": False,
+                                                   "critic_padded_tokens_per_sample": None}})
+    frame = pd.DataFrame({
+        "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
+        "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
+        "generation_predicted": np.broadcast_to(generation, len(rows)),
+        "logprob_predicted": np.broadcast_to(np.asarray(actor.logprob_hours) * 3600.0 if calibrated
+                                             else np.nan, len(rows)),
+        "logprob_seconds": measured_logprob,
+        "model_mfu": np.broadcast_to(np.asarray(actor.train_mfu, dtype=float) if calibrated else util,
+                                     len(rows)),
+        "decode_seconds": np.broadcast_to(hosted.decode_hours * 3600.0, len(rows)),
+        "prefill_seconds": np.broadcast_to(hosted.prefill_hours * 3600.0, len(rows)),
+        "decode_fixed_seconds": fixed,
+        "train_seconds": np.broadcast_to(actor.train_hours * 3600.0, len(rows)),
+        "refit_predicted": np.broadcast_to(np.asarray(hosted.refit_hours) * 3600.0
+                                           if calibrated and not includes_refit else np.nan, len(rows)),
+        "refit_seconds": measured_refit,
+        "step_train_seconds": np.broadcast_to(hosted.train_hours * 3600.0, len(rows)),
+        "step_seconds_predicted": np.broadcast_to(hosted.wallclock_hours * 3600.0, len(rows)),
+        "generation_seconds": rows["generation_seconds"].to_numpy(),
+        "training_seconds": rows["training_seconds"].to_numpy(),
+        "step_seconds": rows["step_seconds"].to_numpy(), "plain": rows["plain"].to_numpy()})
+    return frame, hosted
 
 
-def _fitted(frame: pd.DataFrame, eff: float, util: float) -> dict:
-    """The rollout efficiency and MFUs at which the model would have matched (module docstring)."""
-    notes = []
-    w = frame["steps_covered"]
-    gen = frame["generation_seconds"].notna()
-    rollout_eff = math.nan
-    if gen.any():
-        # the predicted generation = decode time that scales as 1 / efficiency + everything else (prompts, the
-        # fixed part of each decode step, the calibrated method's per-step overhead and refit)
-        fixed = float((frame.loc[gen, "decode_fixed_seconds"] * w[gen]).sum())
-        decode = float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()) - fixed
-        other = float((frame.loc[gen, "generation_predicted"] * w[gen]).sum()) - decode
-        room = float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()) - other
-        if not decode > 1e-9 * max(float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()), 1e-30):
-            notes.append("the model's decode is compute-bound at this run's batch (its time does not move with the "
-                         "bandwidth efficiency): no rollout efficiency matches")
-        elif room > 0:
-            rollout_eff = eff * decode / room
-        else:
-            notes.append("the model's generation time outside decoding (the prompts, each step's fixed cost and, "
-                         "where the log's generation holds it, the refit) alone exceeds the measured generation "
-                         "time: no rollout efficiency matches")
-    train = frame["training_seconds"].notna() & (frame["training_seconds"] > 0)
-    phase_mfu = math.nan
-    if train.any():
-        phase_mfu = float((frame.loc[train, "model_mfu"] * frame.loc[train, "train_seconds"] * w[train]).sum()) \
-            / float((frame.loc[train, "training_seconds"] * w[train]).sum())
-    plain = frame["plain"].astype(bool)
-    rows = frame[plain] if plain.any() else frame
-    rw = rows["steps_covered"]
-    if rows["generation_seconds"].notna().all():
-        rollout = rows["generation_seconds"]
-        held = "the measured generation time"
-    else:
-        rollout = rows["rollout_seconds"]
-        held = f"the model's rollout at rollout efficiency {eff:g} (the log has no generation time)"
-    room = float(((rows["step_seconds"] - rollout) * rw).sum())
-    step_mfu = util * float((rows["step_train_seconds"] * rw).sum()) / room if room > 0 else math.nan
-    if not room > 0:
-        notes.append("the rollout alone takes as long as the measured step: no MFU matches the step time")
-    basis = {"rollout_efficiency": "decode time at the default efficiency × default / (measured generation − the "
-                                   "model's prompt processing), summed over steps",
-             "phase_mfu": "the model's training time at the default MFU × default / measured actor-update time",
-             "step_mfu": f"the MFU at which rollout + training equals the measured step on "
-                         f"{'steps without validation or checkpoint time' if plain.any() else 'all steps'}, "
-                         f"the rollout held at {held}"}
-    for name, value in (("rollout_efficiency", rollout_eff), ("step_mfu", step_mfu)):
-        if math.isfinite(value) and value > 1:
-            notes.append(f"the fitted {name.replace('_', ' ')} is {value:.2f}, above 1: the run was faster than the "
-                         f"model allows at full utilization, so the model's cost of that phase is too high")
-    return {"rollout_efficiency": rollout_eff, "phase_mfu": phase_mfu, "step_mfu": step_mfu, "basis": basis,
-            "steps": int(round(float(rw.sum()))), "notes": notes}
+def _added(parts: list[float]) -> float:
+    """The sum of per-chunk sums, in order (a single chunk's sum unchanged)."""
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
+
+
+def _weighted(values: pd.Series, weights: pd.Series) -> tuple[float, float, int]:
+    """The parts of `measured.weighted_mean` over one chunk: Σ value × weight and Σ weight over the rows with a
+    value, and how many rows have one."""
+    ok = values.notna()
+    return float((values[ok] * weights[ok]).sum()), float(weights[ok].sum()), int(ok.sum())
+
+
+def _mean(parts: list[tuple[float, float, int]]) -> float:
+    """`measured.weighted_mean` over all the chunks from their `_weighted` parts."""
+    if not sum(n for _, _, n in parts):
+        return math.nan
+    return _added([v for v, _, _ in parts]) / _added([w for _, w, _ in parts])
+
+
+class _PhaseSums:
+    """What one method's phase table needs (predicted and measured means per phase), summed chunk by chunk."""
+
+    def __init__(self):
+        self.parts: dict[str, list] = {}
+
+    def _put(self, name, value):
+        self.parts.setdefault(name, []).append(value)
+
+    def add(self, frame: pd.DataFrame) -> None:
+        w = frame["steps_covered"]
+        for phase, measured_col, predicted_col in PHASES:
+            both = frame[measured_col].notna() & frame[predicted_col].notna()
+            self._put((phase, "both"), int(both.sum()))
+            self._put((phase, "predicted"), _weighted(frame.loc[both, predicted_col], w[both]))
+            self._put((phase, "measured"), _weighted(frame.loc[both, measured_col], w[both]))
+            self._put((phase, "steps"), float(w[both].sum()))
+        plain = frame["plain"].astype(bool)
+        self._put(("plain", "predicted"), _weighted(frame.loc[plain, "step_seconds_predicted"], w[plain]))
+        self._put(("plain", "measured"), _weighted(frame.loc[plain, "step_seconds"], w[plain]))
+        self._put(("plain", "steps"), float(w[plain].sum()))
+
+    def table(self, method: str, plain_any: bool, plain_all: bool) -> pd.DataFrame:
+        out = []
+        for phase, _, _ in PHASES:
+            if not sum(self.parts[(phase, "both")]):
+                out.append({"method": method, "phase": phase, "steps": 0, "predicted_seconds_mean": math.nan,
+                            "measured_seconds_mean": math.nan, "signed_error": math.nan})
+                continue
+            p, m = _mean(self.parts[(phase, "predicted")]), _mean(self.parts[(phase, "measured")])
+            out.append({"method": method, "phase": phase, "steps": int(round(_added(self.parts[(phase, "steps")]))),
+                        "predicted_seconds_mean": p, "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
+        if plain_any and not plain_all:
+            p, m = _mean(self.parts[("plain", "predicted")]), _mean(self.parts[("plain", "measured")])
+            out.append({"method": method, "phase": "step without validation or checkpoint",
+                        "steps": int(round(_added(self.parts[("plain", "steps")]))), "predicted_seconds_mean": p,
+                        "measured_seconds_mean": m, "signed_error": signed_error(p, m)})
+        return pd.DataFrame(out)
+
+
+class _FitSums:
+    """What the efficiencies that would have matched need (module docstring), summed chunk by chunk over the
+    headline method's rows. `plain_any`: some row of the run holds neither validation nor checkpoint time (the
+    step MFU is fitted on those rows, else on all); `held`: every one of those rows logs its generation time (the
+    rollout is held at it, else at the model's)."""
+
+    def __init__(self, plain_any: bool, held: bool):
+        self.plain_any, self.held = plain_any, held
+        self.parts: dict[str, list] = {}
+
+    def add(self, frame: pd.DataFrame) -> None:
+        put = lambda name, value: self.parts.setdefault(name, []).append(value)   # noqa: E731
+        w = frame["steps_covered"]
+        gen = frame["generation_seconds"].notna()
+        put("gen", bool(gen.any()))
+        put("fixed", float((frame.loc[gen, "decode_fixed_seconds"] * w[gen]).sum()))
+        put("decode", float((frame.loc[gen, "decode_seconds"] * w[gen]).sum()))
+        put("generation_predicted", float((frame.loc[gen, "generation_predicted"] * w[gen]).sum()))
+        put("generation_seconds", float((frame.loc[gen, "generation_seconds"] * w[gen]).sum()))
+        train = frame["training_seconds"].notna() & (frame["training_seconds"] > 0)
+        put("train", bool(train.any()))
+        put("mfu_seconds", float((frame.loc[train, "model_mfu"] * frame.loc[train, "train_seconds"] * w[train]).sum()))
+        put("training_seconds", float((frame.loc[train, "training_seconds"] * w[train]).sum()))
+        rows = frame[frame["plain"].astype(bool)] if self.plain_any else frame
+        rw = rows["steps_covered"]
+        rollout = rows["generation_seconds"] if self.held else rows["rollout_seconds"]
+        put("room", float(((rows["step_seconds"] - rollout) * rw).sum()))
+        put("step_train", float((rows["step_train_seconds"] * rw).sum()))
+        put("steps", float(rw.sum()))
+
+    def fitted(self, eff: float, util: float) -> dict:
+        """The rollout efficiency and MFUs at which the model would have matched (module docstring)."""
+        total = lambda name: _added(self.parts[name])   # noqa: E731
+        notes = []
+        rollout_eff = math.nan
+        if any(self.parts["gen"]):
+            # the predicted generation = decode time that scales as 1 / efficiency + everything else (prompts, the
+            # fixed part of each decode step, the calibrated method's per-step overhead and refit)
+            fixed = total("fixed")
+            decode = total("decode") - fixed
+            other = total("generation_predicted") - decode
+            room = total("generation_seconds") - other
+            if not decode > 1e-9 * max(total("decode"), 1e-30):
+                notes.append("the model's decode is compute-bound at this run's batch (its time does not move with "
+                             "the bandwidth efficiency): no rollout efficiency matches")
+            elif room > 0:
+                rollout_eff = eff * decode / room
+            else:
+                notes.append("the model's generation time outside decoding (the prompts, each step's fixed cost and, "
+                             "where the log's generation holds it, the refit) alone exceeds the measured generation "
+                             "time: no rollout efficiency matches")
+        phase_mfu = math.nan
+        if any(self.parts["train"]):
+            phase_mfu = total("mfu_seconds") / total("training_seconds")
+        held = "the measured generation time" if self.held else \
+            f"the model's rollout at rollout efficiency {eff:g} (the log has no generation time)"
+        room = total("room")
+        step_mfu = util * total("step_train") / room if room > 0 else math.nan
+        if not room > 0:
+            notes.append("the rollout alone takes as long as the measured step: no MFU matches the step time")
+        basis = {"rollout_efficiency": "decode time at the default efficiency × default / (measured generation − the "
+                                       "model's prompt processing), summed over steps",
+                 "phase_mfu": "the model's training time at the default MFU × default / measured actor-update time",
+                 "step_mfu": f"the MFU at which rollout + training equals the measured step on "
+                             f"{'steps without validation or checkpoint time' if self.plain_any else 'all steps'}, "
+                             f"the rollout held at {held}"}
+        for name, value in (("rollout_efficiency", rollout_eff), ("step_mfu", step_mfu)):
+            if math.isfinite(value) and value > 1:
+                notes.append(f"the fitted {name.replace('_', ' ')} is {value:.2f}, above 1: the run was faster than "
+                             f"the model allows at full utilization, so the model's cost of that phase is too high")
+        return {"rollout_efficiency": rollout_eff, "phase_mfu": phase_mfu, "step_mfu": step_mfu, "basis": basis,
+                "steps": int(round(total("steps"))), "notes": notes}

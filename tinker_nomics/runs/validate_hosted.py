@@ -354,8 +354,8 @@ def render_hosted(d: dict) -> str:
     lines = [f"{Path(d['source']).name} · {d['framework']} · {d['model'] or 'model unknown'} · {gpus} · "
              f"{d['fine_tune']} fine-tuning",
              f"Format        {d['format']}",
-             f"Steps         {m['steps']:,} ({m['first_step']}–{m['last_step']}), {m['validation_runs']} with "
-             f"validation, {m['checkpoint_runs']} with a checkpoint"]
+             f"Steps         {m['steps']:,} ({m['first_step']}–{m['last_step']}), {m['validation_runs']:,} with "
+             f"validation, {m['checkpoint_runs']:,} with a checkpoint"]
     if m["phased_steps"] == m["steps"]:
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
                      f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")

@@ -126,6 +126,14 @@ def strip_line(line: str) -> tuple[str, tuple[str, str] | None]:
 # ------------------------------------------------------------------------------------------ config
 
 
+def _finite(value) -> bool:
+    """A finite number that fits a float (a pasted config's integer can have hundreds of digits)."""
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def config_facts(config: dict) -> tuple[dict, dict]:
     """The run settings the reconciliation uses, from verl's config dict, and where each was read."""
     facts, where = {}, {}
@@ -139,8 +147,9 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank"):
         value = facts.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not math.isfinite(value) or value < 0):
-            raise TinkerNomicsError(f"the config's {where[name]} is {value!r}, not a non-negative number")
+                                  or not _finite(value) or value < 0):
+            raise TinkerNomicsError(f"the config's {where[name]} is {str(value)[:40]!s}, not a non-negative number "
+                                    f"a run could have")
     if "n_gpus_per_node" in facts and "nnodes" in facts:
         facts["num_gpus"] = float(facts["n_gpus_per_node"]) * float(facts["nnodes"])
         where["num_gpus"] = "trainer.n_gpus_per_node × trainer.nnodes"
