@@ -21,6 +21,9 @@ def add_parsers(sub) -> None:
     add_format(prices)
 
 
+CELL_WIDTH = 60   # a long text cell in a listing, cut at a word (the whole text is in --format json)
+
+
 def cmd_workloads(args) -> str:
     data = []
     for w in workloads().values():
@@ -28,7 +31,7 @@ def cmd_workloads(args) -> str:
         shape = (f"{f.get('turns', 1):g} turns" if f.get("turns", 1) > 1 else f"L={f.get('completion_tokens', 0):g}")
         data.append({"name": w.name, "description": w.description, "fields": f, "sources": w.sources,
                      "summary": [w.name, f["model"], f"{f['prompts_per_step']:g}×{f['group_size']:g}",
-                                 f"{f['steps']:g}", shape, w.description]})
+                                 f"{f['steps']:g}", shape, fmt.cut(w.description, CELL_WIDTH)]})
     if args.format == "json":
         return to_json({"workloads": [{k: v for k, v in d.items() if k != "summary"} for d in data]})
     return table([d["summary"] for d in data], ["workload", "model", "B×G", "steps", "length", "description"])
@@ -81,7 +84,7 @@ def cmd_gpus(args) -> str:
     rows = [[g["gpu"], f"{g['memory_gb']:g} GB", f"{g['hbm_bandwidth_tb_s']:g} TB/s",
              f"{g['bf16_dense_tflops']:g}" if g["bf16_dense_tflops"] else "-",
              fmt.usd(g["default_usd_per_gpu_hour"]) if g["default_usd_per_gpu_hour"] else "-",
-             g["default_provider"] or "-", str(len(g["listings"]))] for g in out]
+             fmt.cut(g["default_provider"] or "-", CELL_WIDTH), str(len(g["listings"]))] for g in out]
     return table(rows, ["gpu", "memory", "bandwidth", "BF16 TFLOPS", "default $/h", "default listing", "listings"])
 
 
