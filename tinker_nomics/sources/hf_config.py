@@ -371,13 +371,23 @@ def _counted_kinds(c: _Config, L: int, full_word: str = "full") -> tuple[int, in
 def _llama_sliding(c: _Config, model_type: str, L: int) -> tuple[int, int | None]:
     """(full-attention layers, window) of a llama-style model: `layer_types` where given; else every layer slides
     where the config sets a window shorter than its context (Mistral 7B v0.1, Phi-3 4k, StarCoder2), Qwen's only
-    above max_window_layers and only with use_sliding_window."""
+    above max_window_layers and only with use_sliding_window; EXAONE 4.0's on all but every sliding_window_pattern-th
+    layer (a number), or as a repeating string of L (local) and G (global) says."""
     window = _window(c)
     kinds = _counted_kinds(c, L)
     if kinds is not None:
         return kinds[0], window if kinds[1] else None
     if window is None:
         return L, None
+    if model_type == "exaone4":
+        pattern = c.data.get("sliding_window_pattern", 4)
+        if isinstance(pattern, str):
+            if not pattern or set(pattern) - {"L", "G"}:
+                c.fail(f"field 'sliding_window_pattern' ({_show(pattern)}) must be a number or a string of L and G")
+            full = sum(1 for i in range(L) if pattern[i % len(pattern)] == "G")
+        else:
+            full = L // c.int("sliding_window_pattern", default=4, maximum=MAX_LAYERS)
+        return full, window if full < L else None
     if model_type.startswith("qwen"):
         if not c.flag("use_sliding_window", False):
             return L, None
@@ -1157,30 +1167,10 @@ def _llama_variant(c: _Config, model_type: str) -> dict:
     inter = c.int("intermediate_size")
     mlp_bias = model_type == "seed_oss" and c.flag("mlp_bias", False)
     dense_mlp = 3 * H * inter + (2 * inter + H if mlp_bias else 0)
-    full, window = _exaone4_sliding(c, b["L"]) if model_type == "exaone4" else _llama_sliding(c, model_type, b["L"])
+    full, window = _llama_sliding(c, model_type, b["L"])
     return _assemble(b, attn=attn, norms=(4 if model_type == "glm4" else 2) * H, final_norm=H, dense_layers=b["L"],
                      dense_mlp=dense_mlp, arch_type=model_type, inter=inter, full=full, window=window,
                      fused_qkv=model_type == "baichuan")
-
-
-def _exaone4_sliding(c: _Config, L: int) -> tuple[int, int | None]:
-    """(full-attention layers, window) of EXAONE 4.0: `layer_types` where given; else, with a sliding window, every
-    layer slides but each sliding_window_pattern-th one (a number), or as a repeating string of L (local) and G
-    (global) says; without a window every layer attends fully (the 1.2B)."""
-    window = _window(c)
-    kinds = _counted_kinds(c, L)
-    if kinds is not None:
-        return kinds[0], window if kinds[1] else None
-    if window is None:
-        return L, None
-    pattern = c.data.get("sliding_window_pattern", 4)
-    if isinstance(pattern, str):
-        if not pattern or set(pattern) - {"L", "G"}:
-            c.fail(f"field 'sliding_window_pattern' ({_show(pattern)}) must be a number or a string of L and G")
-        full = sum(1 for i in range(L) if pattern[i % len(pattern)] == "G")
-    else:
-        full = L // c.int("sliding_window_pattern", default=4, maximum=MAX_LAYERS)
-    return full, window if full < L else None
 
 
 def _cohere2(c: _Config, model_type: str) -> dict:
