@@ -94,15 +94,6 @@ def hours(x: float) -> str:
     return f"{x:,.0f} h ({x / 24:,.1f} days)"
 
 
-def count_text(x: float) -> str:
-    """A number in a note or an error: a whole number with thousands separators (16,777,216), else as short as it
-    reads (1.5, 2.5e-07)."""
-    x = float(x)
-    if math.isfinite(x) and x == int(x) and abs(x) < 1e15:
-        return f"{x:,.0f}"
-    return f"{x:g}"
-
-
 def duration(x_hours: float) -> str:
     """A wall-clock for a plan, short: 36 min, 3.3 h, 4.6 days (no nested units, so ranges read cleanly)."""
     x = float(x_hours)

@@ -292,4 +292,4 @@ def _count(values) -> str:
     """A count for a note: one number, or the range an array spans."""
     arr = np.asarray(values, dtype=float)
     low, high = float(np.min(arr)), float(np.max(arr))
-    return fmt.count_text(low) if low == high else f"{fmt.count_text(low)}–{fmt.count_text(high)}"
+    return fmt.number(low) if low == high else f"{fmt.number(low)}–{fmt.number(high)}"

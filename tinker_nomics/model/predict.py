@@ -104,7 +104,7 @@ def _text(value) -> str:
     """A number or an array's range for a one-line message."""
     array = np.asarray(value, dtype=float)
     low, high = float(np.min(array)), float(np.max(array))
-    return fmt.count_text(low) if low == high else f"{fmt.count_text(low)}–{fmt.count_text(high)}"
+    return fmt.number(low) if low == high else f"{fmt.number(low)}–{fmt.number(high)}"
 
 
 # ------------------------------------------------------------------------------------------------ decode

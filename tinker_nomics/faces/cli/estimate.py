@@ -208,7 +208,7 @@ def render_estimate(d: dict) -> str:
     mode = (f"{sc['turns']:g} turns × {sc['output_per_turn']:g} out + {sc['observation_per_turn']:g} obs"
             if sc["turns"] > 1 else f"L={sc['completion_tokens']:g}")
     lines = [head,
-             f"Run: B={fmt.count_text(sc['prompts_per_step'])} × G={fmt.count_text(sc['group_size'])} × S={fmt.count_text(sc['steps'])} steps, {mode}, "
+             f"Run: B={fmt.number(sc['prompts_per_step'])} × G={fmt.number(sc['group_size'])} × S={fmt.number(sc['steps'])} steps, {mode}, "
              f"P={sc['prompt_tokens']:g}, growth {sc['length_growth']:g}, K={sc['substeps']:g}",
              "",
              f"Tokens        sample {fmt.tokens(tokens['sample'])}   train {fmt.tokens(tokens['train'])}   "
@@ -226,9 +226,9 @@ def render_estimate(d: dict) -> str:
                    "rollout on its own GPUs")
         priced = sh["total_usd"] is not None   # None: no sourced $/GPU-hour for the GPU (a note says so)
         if not sh["feasible"]:   # said first, in the words predict rl-step uses, before any figure
-            lines.append(f"Self-hosted   does not fit on {fmt.count_text(sc['num_gpus'])} × {sc['gpu']}: the smallest count that "
-                         f"can hold the job is {fmt.count_text(sh['fitting_gpus'])}, and the figures below are on "
-                         f"{fmt.count_text(sh['fitting_gpus'])} × {sc['gpu']}")
+            lines.append(f"Self-hosted   does not fit on {fmt.number(sc['num_gpus'])} × {sc['gpu']}: the smallest count that "
+                         f"can hold the job is {fmt.number(sh['fitting_gpus'])}, and the figures below are on "
+                         f"{fmt.number(sh['fitting_gpus'])} × {sc['gpu']}")
         if sc["method"] == "calibrated":
             phases = (f"generation {fmt.hours(sh['rollout_hours'])}, log-probs {fmt.hours(sh['logprob_hours'])}, "
                       f"training {fmt.hours(sh['train_hours'])}, refit and rest "
@@ -238,15 +238,15 @@ def render_estimate(d: dict) -> str:
         label = "Self-hosted   " if sh["feasible"] else " " * 14
         lines += [
             (f"{label}{fmt.usd(sh['total_usd'])} = {sh['gpu_hours']:,.1f} GPU-h × "
-             f"{fmt.usd(sh['gpu_hourly_usd'])} on {fmt.count_text(sh['num_gpus'])} × {sc['gpu']} + sandbox "
+             f"{fmt.usd(sh['gpu_hourly_usd'])} on {fmt.number(sh['num_gpus'])} × {sc['gpu']} + sandbox "
              f"{fmt.usd(sh['sandbox_usd'])}") if priced else
-            (f"{label}dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {fmt.count_text(sh['num_gpus'])} × {sc['gpu']} + "
+            (f"{label}dollars unknown: {sh['gpu_hours']:,.1f} GPU-h on {fmt.number(sh['num_gpus'])} × {sc['gpu']} + "
              f"sandbox {fmt.usd(sh['sandbox_usd'])}"),
             f"              {phases}; wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, "
             f"{overlap})",
-            f"              min GPUs {fmt.count_text(sh['min_gpus'])}; KV cache {sh['kv_cache_gb']:,.1f} GB "
+            f"              min GPUs {fmt.number(sh['min_gpus'])}; KV cache {sh['kv_cache_gb']:,.1f} GB "
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
-            f"sequences at a time, {fmt.count_text(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
+            f"sequences at a time, {fmt.number(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
         if not_offered:
             lines.append("Cheaper       unknown (Tinker does not offer this model)")

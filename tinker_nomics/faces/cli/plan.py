@@ -114,7 +114,7 @@ def _span(p50, p10, p90, money: bool) -> str:
 def _gpus(row: dict) -> str:
     if not row.get("gpu"):
         return "—"
-    return f"{fmt.count_text(row['num_gpus'])} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
+    return f"{fmt.number(row['num_gpus'])} × {row['gpu']}" if row.get("num_gpus") else row["gpu"]
 
 
 def render(result, data: dict, top: int | None) -> str:

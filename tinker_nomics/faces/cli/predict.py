@@ -106,7 +106,7 @@ def run(args) -> str:
         if args.format == "json":
             return to_json(data)
         return "\n".join([
-            f"{data['model']} on {fmt.count_text(data['num_gpus'])} × {data['gpu']} · decode · method {data['method']} · weights "
+            f"{data['model']} on {fmt.number(data['num_gpus'])} × {data['gpu']} · decode · method {data['method']} · weights "
             f"{data['precision']}, KV {data['kv_precision']}",
             f"Output        {data['output_tokens_per_second']:,.0f} tokens/s "
             f"({data['output_tokens_per_second_per_gpu']:,.0f} per GPU)",
@@ -127,7 +127,7 @@ def run(args) -> str:
 def rl_step_lines(data: dict) -> list[str]:
     """The text of `predict rl-step`: the phases, or, where the GPUs asked for cannot hold the job, that fact first
     and the times on the smallest count that can, said to be on that count (the JSON says the same)."""
-    head = (f"{data['model']} on {fmt.count_text(data['num_gpus'])} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
+    head = (f"{data['model']} on {fmt.number(data['num_gpus'])} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
             f"method {data['method']}")
     times = data
     lines = [head]
@@ -136,8 +136,8 @@ def rl_step_lines(data: dict) -> list[str]:
                      f"the {data['weights']} model, which is what is timed")
     if not data["feasible"]:
         times = data["on_fitting_gpus"]
-        lines.append(f"Does not fit  {fmt.count_text(data['num_gpus'])} × {data['gpu']} cannot hold the job; the smallest count "
-                     f"that can is {fmt.count_text(data['fitting_gpus'])}, and the times below are on {fmt.count_text(data['fitting_gpus'])} "
+        lines.append(f"Does not fit  {fmt.number(data['num_gpus'])} × {data['gpu']} cannot hold the job; the smallest count "
+                     f"that can is {fmt.number(data['fitting_gpus'])}, and the times below are on {fmt.number(data['fitting_gpus'])} "
                      f"× {data['gpu']}")
     waves = times["rollout_waves"]
     lines += [
