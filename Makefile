@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 VENDOR_STAMP := book/_vendor/VERSIONS
 
-.PHONY: help install vendor browser-deps test test-fast test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench clean
+.PHONY: help install vendor browser-deps test test-fast test-slow test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench clean
 
 # Which Python: the first make goal that needs .venv checks $(PYTHON) before .venv exists, and stops in one line
 # naming the supported Pythons found on this machine (tools/check_python.sh; the supported minor versions are
 # pyproject.toml's classifiers). An existing, installed .venv is used as it is.
-VENV_GOALS := install test test-fast test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench
+VENV_GOALS := install test test-fast test-slow test-deep test-resolve test-live book validate calibrate offers tinker-wallclock bench
 ifneq ($(filter $(VENV_GOALS),$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(STAMP)),)
 PYTHON_PROBLEM := $(shell tools/check_python.sh "$(PYTHON)" $(filter $(VENV_GOALS),$(MAKECMDGOALS)))
@@ -47,11 +47,16 @@ browser-deps:  ## find the browser the browser tests drive (CHROMIUM=/path to ch
 test-deep: install  ## the fast tests with the thorough hypothesis profile and a long fuzz run (minutes)
 	HYPOTHESIS_PROFILE=thorough FUZZ_EXAMPLES=2000 $(PY) -m pytest -q -m "not slow and not network and not live"
 
-test-fast: install  ## unit, property and CLI tests only (no notebooks, no browser)
+# `make test` keeps to the fast tests so that it stays under 8 minutes on a 2-core machine; the tests marked `slow`
+# (notebooks, the wheel, rendered reports, the browser check of the built book) are `make test-slow`, which .ci/run
+# runs as its own phase after `make book` and `make test`.
+test: install  ## the offline tests that run in minutes: unit, property, CLI, registries, readers, the model and its fit
 	$(PY) -m pytest -q -m "not slow and not network and not live"
 
-test: install browser-deps  ## every offline test: unit, property, CLI, notebooks, the wheel, and the browser test of the built book
-	$(PY) -m pytest -q -m "not network and not live"
+test-fast: test  ## the same as make test (the name older notes use)
+
+test-slow: install browser-deps  ## the slow offline tests: notebooks, the wheel, rendered reports, and the browser check of the built book (after make book)
+	$(PY) -m pytest -q -m "slow and not network and not live"
 
 test-live: install browser-deps  ## every chapter run live in JupyterLab (as on Binder), driven by headless Chromium
 	$(PY) -m pytest -q -m live

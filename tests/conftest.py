@@ -4,7 +4,7 @@ Executing a notebook is the slow part on a 2-core machine, so each notebook in t
 runs at most once, across the test session and the book build: `notebook_runs` executes it with papermill
 (as a reader would, the `parameters` cell left untouched) into a temporary folder, and stores the result in
 the book's jupyter-cache, so the book build that follows reuses that execution instead of running it again;
-where a build already ran it for this package and data (`make book` before `make test`, as CI does), the
+where a build already ran it for this package and data (`make book` before `make test-slow`, as CI does), the
 cache's run is read instead of running it again.
 """
 

@@ -32,9 +32,9 @@ ENV = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
 ENV.pop("TINKER_NOMICS_DATA", None)
 
 # Checked with `make -n` only: they run the suite (or the benchmarks) themselves. `make book` and `make test`
-# are what .ci/run runs (tools/build_book.sh is make book's recipe), on the platforms the README names.
-DRY_RUN = {"make book", "make test", "make test-live", "make test-fast", "make test-deep", "make test-resolve", "make bench",
-           "make book PYTHON=python3.11", "make test CHROMIUM=/path/to/chrome",
+# (and make test-slow) are what .ci/run runs (tools/build_book.sh is make book's recipe), on the platforms the README names.
+DRY_RUN = {"make book", "make test", "make test-slow", "make test-live", "make test-fast", "make test-deep", "make test-resolve", "make bench",
+           "make book PYTHON=python3.11", "make test-slow CHROMIUM=/path/to/chrome",
            'make validate RUN=path/to/verl_console.log GPU="H100 SXM" OUT=reports/my_run'}
 ELSEWHERE = {
     'tinker-nomics validate path/to/verl_console.log --gpu "H100 SXM"': "a placeholder path (no verl log with a "

@@ -3,7 +3,7 @@
 The wheel is built from a copy of the sources (so the checkout gets no build/ folder) with the setuptools of
 .venv (requirements.txt pins it; --no-build-isolation: no network), installed with --no-index --no-deps into a
 fresh virtualenv in a temporary folder, and run from there. Its dependencies come from the project's .venv
-through a .pth line, not from the network: `make test` runs offline. The commands run from a folder outside the
+through a .pth line, not from the network: `make test-slow` runs offline. The commands run from a folder outside the
 checkout with TINKER_NOMICS_DATA unset, so they can only read what the wheel carries, and their output must be
 what the checkout prints.
 """
