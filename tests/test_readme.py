@@ -33,7 +33,7 @@ ENV.pop("TINKER_NOMICS_DATA", None)
 
 # Checked with `make -n` only: they run the suite (or the benchmarks) themselves. `make book` and `make test`
 # (and make test-slow) are what .ci/run runs (tools/build_book.sh is make book's recipe), on the platforms the README names.
-DRY_RUN = {"make book", "make test", "make test-slow", "make test-live", "make test-fast", "make test-deep", "make test-resolve", "make bench",
+DRY_RUN = {"make book", "make test", "make test-slow", "make test-live", "make test-deep", "make test-resolve", "make bench",
            "make book PYTHON=python3.11", "make test-slow CHROMIUM=/path/to/chrome",
            'make validate RUN=path/to/verl_console.log GPU="H100 SXM" OUT=reports/my_run'}
 ELSEWHERE = {
