@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tinker_nomics import Scenario, TinkerNomicsError, estimate
+from tinker_nomics import Scenario, TinkerNomicsError, estimate, fmt
 from tinker_nomics.analysis import plan as planner
 from tinker_nomics.analysis import uncertainty
 from tinker_nomics.faces.cli import main
@@ -21,7 +21,7 @@ from tinker_nomics.sources.offers import Offer, offers
 from tinker_nomics.sources.services import managed_services
 from tinker_nomics.sources.workloads import workloads
 
-CONTRACT = {"where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd_p50", "cost_usd_p10", "cost_usd_p90",
+CONTRACT = {"where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd", "wall_hours", "cost_usd_p50", "cost_usd_p10", "cost_usd_p90",
             "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline", "feasible", "dropped_because"}
 FAST = dict(draws=60, max_gpus=16)
 
@@ -53,13 +53,13 @@ def _available(option: dict) -> bool:
         return any(s.service in option["where"] and s.status == "available" for s in managed_services()) and \
             get_gpu(option["gpu"]).bf16_dense_tflops is not None
     if option["kind"] == "tinker":
-        return option["cost_usd_p50"] is not None
+        return option["cost_usd"] is not None
     return False       # per-token services here are closed, in preview or have no measured wall-clock
 
 
 def independent_best(data: dict) -> float | None:
     confidence, budget = data["confidence"], data["budget_usd"]
-    eligible = [o["cost_usd_p50"] for o in data["options"]
+    eligible = [o["cost_usd"] for o in data["options"]
                 if o["feasible"] and o["p_meets_deadline"] is not None and o["p_meets_deadline"] >= confidence
                 and (budget is None or o["cost_usd_at_confidence"] <= budget) and _available(o)]
     return min(eligible) if eligible else None
@@ -80,9 +80,9 @@ def test_every_preset_plans_to_a_ranked_table_and_json_whose_best_is_the_minimum
     if expected is None:
         assert data["best"] is None
     else:
-        assert data["best"]["cost_usd_p50"] == pytest.approx(expected, rel=1e-12)
+        assert data["best"]["cost_usd"] == pytest.approx(expected, rel=1e-12)
         assert data["options"][0] == data["best"]            # ranked: the best first
-    costs = [o["cost_usd_p50"] for o in data["options"] if o["dropped_because"] is None]
+    costs = [o["cost_usd"] for o in data["options"] if o["dropped_because"] is None]
     assert costs == sorted(costs)
     code, table, err = run(*args)
     assert code == 0 and err == ""
@@ -125,7 +125,7 @@ def test_plan_pareto_is_the_frontier_of_its_buyable_options():
     frame = p.options
     dropped = frame["dropped_because"].fillna("")
     buyable = frame[frame["feasible"] & ((dropped == "") | dropped.str.startswith(("misses", "over budget")))]
-    points = list(zip(buyable["cost_usd_p50"], buyable["wall_hours_p50"]))
+    points = list(zip(buyable["cost_usd"], buyable["wall_hours"]))
     expected = {w for w, (c, h) in zip(buyable["where"], points)
                 if not any(c2 <= c and h2 <= h and (c2 < c or h2 < h) for c2, h2 in points)}
     assert set(p.pareto["where"]) == expected and len(expected) > 1
@@ -157,6 +157,33 @@ def test_options_agree_with_estimate_on_the_same_inputs():
         pytest.approx(np.quantile(est.tinker.total_usd, planner.QUANTILES).tolist(), rel=1e-9)
     assert [tinker["wall_hours_p10"], tinker["wall_hours_p50"], tinker["wall_hours_p90"]] == \
         pytest.approx(np.quantile(est.tinker_time.wallclock_hours, planner.QUANTILES).tolist(), rel=1e-9)
+
+
+@pytest.mark.parametrize("workload", ["math_rl", "code_rl"])
+def test_each_option_tells_estimates_answer_for_it(workload):
+    """One answer: an option's cost and wall-clock are what `estimate` says for the same run on its GPUs at its rate
+    (and Tinker's are estimate's Tinker bill and wall-clock), not a median of the draws; the draws' P10–P90 are
+    beside them. Expected values: `estimate` on the preset, called here on its own."""
+    scenario = Scenario.from_workload(workload)
+    p = planner.plan(scenario, workload=workload, deadline_hours=72, draws=200, max_gpus=16)
+    frame = p.options
+    picked = [frame[(frame["kind"] == "rented") & ~frame["spot"] & frame["dropped_because"].isna()].iloc[0],
+              frame[(frame["kind"] == "managed") & frame["feasible"]].iloc[-1],
+              frame[(frame["kind"] == "rented") & (frame["num_gpus"] == 4) & frame["feasible"]].iloc[0]]
+    for option in picked:
+        est = estimate(scenario.replace(gpu=option["gpu"], num_gpus=float(option["num_gpus"]),
+                                        gpu_hourly_usd=option["usd_per_gpu_hour"]))
+        assert option["cost_usd"] == pytest.approx(float(est.self_hosted.total_usd), rel=1e-9), option["where"]
+        assert option["wall_hours"] == pytest.approx(float(est.self_hosted.wallclock_hours), rel=1e-9)
+        assert option["cost_usd_p10"] < option["cost_usd_p90"] and option["wall_hours_p10"] < option["wall_hours_p90"]
+    tinker = frame[frame["kind"] == "tinker"].iloc[0]
+    est = estimate(scenario)
+    assert tinker["cost_usd"] == pytest.approx(float(est.tinker.total_usd), rel=1e-9)
+    assert tinker["wall_hours"] == pytest.approx(float(est.tinker_time.wallclock_hours), rel=1e-9)
+    # the table prints the Tinker bill `estimate` prints
+    code, out, err = run("plan", "--workload", workload, "--deadline", "3d", "--draws", "200", "--max-gpus", "16")
+    assert code == 0, err
+    assert fmt.usd(float(est.tinker.total_usd)) in out
 
 
 def test_spot_option_is_the_estimate_plus_its_interruptions():
@@ -200,7 +227,7 @@ def _plan(**kwargs):
 
 
 def _best_cost(p) -> float:
-    return np.inf if p.best is None else p.best["cost_usd_p50"]
+    return np.inf if p.best is None else p.best["cost_usd"]
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])

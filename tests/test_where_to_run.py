@@ -83,8 +83,8 @@ def test_best_table_and_sweep_agree_with_the_plans():
     table = where_to_run.best_table(evals, (24.0, 168.0))
     for row in table.to_dict("records"):
         p = evals["math_rl"].plan(row["deadline_hours"])
-        assert row["best_cost_usd"] == p.best["cost_usd_p50"]
-        assert row["tinker_cost_usd"] == p.options[p.options["kind"] == "tinker"].iloc[0]["cost_usd_p50"]
+        assert row["best_cost_usd"] == p.best["cost_usd"]
+        assert row["tinker_cost_usd"] == p.options[p.options["kind"] == "tinker"].iloc[0]["cost_usd"]
     ratio = where_to_run.versus_tinker(table)
     assert np.allclose(ratio, table["tinker_cost_usd"] / table["best_cost_usd"])
     sweep = where_to_run.deadline_sweep(evals, (24.0, 168.0))

@@ -32,8 +32,9 @@ restart. The run then takes wall / (1 − rate × loss) hours (the expected time
 to first order), billed for all of it; when rate × loss reaches 1 the run never finishes and the option is dropped.
 
 Ranking: options that fit, are available, finish by the deadline in at least `confidence` of the draws and cost at
-most the budget in at least that share of them, by median cost; then the rest, by why they were dropped.
-`best` is the first; `pareto` the options no other beats on both median cost and median wall-clock (one at least
+most the budget in at least that share of them, by cost; then the rest, by why they were dropped. Cost and
+wall-clock are the model's answer (`estimate`'s, at the point: cost_usd, wall_hours), with the draws' P10/P50/P90
+beside them. `best` is the first; `pareto` the options no other beats on both cost and wall-clock (one at least
 as cheap and as fast, and better in one).
 """
 from __future__ import annotations
@@ -69,8 +70,8 @@ DEFAULT_DRAWS = 1000
 QUANTILES = (0.1, 0.5, 0.9)
 FIXED_INPUTS = ("off_policy",)        # chosen by the user, not drawn
 SPOT_TABLE = "assumptions/spot_interruptions.csv"
-COLUMNS = ["where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd_p50", "cost_usd_p10", "cost_usd_p90",
-           "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline", "feasible", "dropped_because",
+COLUMNS = ["where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd", "cost_usd_p50", "cost_usd_p10",
+           "cost_usd_p90", "wall_hours", "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline", "feasible", "dropped_because",
            "instance_type", "instances", "gpus_per_instance", "usd_per_gpu_hour", "cost_usd_at_confidence",
            "within_budget", "kind", "caveat", "source"]
 
@@ -277,30 +278,48 @@ def parse_deadline(text) -> float:
 
 @dataclass(frozen=True)
 class _Judge:
-    """Turns each option's cost and wall-clock draws into the columns the plan shows: quantiles, the cost at the
-    confidence quantile, and the share of draws on time for each deadline asked (column p_meets@j)."""
+    """Turns each option's cost and wall-clock into the columns the plan shows. Column 0 of every (options, 1 +
+    draws) array is the point (`with_point`): the model's answer, the one `estimate` gives (cost_usd, wall_hours).
+    The other columns are the Monte-Carlo draws: their quantiles, the cost at the confidence quantile, and the
+    share of them on time for each deadline asked (column p_meets@j)."""
     deadlines: tuple            # hours; None = no deadline (every draw on time)
     confidence: float
 
     def columns(self, cost: np.ndarray | None, wall: np.ndarray | None) -> dict:
-        """cost and wall: (options, draws) arrays (or None when not computed) -> column arrays."""
+        """cost and wall: (options, 1 + draws) arrays, point first (or None when not computed) -> column arrays."""
         out = {}
         if cost is not None:
             with np.errstate(invalid="ignore"):        # a run that never finishes: infinite draws
-                q = np.quantile(cost, (*QUANTILES, self.confidence), axis=1)
-            out.update(cost_usd_p10=q[0], cost_usd_p50=q[1], cost_usd_p90=q[2], cost_usd_at_confidence=q[3])
+                q = np.quantile(cost[:, 1:], (*QUANTILES, self.confidence), axis=1)
+            out.update(cost_usd=cost[:, 0], cost_usd_p10=q[0], cost_usd_p50=q[1], cost_usd_p90=q[2],
+                       cost_usd_at_confidence=q[3])
         if wall is not None:
+            draws = wall[:, 1:]
             with np.errstate(invalid="ignore"):
-                q = np.quantile(wall, QUANTILES, axis=1)
-            out.update(wall_hours_p10=q[0], wall_hours_p50=q[1], wall_hours_p90=q[2])
+                q = np.quantile(draws, QUANTILES, axis=1)
+            out.update(wall_hours=wall[:, 0], wall_hours_p10=q[0], wall_hours_p50=q[1], wall_hours_p90=q[2])
             for j, hours in enumerate(self.deadlines):
-                out[f"p_meets@{j}"] = np.ones(len(wall)) if hours is None else np.mean(wall <= hours, axis=1)
+                out[f"p_meets@{j}"] = np.ones(len(wall)) if hours is None else np.mean(draws <= hours, axis=1)
         return out
 
     @property
     def keys(self) -> list[str]:
-        return ["cost_usd_p10", "cost_usd_p50", "cost_usd_p90", "cost_usd_at_confidence", "wall_hours_p10",
-                "wall_hours_p50", "wall_hours_p90"] + [f"p_meets@{j}" for j in range(len(self.deadlines))]
+        return ["cost_usd", "cost_usd_p10", "cost_usd_p50", "cost_usd_p90", "cost_usd_at_confidence", "wall_hours",
+                "wall_hours_p10", "wall_hours_p50", "wall_hours_p90"] + \
+            [f"p_meets@{j}" for j in range(len(self.deadlines))]
+
+
+def with_point(drawn: dict, base: Scenario) -> dict:
+    """The draws with the point in front: column 0 holds each drawn input at the resolved scenario's own value
+    (a model error factor of 1, the preset's lengths and prices), so an option's column 0 is what `estimate` says
+    for it and the plan tells the same answer, with the draws' spread beside it."""
+    return {name: np.concatenate([[float(np.asarray(getattr(base, name), dtype=float))], np.asarray(values, float)])
+            for name, values in drawn.items()}
+
+
+def _draw_inputs(workload, base: Scenario, draws: int, seed: int) -> dict:
+    return with_point(uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS),
+                      base)
 
 
 def _frame(n: int, **columns) -> pd.DataFrame:
@@ -319,7 +338,7 @@ def _frame(n: int, **columns) -> pd.DataFrame:
 class Plan:
     options: pd.DataFrame               # one row per option, ranked (best first)
     best: dict | None                   # the cheapest option on time at the confidence and within the budget
-    pareto: pd.DataFrame                # options no other beats on both median cost and median wall-clock
+    pareto: pd.DataFrame                # options no other beats on both cost and wall-clock
     cheapest_over_budget: dict | None   # when the budget rules out every option on time: the cheapest of them
     deadline_hours: float | None
     budget_usd: float | None
@@ -429,7 +448,7 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     provider_filter = resolve_providers(providers, offers) if providers else None
     if given_rate is not None and not gpu_filter:
         raise TinkerNomicsError("--gpu-hourly-usd in a plan prices the GPUs of --gpus; name them with --gpus")
-    drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
+    drawn = _draw_inputs(workload, base, draws, seed)
     judge = _Judge(deadlines, confidence)
     point = estimate(scenario)    # one line when neither side can be computed (no Tinker price, no architecture)
     notes: list[str] = []
@@ -661,10 +680,13 @@ def _evaluate_gpu_options(cands: pd.DataFrame, hosted_base: Scenario, base: Scen
     row = index[pair_of.ravel()]
     ok = row >= 0
 
-    n_draws = hosted.wall_hours.shape[1]
+    n_draws = hosted.wall_hours.shape[1] - 1             # column 0 is the point
     rng = uncertainty.stream(seed, "spot")
-    per_hour = spot_m.interruptions_per_month.draw(n_draws, rng) / (number("days_per_month") * 24.0)
-    restart = spot_m.restart_minutes.draw(n_draws, rng) / 60.0
+    per_month = spot_m.interruptions_per_month.draw(n_draws, rng)
+    restart_minutes = spot_m.restart_minutes.draw(n_draws, rng)
+    # the point takes the median interruption rate and restart time (estimate has no spot of its own)
+    per_hour = np.concatenate([[np.median(per_month)], per_month]) / (number("days_per_month") * 24.0)
+    restart = np.concatenate([[np.median(restart_minutes)], restart_minutes]) / 60.0
     steps = float(np.max(base.steps))
     rate = cands["usd_per_gpu_hour"].to_numpy(dtype=float)
     on_spot = cands["spot"].to_numpy(dtype=bool)
@@ -760,8 +782,8 @@ def _min_wall_strictly_cheaper(c: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _rank(frame: pd.DataFrame, base: Scenario, workload, deadline_hours, budget_usd, confidence: float, draws: int,
           notes: list, spot_m: SpotModel) -> Plan:
-    cost = frame["cost_usd_p50"].to_numpy(dtype=float)
-    wall = frame["wall_hours_p50"].to_numpy(dtype=float)
+    cost = frame["cost_usd"].to_numpy(dtype=float)
+    wall = frame["wall_hours"].to_numpy(dtype=float)
     given = frame["dropped_because"].to_numpy(dtype=object)
     open_ = pd.isna(given)
     feasible = frame["feasible"].to_numpy(dtype=bool)
@@ -794,10 +816,10 @@ def _rank(frame: pd.DataFrame, base: Scenario, workload, deadline_hours, budget_
     if best is None and budget_usd is not None and over_budget.any():
         over = records(frame.iloc[[int(np.sum(reason_rank == 0))]].drop(columns=["offer"], errors="ignore"))[0]
         notes.append(f"no option meets the budget of ${budget_usd:,.2f}; the cheapest on time, "
-                     f"{over['where']}, costs ${over['cost_usd_p50']:,.2f} (over budget)")
+                     f"{over['where']}, costs ${over['cost_usd']:,.2f} (over budget)")
     buyable = (meets | late | over_budget)[order]
     front = pareto_mask(np.where(buyable, cost[order], np.nan), wall[order])
-    pareto = frame[front].sort_values(["cost_usd_p50", "wall_hours_p50"]).reset_index(drop=True)
+    pareto = frame[front].sort_values(["cost_usd", "wall_hours"]).reset_index(drop=True)
     return Plan(frame, best, pareto, over, deadline_hours, budget_usd, confidence, draws, base, workload,
                 tuple(dict.fromkeys(notes)), spot_m)
 
@@ -827,19 +849,20 @@ def sizing(scenario: Scenario, gpu: str, *, workload: str | None = None, max_gpu
            deadlines=(None,), confidence: float = DEFAULT_CONFIDENCE, draws: int = DEFAULT_DRAWS,
            seed: int = 0) -> pd.DataFrame:
     """How many of one GPU a run needs, whatever they cost: for 1..max_gpus GPUs, whether they hold the model,
-    the wall-clock P10/P50/P90 and GPU-hours P50, and the share of draws on time for each deadline (p_meets@j),
+    the wall-clock (the point, as `estimate` gives it, and P10/P50/P90 of the draws) and GPU-hours (point and P50), and the share of draws on time for each deadline (p_meets@j),
     from the same `_self_hosted` evaluation the plan uses."""
     for hours in deadlines:
         _check_inputs(hours, None, confidence, max_gpus, draws, None)
     name = sources.get_gpu(gpu).gpu
     base = scenario.resolved()
-    drawn = uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS)
+    drawn = _draw_inputs(workload, base, draws, seed)
     counts = np.arange(1, int(max_gpus) + 1, dtype=float)
     hosted = _self_hosted(scenario, np.full(len(counts), name), counts, drawn)
     columns = _Judge(tuple(deadlines), confidence).columns(None, hosted.wall_hours)
-    gpu_hours = np.quantile(hosted.gpu_hours, 0.5, axis=1)
+    gpu_hours, gpu_hours_p50 = hosted.gpu_hours[:, 0], np.quantile(hosted.gpu_hours[:, 1:], 0.5, axis=1)
     out = pd.DataFrame({"gpu": name, "num_gpus": counts.astype(int), "feasible": hosted.feasible,
-                        "fitting_gpus": hosted.fitting_gpus, "gpu_hours_p50": gpu_hours, **columns})
+                        "fitting_gpus": hosted.fitting_gpus, "gpu_hours": gpu_hours, "gpu_hours_p50": gpu_hours_p50,
+                        **columns})
     cols = [c for c in out.columns if c.startswith(("wall", "gpu_hours", "p_meets"))]
     out.loc[~out["feasible"], cols] = np.nan
     return out

@@ -59,19 +59,19 @@ def evaluations(workloads=PRESETS, deadlines=(24, 168), **kwargs) -> dict[str, p
 
 
 def money_span(row) -> str:
-    """'$14.20 (8.24–23.17)': the median, then P10–P90 in the same unit."""
-    if row is None or pd.isna(row.get("cost_usd_p50")):
+    """'$14.20 (8.24–23.17)': the model's answer (estimate's), then the draws' P10–P90 in the same unit."""
+    if row is None or pd.isna(row.get("cost_usd")):
         return "—"
     def bare(x):
         return fmt.usd(x).lstrip("$")
-    return f"{fmt.usd(row['cost_usd_p50'])} ({bare(row['cost_usd_p10'])}–{bare(row['cost_usd_p90'])})"
+    return f"{fmt.usd(row['cost_usd'])} ({bare(row['cost_usd_p10'])}–{bare(row['cost_usd_p90'])})"
 
 
 def hours_span(row) -> str:
-    """'36 min (21–58)': the median, then P10–P90, the unit said once when all three share it."""
-    if row is None or pd.isna(row.get("wall_hours_p50")):
+    """'36 min (21–58)': the model's answer, then the draws' P10–P90, the unit said once when all three share it."""
+    if row is None or pd.isna(row.get("wall_hours")):
         return "—"
-    texts = [fmt.duration(row[k]) for k in ("wall_hours_p50", "wall_hours_p10", "wall_hours_p90")]
+    texts = [fmt.duration(row[k]) for k in ("wall_hours", "wall_hours_p10", "wall_hours_p90")]
     units = {t.split(" ", 1)[-1] for t in texts}
     if len(units) == 1 and all(" " in t for t in texts):
         return f"{texts[0]} ({texts[1].split(' ')[0]}–{texts[2].split(' ')[0]})"
@@ -79,11 +79,11 @@ def hours_span(row) -> str:
 
 
 def cost_text(row) -> str:
-    return "—" if row is None or pd.isna(row.get("cost_usd_p50")) else fmt.usd(row["cost_usd_p50"])
+    return "—" if row is None or pd.isna(row.get("cost_usd")) else fmt.usd(row["cost_usd"])
 
 
 def wall_text(row) -> str:
-    return "—" if row is None or pd.isna(row.get("wall_hours_p50")) else fmt.duration(row["wall_hours_p50"])
+    return "—" if row is None or pd.isna(row.get("wall_hours")) else fmt.duration(row["wall_hours"])
 
 
 def gpus_text(row) -> str:
@@ -120,7 +120,7 @@ def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:
                              "auction-style price" if planner.AUCTION in caveat else "",
                              row["dropped_because"] if isinstance(row["dropped_because"], str) else "") if x]
         rows.append({"rank": f"{int(rank) + 1:,}", "where": where_text(row), "GPUs": gpus_text(row),
-                     "cost P50 (P10–P90)": money_span(row), "wall-clock P50 (P10–P90)": hours_span(row),
+                     "cost (P10–P90)": money_span(row), "wall-clock (P10–P90)": hours_span(row),
                      "on time": on_time_text(row), "note": "; ".join(flags)})
     return pd.DataFrame(rows)
 
@@ -130,9 +130,9 @@ def tinker_row(p: planner.Plan) -> dict:
 
 
 def tinker_status(p: planner.Plan) -> str:
-    """What Tinker offers for the plan's run: its median cost and wall-clock, or why it cannot take it."""
+    """What Tinker offers for the plan's run: its cost and wall-clock, or why it cannot take it."""
     t = tinker_row(p)
-    if isinstance(t["dropped_because"], str) and pd.isna(t["cost_usd_p50"]):
+    if isinstance(t["dropped_because"], str) and pd.isna(t["cost_usd"]):
         return t["dropped_because"].split(": ", 1)[-1]
     return f"{cost_text(t)}, done in {wall_text(t)}"
 
@@ -159,11 +159,11 @@ def best_table(evals: dict, deadlines) -> pd.DataFrame:
                 "workload": workload, "deadline_hours": hours, "deadline": deadline_label(hours),
                 "best_where": None if best is None else where_text(best),
                 "best_kind": None if best is None else KIND_LABELS[best["kind"]],
-                "best_gpus": gpus_text(best), "best_cost_usd": None if best is None else best["cost_usd_p50"],
-                "best_wall_hours": None if best is None else best["wall_hours_p50"],
+                "best_gpus": gpus_text(best), "best_cost_usd": None if best is None else best["cost_usd"],
+                "best_wall_hours": None if best is None else best["wall_hours"],
                 "best_cost": money_span(best), "best_wall": hours_span(best),
                 "best_cost_text": cost_text(best), "best_wall_text": wall_text(best),
-                "tinker_cost_usd": tinker["cost_usd_p50"], "tinker_wall_hours": tinker["wall_hours_p50"],
+                "tinker_cost_usd": tinker["cost_usd"], "tinker_wall_hours": tinker["wall_hours"],
                 "tinker_on_time": tinker["p_meets_deadline"], "tinker_cost": money_span(tinker),
                 "tinker_wall": hours_span(tinker), "tinker_on_time_text": on_time_text(tinker),
                 "tinker_cost_text": cost_text(tinker), "tinker_wall_text": wall_text(tinker),
@@ -173,14 +173,14 @@ def best_table(evals: dict, deadlines) -> pd.DataFrame:
 
 
 def deadline_sweep(evals: dict, deadlines) -> pd.DataFrame:
-    """The best option's median cost and kind per preset as the deadline moves (NaN: nothing is on time)."""
+    """The best option's cost and kind per preset as the deadline moves (NaN: nothing is on time)."""
     rows = []
     for workload, ev in evals.items():
         for hours in deadlines:
             best = ev.plan(hours).best
             rows.append({"workload": workload, "deadline_hours": hours, "deadline": deadline_label(hours),
-                         "best_cost_usd": np.nan if best is None else best["cost_usd_p50"],
-                         "best_wall_hours": np.nan if best is None else best["wall_hours_p50"],
+                         "best_cost_usd": np.nan if best is None else best["cost_usd"],
+                         "best_wall_hours": np.nan if best is None else best["wall_hours"],
                          "best_kind": None if best is None else KIND_LABELS[best["kind"]],
                          "best_where": None if best is None else where_text(best),
                          "best_gpus": gpus_text(best), "spot": None if best is None else bool(best["spot"])})
@@ -188,7 +188,7 @@ def deadline_sweep(evals: dict, deadlines) -> pd.DataFrame:
 
 
 def sweep_table(sweep: pd.DataFrame, workloads, deadlines) -> pd.DataFrame:
-    """The best option per preset (rows) and deadline (columns), short: what it runs on and its median cost."""
+    """The best option per preset (rows) and deadline (columns), short: what it runs on and its cost."""
     def cell(r) -> str:
         if r["best_kind"] is None:
             return "nothing on time"
@@ -202,17 +202,17 @@ def sweep_table(sweep: pd.DataFrame, workloads, deadlines) -> pd.DataFrame:
 def at_count(p: planner.Plan, num_gpus: int) -> pd.DataFrame:
     """For each GPU type, the cheapest option of exactly `num_gpus` GPUs that fits: its wall-clock and cost."""
     frame = p.options
-    pick = frame[(frame["num_gpus"] == num_gpus) & frame["feasible"] & frame["cost_usd_p50"].notna()
+    pick = frame[(frame["num_gpus"] == num_gpus) & frame["feasible"] & frame["cost_usd"].notna()
                  & ~frame["spot"].astype(bool)]
-    pick = pick.sort_values("cost_usd_p50").drop_duplicates("gpu")
-    pick = pick.sort_values("wall_hours_p50")
+    pick = pick.sort_values("cost_usd").drop_duplicates("gpu")
+    pick = pick.sort_values("wall_hours")
     return pd.DataFrame({"gpu": pick["gpu"].to_numpy(), "where": [where_text(r) for r in pick.to_dict("records")],
-                         "wall_hours_p50": pick["wall_hours_p50"].to_numpy(),
+                         "wall_hours": pick["wall_hours"].to_numpy(),
                          "wall_hours_p10": pick["wall_hours_p10"].to_numpy(),
                          "wall_hours_p90": pick["wall_hours_p90"].to_numpy(),
-                         "cost_usd_p50": pick["cost_usd_p50"].to_numpy(),
-                         "wall-clock P50 (P10–P90)": [hours_span(r) for r in pick.to_dict("records")],
-                         "cost P50 (P10–P90)": [money_span(r) for r in pick.to_dict("records")]})
+                         "cost_usd": pick["cost_usd"].to_numpy(),
+                         "wall-clock (P10–P90)": [hours_span(r) for r in pick.to_dict("records")],
+                         "cost (P10–P90)": [money_span(r) for r in pick.to_dict("records")]})
 
 
 # ----------------------------------------------------------------------------------------------- the sources
@@ -277,7 +277,7 @@ def services_table() -> pd.DataFrame:
 
 
 def versus_tinker(table: pd.DataFrame) -> pd.Series:
-    """Tinker's median cost over the best option's, per row of `best_table` (NaN where either is missing)."""
+    """Tinker's cost over the best option's, per row of `best_table` (NaN where either is missing)."""
     best = pd.to_numeric(table["best_cost_usd"], errors="coerce")
     tinker = pd.to_numeric(table["tinker_cost_usd"], errors="coerce")
     return tinker / best
@@ -290,12 +290,12 @@ def without_option(table: pd.DataFrame, hours) -> list[str]:
 
 
 def sizing_table(frame: pd.DataFrame, deadline_index: int = 0) -> pd.DataFrame:
-    """`plan.sizing` as text: GPUs, whether they hold the model, wall-clock P50 (P10–P90), GPU-hours, on time."""
+    """`plan.sizing` as text: GPUs, whether they hold the model, wall-clock (P10–P90), GPU-hours, on time."""
     rows = []
     for r in frame.to_dict("records"):
         rows.append({"GPUs": f"{r['num_gpus']}", "holds the model": "yes" if r["feasible"] else "no",
-                     "wall-clock P50 (P10–P90)": hours_span(r) if r["feasible"] else "—",
-                     "GPU-hours P50": "—" if pd.isna(r["gpu_hours_p50"]) else f"{r['gpu_hours_p50']:,.0f}",
+                     "wall-clock (P10–P90)": hours_span(r) if r["feasible"] else "—",
+                     "GPU-hours": "—" if pd.isna(r["gpu_hours"]) else f"{r['gpu_hours']:,.0f}",
                      "on time": "—" if pd.isna(r[f"p_meets@{deadline_index}"]) else
                      uncertainty_text(r[f"p_meets@{deadline_index}"])})
     return pd.DataFrame(rows)

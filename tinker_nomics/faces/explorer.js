@@ -352,8 +352,8 @@
         el("line", { x1: left, x2: left + width, y1: py(t[0]), y2: py(t[0]), stroke: "#eee" }, svg);
         el("text", { x: left - 6, y: py(t[0]) + 3, "text-anchor": "end", "font-size": 11, fill: MUTED }, svg, t[1]);
       });
-      el("text", { x: left + width / 2, y: top + height + 30, "text-anchor": "middle", "font-size": 12, fill: INK }, svg, "wall-clock (median)");
-      el("text", { x: 12, y: top + height / 2, "font-size": 12, fill: INK, transform: "rotate(-90 12 " + (top + height / 2) + ")", "text-anchor": "middle" }, svg, "cost (median)");
+      el("text", { x: left + width / 2, y: top + height + 30, "text-anchor": "middle", "font-size": 12, fill: INK }, svg, "wall-clock");
+      el("text", { x: 12, y: top + height / 2, "font-size": 12, fill: INK, transform: "rotate(-90 12 " + (top + height / 2) + ")", "text-anchor": "middle" }, svg, "cost");
       var dx = plot.deadline_x[deadline.value];
       if (dx !== null && dx >= 0 && dx <= 1) {
         el("line", { x1: px(dx), x2: px(dx), y1: top, y2: top + height, stroke: INK, "stroke-dasharray": "4 3", "data-role": "deadline" }, svg);

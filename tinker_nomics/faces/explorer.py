@@ -334,12 +334,12 @@ def planner_data(workloads=timeline.TAKEAWAY_WORKLOADS, deadlines=PLANNER_DEADLI
                 key = row["where"]
                 if key not in options:
                     t = text or {"where": where_to_run.where_text(row), "GPUs": where_to_run.gpus_text(row),
-                                 "cost P50 (P10–P90)": where_to_run.money_span(row),
-                                 "wall-clock P50 (P10–P90)": where_to_run.hours_span(row)}
+                                 "cost (P10–P90)": where_to_run.money_span(row),
+                                 "wall-clock (P10–P90)": where_to_run.hours_span(row)}
                     kind = "spot" if bool(row["spot"]) else str(row["kind"])
-                    options[key] = [len(options), t["where"], t["GPUs"], t["cost P50 (P10–P90)"],
-                                    t["wall-clock P50 (P10–P90)"], kind, _finite(row["wall_hours_p50"]),
-                                    _finite(row["cost_usd_p50"])]
+                    options[key] = [len(options), t["where"], t["GPUs"], t["cost (P10–P90)"],
+                                    t["wall-clock (P10–P90)"], kind, _finite(row["wall_hours"]),
+                                    _finite(row["cost_usd"])]
                 return options[key][0]
 
             frontiers = {}
@@ -355,7 +355,7 @@ def planner_data(workloads=timeline.TAKEAWAY_WORKLOADS, deadlines=PLANNER_DEADLI
                         states[f"{w}|{mi}|{j}|{k}|{sid}"] = {"rows": rows, "best": _best_text(p),
                                                              "over": _over_text(p)}
                         if j == 0 and k == 0:
-                            front = p.pareto.sort_values("wall_hours_p50").to_dict("records")
+                            front = p.pareto.sort_values("wall_hours").to_dict("records")
                             frontiers[sid] = [option(r) for r in front]
             listed = sorted(options.values(), key=lambda v: v[0])
             walls = [v[6] for v in listed if v[6] is not None] + list(deadlines)
@@ -409,7 +409,7 @@ def _over_text(p) -> str | None:
     if o is None:
         return None
     return (f"Over budget: the cheapest option on time, {where_to_run.where_text(o)}, costs "
-            f"{fmt.usd(o['cost_usd_p50'])} (P50).")
+            f"{fmt.usd(o['cost_usd'])}.")
 
 
 def planner_html(**kwargs) -> str:

@@ -635,7 +635,7 @@ class PlannerPanel:
             (f"{where_to_run.where_text(p.best)} ({where_to_run.gpus_text(p.best)}): "
              f"{where_to_run.money_span(p.best)}, wall-clock {where_to_run.hours_span(p.best)}")
         over = "" if p.cheapest_over_budget is None else \
-            f"<p>Over budget: the cheapest on time costs {fmt.usd(p.cheapest_over_budget['cost_usd_p50'])}.</p>"
+            f"<p>Over budget: the cheapest on time costs {fmt.usd(p.cheapest_over_budget['cost_usd'])}.</p>"
         self.summary.value = (f"<p><b>Best:</b> {html.escape(best)}</p>{over}"
                               + tables.table(where_to_run.listed_table(p))._repr_html_())
         fig, ax = panel_axes((7.5, 3.8))

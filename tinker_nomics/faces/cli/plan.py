@@ -22,8 +22,8 @@ def add_parser(sub) -> None:
         "plan", help="every way to run one workload, ranked: Tinker, other managed services, rented GPUs",
         description="Plan one RL run: Tinker at its price list, other managed RL services, and every rented-GPU "
                     "offer of the SkyPilot catalog (instance type × count, on demand or spot), each with its cost "
-                    "and wall-clock (P10/P50/P90 over Monte-Carlo draws of the model's error and the workload's "
-                    "unknowns) and the share of draws that meet the deadline. A --workload preset fills the "
+                    "and wall-clock (the model's answer, as `estimate` gives it, with P10–P90 over Monte-Carlo draws "
+                    "of the model's error and the workload's unknowns) and the share of draws that meet the deadline. A --workload preset fills the "
                     "inputs; explicit flags override it (the flags of `estimate`, without --gpu and --num-gpus: "
                     "the plan tries every GPU and count). --gpu-hourly-usd prices the GPUs of --gpus at your rate.")
     add_scenario_arguments(p, hardware=False)
@@ -104,11 +104,12 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _span(p50, p10, p90, money: bool) -> str:
-    if _missing(p50):
+def _span(point, p10, p90, money: bool) -> str:
+    """The model's answer (estimate's), then the draws' P10–P90."""
+    if _missing(point):
         return "—"
     f = (lambda x: fmt.usd(x)) if money else fmt.duration
-    return f"{f(p50)} ({f(p10)}–{f(p90)})"
+    return f"{f(point)} ({f(p10)}–{f(p90)})"
 
 
 def _gpus(row: dict) -> str:
@@ -131,13 +132,13 @@ def render(result, data: dict, top: int | None) -> str:
              ""]
     if result.best is not None:
         b = result.best
-        lines.append(f"Best          {b['where']} ({_gpus(b)}): {_span(b['cost_usd_p50'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
-                     f", wall-clock {_span(b['wall_hours_p50'], b['wall_hours_p10'], b['wall_hours_p90'], False)}")
+        lines.append(f"Best          {b['where']} ({_gpus(b)}): {_span(b['cost_usd'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
+                     f", wall-clock {_span(b['wall_hours'], b['wall_hours_p10'], b['wall_hours_p90'], False)}")
     else:
         lines.append("Best          none: no option fits, is on time at the confidence and within the budget")
     if result.cheapest_over_budget is not None:
         o = result.cheapest_over_budget
-        lines.append(f"Over budget   cheapest on time: {o['where']}, {fmt.usd(o['cost_usd_p50'])} (P50; "
+        lines.append(f"Over budget   cheapest on time: {o['where']}, {fmt.usd(o['cost_usd'])} ("
                      f"{fmt.usd(o['cost_usd_at_confidence'])} at the confidence) > budget {fmt.usd(result.budget_usd)}")
     lines.append("")
     front = set(result.pareto["where"])
@@ -151,11 +152,11 @@ def render(result, data: dict, top: int | None) -> str:
         if isinstance(row.get("caveat"), str):
             note = (note + "; " if note else "") + row["caveat"]
         p = row["p_meets_deadline"]
-        rows.append([rank, row["where"], _gpus(row), _span(row["cost_usd_p50"], row["cost_usd_p10"],
+        rows.append([rank, row["where"], _gpus(row), _span(row["cost_usd"], row["cost_usd_p10"],
                                                            row["cost_usd_p90"], True),
-                     _span(row["wall_hours_p50"], row["wall_hours_p10"], row["wall_hours_p90"], False),
+                     _span(row["wall_hours"], row["wall_hours_p10"], row["wall_hours_p90"], False),
                      "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
-    lines.append(table(rows, ["rank", "where", "GPUs", "cost P50 (P10–P90)", "wall-clock P50 (P10–P90)", "on time",
+    lines.append(table(rows, ["rank", "where", "GPUs", "cost (P10–P90)", "wall-clock (P10–P90)", "on time",
                               "note"]))
     dropped = frame["dropped_because"].dropna().str.replace(r":.*", "", regex=True).value_counts()
     if len(dropped):
@@ -164,8 +165,8 @@ def render(result, data: dict, top: int | None) -> str:
     if len(result.pareto):
         cheap, fast = result.pareto.iloc[0], result.pareto.iloc[-1]
         lines.append(f"Frontier      {len(result.pareto):,} option{'s' * (len(result.pareto) != 1)} no other beats on both cost and wall-clock: from "
-                     f"{fmt.usd(cheap['cost_usd_p50'])} in {fmt.duration(cheap['wall_hours_p50'])} to "
-                     f"{fmt.usd(fast['cost_usd_p50'])} in {fmt.duration(fast['wall_hours_p50'])}")
+                     f"{fmt.usd(cheap['cost_usd'])} in {fmt.duration(cheap['wall_hours'])} to "
+                     f"{fmt.usd(fast['cost_usd'])} in {fmt.duration(fast['wall_hours'])}")
     lines.append(f"Spot          {result.spot.describe()}")
     lines.append(f"Listed        the best count of each offer{'' if top is None else f', first {top}'}, then Tinker "
                  f"and the services; --format json --top 0 gives every option")

@@ -48,37 +48,37 @@ RASTERIZE_ABOVE = 200
 
 
 def pareto(p, ax=None, title: str | None = None):
-    """One marker per option that fits and can be bought (median wall-clock across, median cost up, both log), the
+    """One marker per option that fits and can be bought (wall-clock across, cost up, both log: the model's answer, as `estimate` gives it), the
     frontier drawn through the options no other beats on both, the deadline as a line, the best ringed."""
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
     fig = ax.figure
     frame = p.options
-    shown = frame[frame["feasible"] & frame["cost_usd_p50"].notna() & frame["wall_hours_p50"].notna()
-                  & np.isfinite(frame["wall_hours_p50"].astype(float))]
+    shown = frame[frame["feasible"] & frame["cost_usd"].notna() & frame["wall_hours"].notna()
+                  & np.isfinite(frame["wall_hours"].astype(float))]
     kind = np.where(shown["spot"].astype(bool), "spot", shown["kind"].astype(str))
     for name, (label, color, marker, size) in KIND_STYLE.items():
         part = shown[kind == name]
         if len(part):
-            ax.scatter(part["wall_hours_p50"], part["cost_usd_p50"], s=size, c=color, marker=marker, label=label,
+            ax.scatter(part["wall_hours"], part["cost_usd"], s=size, c=color, marker=marker, label=label,
                        alpha=0.9 if name == "tinker" else 0.55, lw=0, zorder=3 if name == "tinker" else 2,
                        rasterized=len(part) > RASTERIZE_ABOVE)
-    front = p.pareto.sort_values("wall_hours_p50")
+    front = p.pareto.sort_values("wall_hours")
     if len(front):
-        ax.step(front["wall_hours_p50"], front["cost_usd_p50"], where="post", color="#C44E52", lw=1.4,
+        ax.step(front["wall_hours"], front["cost_usd"], where="post", color="#C44E52", lw=1.4,
                 label="frontier", zorder=4)
     if p.deadline_hours is not None:
         ax.axvline(p.deadline_hours, color="0.2", ls="--", lw=1)
         ax.text(p.deadline_hours, 1.01, f" deadline {_hour_label(p.deadline_hours)}",
                 transform=ax.get_xaxis_transform(), fontsize=8, va="bottom")
     if p.best is not None:
-        ax.scatter([p.best["wall_hours_p50"]], [p.best["cost_usd_p50"]], s=140, facecolors="none",
+        ax.scatter([p.best["wall_hours"]], [p.best["cost_usd"]], s=140, facecolors="none",
                    edgecolors="black", lw=1.5, zorder=5, label="best")
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_axes(ax)
-    ax.set_xlabel("wall-clock, median of the draws")
-    ax.set_ylabel("cost, median")
+    ax.set_xlabel("wall-clock")
+    ax.set_ylabel("cost")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper right", framealpha=0.9)
     if title:
@@ -87,7 +87,7 @@ def pareto(p, ax=None, title: str | None = None):
 
 
 def best_by_deadline(sweep: pd.DataFrame, ax=None, title: str | None = None):
-    """Each preset's best (cheapest on time) median cost against the deadline; the marker says what kind of option
+    """Each preset's best (cheapest on time) cost against the deadline; the marker says what kind of option
     it is, a gap that nothing finishes in time."""
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
@@ -107,7 +107,7 @@ def best_by_deadline(sweep: pd.DataFrame, ax=None, title: str | None = None):
     _log_axes(ax)
     ax.set_xticks(sorted(sweep["deadline_hours"].unique()))
     ax.set_xlabel("deadline")
-    ax.set_ylabel("best median cost")
+    ax.set_ylabel("cost of the best option")
     ax.grid(True, which="major", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     extra = [plt.Line2D([], [], ls="", marker=m, color="0.3", label=k) for k, m in markers.items()
