@@ -156,3 +156,13 @@ def test_panel_figure_stays_small():
         svg = buffer.getvalue()
     assert len(svg) < 400_000
     assert "<image" in svg
+
+
+def test_two_costs_the_prose_compares_never_print_as_one_figure():
+    """Two different costs that round to the same whole dollars get their cents (osworld_rl's best option and Tinker
+    were $2,399 each in the chapter's prose); the same cost, or costs that already differ, print as before."""
+    a, b = {"cost_usd": 2399.2}, {"cost_usd": 2398.9}
+    assert (where_to_run.cost_text(a, beside=b), where_to_run.cost_text(b, beside=a)) == ("$2,399.20", "$2,398.90")
+    assert where_to_run.cost_text(a, beside=a) == where_to_run.cost_text(a) == "$2,399"
+    assert where_to_run.cost_text(a, beside={"cost_usd": 3100.0}) == "$2,399"
+    assert where_to_run.cost_text(None, beside=a) == "—"

@@ -78,8 +78,15 @@ def hours_span(row) -> str:
     return f"{texts[0]} ({texts[1]}–{texts[2]})"
 
 
-def cost_text(row) -> str:
-    return "—" if row is None or pd.isna(row.get("cost_usd")) else fmt.usd(row["cost_usd"])
+def cost_text(row, beside=None) -> str:
+    """The cost in dollars; with cents when `beside` (another row) would print the same whole dollars for a
+    different cost, so two options the text compares never read as one figure."""
+    if row is None or pd.isna(row.get("cost_usd")):
+        return "—"
+    x = float(row["cost_usd"])
+    other = None if beside is None or pd.isna(beside.get("cost_usd")) else float(beside["cost_usd"])
+    same_text = other is not None and other != x and fmt.usd(other) == fmt.usd(x)
+    return fmt.usd(x, cents=True if same_text else None)
 
 
 def wall_text(row) -> str:
@@ -162,11 +169,11 @@ def best_table(evals: dict, deadlines) -> pd.DataFrame:
                 "best_gpus": gpus_text(best), "best_cost_usd": None if best is None else best["cost_usd"],
                 "best_wall_hours": None if best is None else best["wall_hours"],
                 "best_cost": money_span(best), "best_wall": hours_span(best),
-                "best_cost_text": cost_text(best), "best_wall_text": wall_text(best),
+                "best_cost_text": cost_text(best, beside=tinker), "best_wall_text": wall_text(best),
                 "tinker_cost_usd": tinker["cost_usd"], "tinker_wall_hours": tinker["wall_hours"],
                 "tinker_on_time": tinker["p_meets_deadline"], "tinker_cost": money_span(tinker),
                 "tinker_wall": hours_span(tinker), "tinker_on_time_text": on_time_text(tinker),
-                "tinker_cost_text": cost_text(tinker), "tinker_wall_text": wall_text(tinker),
+                "tinker_cost_text": cost_text(tinker, beside=best), "tinker_wall_text": wall_text(tinker),
                 "tinker_dropped": tinker["dropped_because"] if isinstance(tinker["dropped_because"], str) else None,
                 "model": p.scenario.model, "prices": p.scenario.prices})
     return pd.DataFrame(rows)
