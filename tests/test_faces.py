@@ -177,6 +177,11 @@ def test_calculator_disables_the_length_controls_the_model_does_not_read():
     calc.controls["turns"].value = 1
     assert not calc.controls["completion_tokens"].disabled and calc.controls["output_per_turn"].disabled
     assert calc.controls["observation_per_turn"].disabled
+    # swe_rl's preset has no completion length: one turn of it is refused in one line (no $0 Tinker wall-clock),
+    # with the slider that fixes it open; giving a length redraws the bill
+    assert "completion_tokens must be more than 0" in calc.summary.value
+    calc.controls["completion_tokens"].value = 512
+    assert "must be" not in calc.summary.value and "Tinker" in calc.summary.value
 
 
 def test_calculator_redraws_when_a_slider_moves():

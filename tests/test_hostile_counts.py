@@ -117,3 +117,14 @@ def test_a_config_integer_too_large_for_a_float_is_one_line(tmp_path, monkeypatc
     path = hs.write_verl_console(tmp_path / "run.log")
     _refused(["validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS))],
              "data.train_batch_size", "not a non-negative number")
+
+
+@pytest.mark.parametrize("lengths", [0, [0, 512]])
+def test_the_python_api_refuses_a_single_turn_run_with_no_completion_tokens(lengths):
+    """The command line refused it; the Python API (and so the widgets) gave a Tinker wall-clock of 0 s for it."""
+    import numpy as np
+    from tinker_nomics import Scenario, TinkerNomicsError, estimate
+    with pytest.raises(TinkerNomicsError, match="completion_tokens must be more than 0 for a single-turn run"):
+        estimate(Scenario.from_workload("math_rl", completion_tokens=np.asarray(lengths, dtype=float)))
+    # a multi-turn run reads its per-turn lengths, not L: its preset's L of 0 is no error
+    assert float(estimate(Scenario.from_workload("swe_rl")).tinker_time.wallclock_hours) > 0

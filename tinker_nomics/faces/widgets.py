@@ -98,7 +98,7 @@ SLIDERS = {
     "prompts_per_step": (r"prompts per step \(B\)", lambda: W.IntSlider(min=1, max=512, step=1)),
     "group_size": (r"rollouts per prompt \(G\)", lambda: W.IntSlider(min=1, max=64, step=1)),
     "steps": (r"steps \(S\)", lambda: W.IntSlider(min=1, max=1000, step=1)),
-    "completion_tokens": (r"completion tokens \(L\)", lambda: W.IntSlider(min=0, max=32768, step=64,
+    "completion_tokens": (r"completion tokens \(L\)", lambda: W.IntSlider(min=64, max=32768, step=64,
                                                                          readout_format=TOKENS)),
     "prompt_tokens": (r"prompt tokens \(P\)", lambda: W.IntSlider(min=0, max=32768, step=50, readout_format=TOKENS)),
     "length_growth": (r"length growth, end ÷ start \(g\)", lambda: W.FloatSlider(min=0.5, max=3.0, step=0.05)),
@@ -324,6 +324,12 @@ class Calculator:
         except TinkerNomicsError as exc:
             self.summary.value = f"<p style='color:#b00'>{html.escape(str(exc))}</p>"
             self.out.clear_output()
+            # the controls that can fix it stay open: the length the turns slider now asks for (a single turn
+            # with no completion length is refused, and its slider must not stay greyed)
+            if "turns" in self.controls:
+                fixed_now = length_controls_fixed(float(self.controls["turns"].value))
+                for name, widget in self.controls.items():
+                    widget.disabled = name in fixed_now
             return
         for name, widget in self.controls.items():
             widget.disabled = name in fixed
@@ -344,14 +350,19 @@ PACE_REASONS = {"rollout_efficiency": "training sets the pace of this run at eve
                        "its bill"}
 
 
+def length_controls_fixed(turns: float) -> dict[str, str]:
+    """The length controls a run of `turns` turns does not read, each with the reason."""
+    fixed = {name: "a multi-turn run reads the output and observation tokens per turn" for name in SINGLE_TURN_ONLY
+             if turns > 1}
+    fixed.update({name: "a single-turn run reads the completion length" for name in MULTI_TURN_ONLY if turns <= 1})
+    return fixed
+
+
 def fixed_controls(scenario: Scenario, sliders: dict) -> dict[str, str]:
     """The controls that cannot change this scenario's result, each with the reason: the length inputs of the
     other kind of run (single- or multi-turn), and a rollout efficiency or MFU slider whose whole range leaves
     the self-hosted bill where it is (one vectorized estimate over the slider's range each)."""
-    turns = float(np.max(scenario.resolved().turns))
-    fixed = {name: "a multi-turn run reads the output and observation tokens per turn" for name in SINGLE_TURN_ONLY
-             if turns > 1}
-    fixed.update({name: "a single-turn run reads the completion length" for name in MULTI_TURN_ONLY if turns <= 1})
+    fixed = length_controls_fixed(float(np.max(scenario.resolved().turns)))
     for name, slider in sliders.items():
         grid = np.linspace(slider.min, slider.max, 16)
         bills = np.asarray(estimate(scenario.replace(**{name: grid})).self_hosted.total_usd, dtype=float)

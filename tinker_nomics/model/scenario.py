@@ -242,6 +242,10 @@ class Scenario:
         for name in BOUNDS:
             if values[name] is not None:
                 values[name] = _checked(name, values[name])
+        if np.any((_number("turns", values["turns"]) <= 1) & (np.asarray(values["completion_tokens"], float) <= 0)):
+            # an RL step learns from the tokens it samples: none sampled is no run, and a 0 s Tinker wall-clock
+            raise TinkerNomicsError("completion_tokens must be more than 0 for a single-turn run (an RL step learns "
+                                    "from the tokens it samples), got 0")
         if values["num_gpus"] is not None and np.any(np.asarray(values["num_gpus"]) > sources.number("max_gpus")):
             raise TinkerNomicsError(f"num_gpus must be at most {sources.number('max_gpus'):,.0f}, got "
                                     f"{_fmt(float(np.max(values['num_gpus'])))}")

@@ -115,9 +115,6 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
     except TinkerNomicsError as exc:
         raise in_flags(exc, from_file) from None
     _refuse_settings_the_method_has_not(resolved, args)
-    if np.any((np.asarray(resolved.turns) <= 1) & (np.asarray(resolved.completion_tokens) <= 0)):
-        raise TinkerNomicsError("--completion-tokens must be more than 0 for a single-turn run (an RL step learns from "
-                                "the tokens it samples), got 0")
     return scenario, calibration_note, from_file
 
 
