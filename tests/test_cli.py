@@ -418,3 +418,31 @@ def test_predict_with_a_model_config(tmp_path):
     data = predict_json("rl-step", "--model-config", str(path), "--gpu", "H20", "--num-gpus", "8",
                         "--samples", "256", "--prompt-len", "256", "--response-len", "512", "--fine-tune", "lora")
     assert data["step_seconds"] > 0 and data["fine_tune"] == "lora"
+
+
+def test_tables_fit_the_terminal_by_cutting_their_text_columns(monkeypatch):
+    """Printed to a terminal of 90 columns (COLUMNS, as a shell exports it), `workloads` cuts its description column
+    at a word so that no line wraps; piped (no terminal, no COLUMNS) it keeps every cell as wide as before."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, piped, _ = run("workloads")
+    assert code == 0
+    monkeypatch.setenv("COLUMNS", "90")
+    code, fitted, _ = run("workloads")
+    assert code == 0
+    assert max(len(line) for line in piped.splitlines()) > 90
+    assert max(len(line) for line in fitted.splitlines()) <= 90
+    assert [line.split()[0] for line in fitted.splitlines()] == [line.split()[0] for line in piped.splitlines()]
+    assert "…" in fitted
+
+
+def test_a_table_narrows_only_its_cuttable_columns_and_never_below_their_floor():
+    from tinker_nomics.faces.cli.common import MIN_CUT_WIDTH, table
+    rows = [["alpha", "a long note that goes on and on about the option"], ["beta", "short"]]
+    full = table(rows, ["name", "note"], cuttable=("note",), width=0)      # 0: no terminal, full width
+    assert "goes on and on about the option" in full
+    narrow = table(rows, ["name", "note"], cuttable=("note",), width=30)
+    assert max(len(line) for line in narrow.splitlines()) <= 30 and "alpha" in narrow and "beta" in narrow
+    floor = table(rows, ["name", "note"], cuttable=("note",), width=5)    # cannot fit: the note keeps its floor
+    assert max(len(line) for line in floor.splitlines()) == len("alpha") + 2 + MIN_CUT_WIDTH
+    untouched = table(rows, ["name", "note"], width=30)                     # nothing cuttable: whole cells
+    assert untouched == full

@@ -34,7 +34,8 @@ def cmd_workloads(args) -> str:
                                  f"{f['steps']:g}", shape, fmt.cut(w.description, CELL_WIDTH)]})
     if args.format == "json":
         return to_json({"workloads": [{k: v for k, v in d.items() if k != "summary"} for d in data]})
-    return table([d["summary"] for d in data], ["workload", "model", "B×G", "steps", "length", "description"])
+    return table([d["summary"] for d in data], ["workload", "model", "B×G", "steps", "length", "description"],
+                 cuttable=("description",))
 
 
 def cmd_models(args) -> str:
@@ -85,7 +86,8 @@ def cmd_gpus(args) -> str:
              f"{g['bf16_dense_tflops']:g}" if g["bf16_dense_tflops"] else "-",
              fmt.usd(g["default_usd_per_gpu_hour"]) if g["default_usd_per_gpu_hour"] else "-",
              fmt.cut(g["default_provider"] or "-", CELL_WIDTH), str(len(g["listings"]))] for g in out]
-    return table(rows, ["gpu", "memory", "bandwidth", "BF16 TFLOPS", "default $/h", "default listing", "listings"])
+    return table(rows, ["gpu", "memory", "bandwidth", "BF16 TFLOPS", "default $/h", "default listing", "listings"],
+                 cuttable=("default listing",))
 
 
 def _priced(pairs):
@@ -131,7 +133,7 @@ def cmd_prices(args) -> str:
         return to_json({"snapshots": out})
     return table([[o["snapshot"], o["effective_date"], o["models_listed"], o["sampling_only_listed"] or "",
                    fmt.cut(o["sources"][0], 70)] for o in out],
-                 ["snapshot", "ordered as", "models", "+ sampling only", "source"]) + \
+                 ["snapshot", "ordered as", "models", "+ sampling only", "source"], cuttable=("source",)) + \
         "\n(newest is the default; `tinker-nomics prices --snapshot ID` lists one)"
 
 

@@ -157,7 +157,7 @@ def render(result, data: dict, top: int | None) -> str:
                      _span(row["wall_hours"], row["wall_hours_p10"], row["wall_hours_p90"], False),
                      "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
     lines.append(table(rows, ["rank", "where", "GPUs", "cost (P10–P90)", "wall-clock (P10–P90)", "on time",
-                              "note"]))
+                              "note"], cuttable=("note",)))
     dropped = frame["dropped_because"].dropna().str.replace(r":.*", "", regex=True).value_counts()
     if len(dropped):
         lines.append("")
