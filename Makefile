@@ -70,8 +70,8 @@ book: install  ## execute the chapters and build the static site into _build/htm
 	JUPYTER_BOOK_PYTHON=$(VENV)/bin/python tools/build_book.sh
 
 # RUN is any log `tinker-nomics validate` reads: a tinker-cookbook log folder or metrics.jsonl, a verl console log or
-# file-logger .jsonl, a TRL trainer_state.json or its folder, or a W&B export of any of them (the framework is
-# detected). GPU and NUM_GPUS name the GPUs a self-hosted run ran on (or those to price a Tinker run on); USAGE adds
+# file-logger .jsonl, a TRL trainer_state.json or its folder, or a W&B export of any of them or of a NeMo RL run (the
+# framework is detected). GPU and NUM_GPUS name the GPUs a self-hosted run ran on (or those to price a Tinker run on); USAGE adds
 # Tinker's usage export to a Tinker run. The report lands in OUT (default reports/<name of RUN>), never inside RUN.
 # FORCE=1 overwrites an existing report; the run's folder is never written.
 validate: $(STAMP)  ## check a finished run from its logs and render its report: make validate RUN=<path> [MODEL=...] [PRICES=...] [PRICE_AS=...] [GPU=...] [NUM_GPUS=...] [RAN_ON=tinker|self-hosted] [USAGE=<export>] [OUT=reports/<name>] [FORCE=1]

@@ -1,13 +1,14 @@
 """Which framework wrote a log, and on which side of the ledger the run ran.
 
 `detect(path)` looks at as little as it can (a folder's file names, a file's first bytes, a table's column names,
-the keys of the first JSON record) and names the framework: tinker-cookbook (the run ran on Tinker), verl or TRL
-(self-hosted), or a `tinker billing usage` export (Tinker's own record of what it billed). `read_hosted` then reads
+the keys of the first JSON record) and names the framework: tinker-cookbook (the run ran on Tinker), verl, TRL or
+NeMo RL (self-hosted), or a `tinker billing usage` export (Tinker's own record of what it billed). `read_hosted` then reads
 a self-hosted log with its framework's reader; tinker-cookbook logs are read by runs.read.
 
 Keys that identify a framework (any one is enough): tinker-cookbook `env/all/total_ac_tokens` (or W&B's
 `env_all_total_ac_tokens`); verl `timing_s/step`, `perf/total_num_tokens`, `timing_s/gen`, `response_length/mean`;
-TRL `num_tokens` or `completions/mean_length` (under `train/` in W&B). A usage export has `bucket_start` and an
+TRL `num_tokens` or `completions/mean_length` (under `train/` in W&B); NeMo RL `timing/train/total_step_time` with
+one of its phases (`timing/train/policy_training`, `generation`). A usage export has `bucket_start` and an
 event type.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import stream, trl, verl
+from . import nemo_rl, stream, trl, verl
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -41,7 +42,7 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
     """The framework whose keys a table or record carries; keys of both sides need `side` (--ran-on) to choose."""
     keys = set(keys)
     cookbook = any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys)
-    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys)
+    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys) or nemo_rl.is_nemo_rl_keys(keys)
     if cookbook and hosted and side is None:
         raise TinkerNomicsError(f"{where}: keys of a Tinker run (env/all/…) and of a self-hosted run (verl or TRL) "
                                 f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
@@ -49,12 +50,14 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
         return Detected(COOKBOOK, TINKER, shape, f"{where} has tinker-cookbook's env/all/total_ac_tokens")
     if verl.is_verl_keys(keys):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
+    if nemo_rl.is_nemo_rl_keys(keys):
+        return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has NeMo RL's timing/train/ keys")
     if trl.is_trl_keys(keys):
         return Detected(trl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has TRL's num_tokens / completions keys")
     if "bucket_start" in keys and ("type" in keys or "event_info" in keys):
         return Detected("tinker billing usage", USAGE, shape, f"{where} has the usage export's bucket_start and type")
     raise TinkerNomicsError(f"{where}: no keys of a known log (tinker-cookbook env/all/…, verl timing_s/…, TRL "
-                            f"num_tokens/completions/…)")
+                            f"num_tokens/completions/…, NeMo RL timing/train/…)")
 
 
 def _table_keys(path: Path, label: str) -> set[str]:
@@ -185,7 +188,7 @@ def detect(path, side: str | None = None) -> Detected:
         if verl.STEP_LINE.match(verl.strip_line(line)[0]):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl "
-                            f"console log or file-logger .jsonl, a TRL trainer_state.json, or a W&B export as .csv, "
+                            f"console log or file-logger .jsonl, a TRL trainer_state.json, or a W&B export (verl, TRL, NeMo RL) as .csv, "
                             f".json, .jsonl or .parquet)")
 
 
@@ -209,6 +212,8 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
             return verl.read_records(stream.json_lines(p, label), label, "verl file logger (JSON lines)", False,
                                      facts)
         return verl.read_records(_table(p, label, run), label, None, True, facts)
+    if found.framework == nemo_rl.FRAMEWORK:
+        return nemo_rl.read_records(_table(p, label, run), label, None, facts)
     if found.shape == "trainer-state":
         _no_run(run, label, "a trainer_state.json")
         return trl.read_state(p, label, facts)

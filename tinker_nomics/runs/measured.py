@@ -3,7 +3,8 @@ decode throughput and training MFU, per step and in total.
 
 Definitions (each stated with the result, in `Measured.basis`):
 
-- step time is the framework's own step timer (verl `timing_s/step`, TRL `step_time`); means are over optimizer
+- step time is the framework's own step timer (verl `timing_s/step`, TRL `step_time`, NeMo RL
+  `timing/train/total_step_time`); means are over optimizer
   steps (a TRL row standing for a window of steps weighs by its length);
 - GPU-hours = GPUs × Σ logged step times / 3600. Whether validation time is inside depends on the framework and
   version (runs.verl.validation_inside reads it off the log); when it is outside, the wall-clock adds it and
@@ -15,7 +16,7 @@ Definitions (each stated with the result, in `Measured.basis`):
 - achieved training MFU = model FLOPs of the trained tokens / (update seconds × GPUs × the GPU's dense BF16 peak),
   with the package's FLOPs per parameter per trained token (6 full fine-tuning, 4 LoRA; data/assumptions) times the
   architecture's active parameters; attention FLOPs are not counted. verl's own `perf/mfu/actor` (its FLOP counter
-  and device table) is reported beside it.
+  and device table) and NeMo RL's `performance/train_fp_utilization` are reported beside it.
 """
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
         peak = gpu.peak_flops("exact")
     train_time = (t["training_seconds"] * w)
     t["training_mfu"] = t["trained_tokens"] * flops_per_token / (train_time * gpus * peak)
-    trained_with_train = float(t.loc[has_train, "trained_tokens"].sum()) if has_train.any() else math.nan
+    trained_with_train = float(t.loc[has_train, "trained_tokens"].sum(min_count=1)) if has_train.any() else math.nan
     train_total = float(train_time[has_train].sum())
     mfu = trained_with_train * flops_per_token / (train_total * gpus * peak) if train_total > 0 else math.nan
 
@@ -140,7 +141,11 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
         "tokens_per_second_per_gpu": float(t["trained_tokens"].sum()) / step_total / gpus if step_total else math.nan,
     }
     phase_basis = {"verl": ("timing_s/step", "timing_s/gen", "timing_s/update_actor"),
-                   "TRL": ("step_time", "not logged", "not logged")}.get(run.framework, ("step time", "", ""))
+                   "TRL": ("step_time", "not logged", "not logged"),
+                   "NeMo RL": ("timing/train/total_step_time", "timing/train/generation",
+                               "timing/train/policy_training")}.get(run.framework, ("step time", "", ""))
+    mfu_key = {"verl": "verl perf/mfu/actor",
+               "NeMo RL": "NeMo RL performance/train_fp_utilization"}.get(run.framework, "none logged")
     where_validation = {True: "validation is inside the logged step time (it lengthens the steps that validate)",
                         False: "validation is outside the logged step time (added to the wall-clock, not to these "
                                "GPU-hours)",
@@ -154,10 +159,11 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
                       f"the steps that save; start-up and model loading are outside"),
         "wallclock_seconds": "Σ step time" + (" + Σ validation time (outside the step timer)" if outside else ""),
         "decode_tokens_per_second_per_gpu": "generated tokens / (generation time × GPUs); generation time includes "
-                                            "prompt processing and the rollout engine's start and weight sync",
+                                            "prompt processing and the rollout engine's start (and, in verl, the "
+                                            "weight sync)",
         "training_mfu": ("FLOPs per parameter per trained token (6 full, 4 LoRA) × active parameters × trained "
                          "tokens / (actor-update time × GPUs × dense BF16 peak); attention FLOPs not counted"),
-        "logged_mfu_mean": "the framework's own MFU figure (verl perf/mfu/actor), mean over steps",
+        "logged_mfu_mean": f"the framework's own MFU figure ({mfu_key}), mean over steps",
     }
     if math.isnan(gpus):
         notes.append("the GPU count is not in the log: GPU-hours, throughput per GPU and MFU need --num-gpus")

@@ -34,6 +34,7 @@ from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
+from . import nemo_rl, verl
 from .hosted import HostedRun
 from .measured import Measured
 
@@ -45,6 +46,9 @@ PHASES = (("generation", "generation_seconds", "generation_predicted"),
           ("refit", "refit_seconds", "refit_predicted"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
+# The logged phases that time the log-prob passes and the weight refit, in each framework's names.
+LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES
+REFIT_PHASES = verl.REFIT_PHASES + nemo_rl.REFIT_PHASES
 CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
 FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered")   # what run_facts reads per row
 
@@ -150,8 +154,8 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
                      f"is used, as the calibration does for the published verl runs that do not state it")
     if headline == "calibrated" and includes_refit:
-        notes.append("the log times no weight hand-off of its own (no timing_s/update_weights): its generation time "
-                     "holds it, so the predicted generation adds the model's refit")
+        notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
+                     "generation time holds it, so the predicted generation adds the model's refit")
     return Reconciliation(headline, per_step, table, fitted, inputs, tuple(notes + fitted.pop("notes")))
 
 
@@ -193,7 +197,7 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["padded_tokens_per_sample"] = padded
     if padded is not None and facts["critic"] and c.get("critic_remove_padding") is False:
         facts["critic_padded_tokens_per_sample"] = padded
-    return facts, "update_weights" not in phases
+    return facts, not phases & set(REFIT_PHASES)
 
 
 def padded_length(config: dict) -> float | None:
@@ -223,8 +227,8 @@ def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GP
     per_sample = rows["samples"] * rows["steps_covered"]
     response = (rows["response_tokens"] / per_sample).to_numpy()
     prompt = (rows["prompt_tokens"] / per_sample).to_numpy()
-    measured_logprob = _phase_sum(rows, ("old_log_prob", "ref"))
-    measured_refit = _phase_sum(rows, ("update_weights",))   # newer verl times the weight hand-off on its own
+    measured_logprob = _phase_sum(rows, LOGPROB_PHASES)
+    measured_refit = _phase_sum(rows, REFIT_PHASES)   # newer verl and NeMo RL time the weight hand-off on their own
     hosted = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
                       prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune, **given)
     # The part of the decode time that does not scale with the rollout efficiency: none for seed and exact

@@ -56,6 +56,8 @@ STEP_TIME_FALLBACK = "perf/time_per_step"   # the same number as timing_s/step (
 # Top-level phases of a step besides the ones with their own column (ray_trainer.fit); nested timers are left out.
 PHASES = ("reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_weights",
           "dump_rollout_generations")
+LOGPROB_PHASES = ("old_log_prob", "ref")   # the log-prob passes of the actor (old policy) and the reference
+REFIT_PHASES = ("update_weights",)          # the weight hand-off to the rollout engine (newer verl)
 WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK} | {f"timing_s/{p}" for p in PHASES}
 # Keys that mark a verl log (any one is enough).
 SIGNATURE = ("timing_s/step", "perf/total_num_tokens", "timing_s/gen", "response_length/mean")

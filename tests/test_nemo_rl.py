@@ -1,0 +1,159 @@
+"""NeMo RL's W&B exports: detected, read into the tidy step table phase by phase, and validated like a verl run.
+
+The metric names are NeMo RL's own (NVIDIA-NeMo/RL nemo_rl/algorithms/grpo.py, utils/logger.py, rollouts.py; see
+tinker_nomics/runs/nemo_rl.py). Every expected number below comes from the small run this file builds:
+
+    32 prompts × 16 generations = 512 samples a step on 8 GPUs, steps 1-4 (+ a step-0 row of setup timings and a
+    validation before training), validation and a checkpoint at step 4:
+
+    step                                  1      2      3      4      | mean
+    timing/train/total_step_time          60     62     64     106    | 73   (step 4 holds 38 s of validation)
+    timing/train/generation               30     31     32     33     | 31.5
+    timing/train/prepare_for_generation/total 2  2      2      2      | 2    (its transfer_and_update_weights
+                                                                              sub-label, 1.5 s, is nested: not added)
+    timing/train/logprob_inference_prep   0.5 each, policy_and_reference_logprobs 8 each   | log-probs 8.5
+    timing/train/policy_training          15     15.5   16     16.5   | 15.75
+    train/mean_gen_tokens_per_sample      800    810    820    830
+    train/mean_prompt_length              120 each
+    train/total_num_tokens = 512 × (120 + gen): 471,040  476,160  481,280  486,400 | 1,914,880
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+import run_shapes
+from tinker_nomics.faces.cli import main
+from tinker_nomics.runs import detect, nemo_rl
+
+SAMPLES, PROMPT, GPUS = 512, 120.0, 8
+GEN = (800.0, 810.0, 820.0, 830.0)
+GENERATION = (30.0, 31.0, 32.0, 33.0)
+TRAINING = (15.0, 15.5, 16.0, 16.5)
+STEP = (60.0, 62.0, 64.0, 106.0)
+
+
+def nemo_rows(era: str = "2026") -> list[dict]:
+    """W&B history rows of the run above as NeMo RL logs it: `2026` (main), `early` (early 2025: refit under
+    `prepare_for_generation`, no prompt length and no token total), `async` (exposed_generation, weight_sync)."""
+    rows = [{"_step": 0, "_runtime": 50.0, "timing/setup/total_setup_time_s": 120.5, "validation/accuracy": 0.3,
+             "timing/validation/total_validation_time": 40.0}]
+    for i, step in enumerate(range(1, 5)):
+        row = {"_step": step, "_runtime": 50.0 + sum(STEP[:i + 1]),
+               "timing/train/total_step_time": STEP[i], "timing/train/logprob_inference_prep": 0.5,
+               "timing/train/policy_and_reference_logprobs": 8.0, "timing/train/training_prep": 1.0,
+               "timing/train/policy_training": TRAINING[i], "timing/train/data_processing": 0.3,
+               "timing/train/reward_calculation": 0.2, "train/mean_gen_tokens_per_sample": GEN[i],
+               "train/max_gen_tokens_per_sample": 2048.0, "train/reward": 0.4, "train/loss": 0.01}
+        if era == "async":
+            row.update({"timing/train/exposed_generation": GENERATION[i], "timing/train/weight_sync": 2.0})
+        else:
+            row["timing/train/generation"] = GENERATION[i]
+            if era == "early":
+                row["timing/train/prepare_for_generation"] = 2.0
+            else:
+                row.update({"timing/train/prepare_for_generation/total": 2.0,
+                            "timing/train/prepare_for_generation/transfer_and_update_weights": 1.5,
+                            "timing/train/advantage_calculation": 0.1})
+        if era != "early":
+            total = SAMPLES * (PROMPT + GEN[i])
+            row.update({"train/mean_prompt_length": PROMPT, "train/total_num_tokens": total,
+                        "performance/tokens_per_sec_per_gpu": total / STEP[i] / GPUS,
+                        "performance/train_fp_utilization": 0.31})
+        if step == 4:
+            row.update({"timing/validation/total_validation_time": 38.0, "validation/accuracy": 0.5,
+                        "timing/train/checkpointing": 2.0})
+        rows.append(row)
+    return rows
+
+
+def write(path, rows, layout="csv"):
+    if layout == "csv":
+        return run_shapes.write_wandb_csv(path, rows)
+    if layout == "parquet":
+        return run_shapes.write_parquet(path, rows)
+    return run_shapes.write_wandb_json(path, rows, layout)
+
+
+def run(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("layout", ["csv", "parquet", "records"])
+def test_a_nemo_rl_export_is_detected_and_read_phase_by_phase(tmp_path, layout):
+    path = write(tmp_path / f"nemo.{'parquet' if layout == 'parquet' else layout if layout == 'csv' else 'json'}",
+                 nemo_rows(), layout)
+    found = detect.detect(path)
+    assert (found.framework, found.side) == (nemo_rl.FRAMEWORK, detect.SELF_HOSTED)
+    hosted = detect.read_hosted(path, found)
+    t = hosted.steps
+    assert list(t["step"]) == [1, 2, 3, 4]                      # the step-0 row (setup, validation) is skipped
+    assert list(t["step_seconds"]) == list(STEP) and list(t["generation_seconds"]) == list(GENERATION)
+    assert list(t["training_seconds"]) == list(TRAINING)
+    assert list(t["samples"]) == [SAMPLES] * 4                  # derived: total tokens / (prompt + generated)
+    assert list(t["response_tokens"]) == [SAMPLES * g for g in GEN]
+    assert list(t["prompt_tokens"]) == [SAMPLES * PROMPT] * 4
+    assert list(t["phase/refit"]) == [2.0] * 4                  # /total only, never its nested sub-label
+    assert list(t["phase/logprob_inference_prep"] + t["phase/policy_and_reference_logprobs"]) == [8.5] * 4
+    assert hosted.validation_inside is True and t["validation_seconds"].iloc[-1] == 38.0
+    assert any("step 0" in n for n in hosted.notes)
+
+
+def test_validate_compares_each_phase_of_a_nemo_rl_run(tmp_path):
+    path = write(tmp_path / "nemo.csv", nemo_rows())
+    code, out, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", str(GPUS),
+                         "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["framework"] == "NeMo RL"
+    m = data["measured"]
+    assert m["steps"] == 4 and m["samples_per_step"] == SAMPLES
+    assert m["step_seconds_mean"] == pytest.approx(sum(STEP) / 4)
+    assert m["generation_seconds_mean"] == pytest.approx(sum(GENERATION) / 4)
+    assert m["generated_tokens"] == pytest.approx(SAMPLES * sum(GEN))
+    assert "timing/train/total_step_time" in m["basis"]["step_seconds"]
+    phases = {r["phase"]: r for r in data["predicted"]["by_method"] if r["method"] == "calibrated"}
+    assert phases["logprob"]["measured_seconds_mean"] == pytest.approx(8.5)
+    assert phases["refit"]["measured_seconds_mean"] == pytest.approx(2.0)
+    assert phases["training"]["measured_seconds_mean"] == pytest.approx(sum(TRAINING) / 4)
+    assert all(r["predicted_seconds_mean"] > 0 for r in phases.values())
+    code, table, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8")
+    assert code == 0, err
+    assert "NeMo RL" in table and "refit" in table and "log-probs" in table
+
+
+def test_an_early_nemo_rl_log_needs_its_batch_and_reads_the_old_refit_label(tmp_path):
+    """Early 2025 logged no prompt length and no token total: the samples per step cannot be derived, so validate
+    times the run, leaves every token figure unknown (an MFU of n/a, not 0.00%) and asks for the batch; given, the
+    run reads, its refit from `prepare_for_generation`."""
+    path = write(tmp_path / "early.csv", nemo_rows("early"))
+    code, out, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8")
+    assert code == 0, err
+    assert "pass --prompts-per-step and --group-size" in out
+    assert "training MFU n/a" in out and "0.00%" not in out
+    hosted = detect.read_hosted(path, facts={"prompts_per_step": 32.0, "group_size": 16.0})
+    assert list(hosted.steps["samples"]) == [SAMPLES] * 4 and list(hosted.steps["phase/refit"]) == [2.0] * 4
+
+
+def test_an_async_nemo_rl_log_reads_its_exposed_generation_and_weight_sync(tmp_path):
+    path = write(tmp_path / "async.jsonl", nemo_rows("async"), "lines")
+    hosted = detect.read_hosted(path)
+    assert hosted.framework == "NeMo RL"
+    assert list(hosted.steps["generation_seconds"]) == list(GENERATION)
+    assert list(hosted.steps["phase/refit"]) == [2.0] * 4
+    assert any("exposed_generation" in n for n in hosted.notes)
+
+
+def test_a_nemo_rl_row_with_a_bad_time_is_one_line_naming_its_key(tmp_path):
+    rows = nemo_rows()
+    rows[2]["timing/train/policy_training"] = "fast"
+    path = write(tmp_path / "bad.csv", rows)
+    code, out, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "timing/train/policy_training" in err and "'fast'" in err
