@@ -246,6 +246,28 @@ def bench_validate_verl() -> dict:
             "validate_verl_file_mb": size / 1e6}
 
 
+def bench_validate_nemo() -> dict:
+    """A NeMo RL W&B history export of 50,000 steps (CSV, the columns of tests/test_nemo_rl.py's run), checked end
+    to end: read as a stream into the compact per-step table."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import run_shapes
+    import test_nemo_rl as nemo
+    from tinker_nomics.runs.ledger import check_run
+    steps = 50_000
+    template = nemo.nemo_rows()[1:4]     # steps 1-3: no validation or checkpoint
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "nemo.csv"
+        rows = ({**template[i % 3], "_step": i + 1, "_runtime": 60.0 * (i + 1)} for i in range(steps))
+        run_shapes.write_wandb_csv(path, list(rows))
+        size = path.stat().st_size
+        t0 = time.perf_counter()
+        result = check_run(path, gpu="H100 SXM", num_gpus=8, model="Qwen3-8B", prices="2026-01-05")
+        seconds = time.perf_counter() - t0
+    assert result.measured.totals["steps"] == steps
+    return {"validate_nemo_50k_steps_seconds": seconds, "validate_nemo_rows_per_second": steps / seconds,
+            "validate_nemo_file_mb": size / 1e6}
+
+
 def bench_notebooks() -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import toc_notebooks   # the same list of chapters the tests execute
@@ -280,7 +302,8 @@ def bench_book() -> dict:
 
 
 MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo, "plan": bench_plan,
-                "validate": bench_validate, "validate_verl": bench_validate_verl, "notebooks": bench_notebooks, "book": bench_book}
+                "validate": bench_validate, "validate_verl": bench_validate_verl, "validate_nemo": bench_validate_nemo, "notebooks": bench_notebooks,
+                "book": bench_book}
 
 
 # --------------------------------------------------------------------------- driver (parent side)
