@@ -359,6 +359,9 @@ def render_hosted(d: dict) -> str:
     if m["phased_steps"] == m["steps"]:
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
                      f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")
+    elif m["phased_steps"] == 0:   # TRL: one step timer, no phases
+        lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); the log does "
+                     f"not time generation and the actor update apart")
     else:   # some rows do not time both phases: the sum is shown over the rows that do, so that it adds up
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); on the "
                      f"{m['phased_steps']:,} that time both phases step {_s(m['phased_step_seconds_mean'])} = "
