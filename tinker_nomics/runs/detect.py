@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, stream, trl, verl
+from . import nemo_rl, stream, tensorboard, trl, verl
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -109,6 +109,17 @@ def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
 
 
 COOKBOOK_FILES = ("metrics.jsonl", "metrics.jsonl.gz")
+# The tags read from a TensorBoard event file, by prefix: every framework's metrics (verl, NeMo RL, TRL's `train/`).
+TENSORBOARD_PREFIXES = ("timing_s/", "perf/", "response_length/", "prompt_length/", "critic/", "val-core/",
+                        "timing/", "train/", "performance/", "validation/")
+
+
+def _tensorboard_kind(path: Path, label: str, side: str | None) -> Detected:
+    found = _by_keys(tensorboard.keys(path, label, TENSORBOARD_PREFIXES), "tensorboard", label, side)
+    if found.side != SELF_HOSTED:
+        raise TinkerNomicsError(f"{label}: a TensorBoard log of a {found.framework} run; validate reads its "
+                                f"metrics.jsonl (or a W&B export)")
+    return Detected(found.framework, found.side, "tensorboard", found.reason + " (TensorBoard events)", path)
 MAX_FOLDER_FILES = 200   # files of a folder looked at for a console log; a folder of more is not a run's
 
 
@@ -141,6 +152,13 @@ def detect(path, side: str | None = None) -> Detected:
         parquet = sorted(p.glob("*.parquet"))
         if parquet:
             return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]), side)
+        events = tensorboard.event_files(p)
+        if len(events) == 1:
+            return _tensorboard_kind(events[0], str(events[0]), side)
+        if events:
+            shown = ", ".join(str(e.relative_to(p)) for e in events[:4])
+            raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files ({shown}"
+                                    f"{', …' if len(events) > 4 else ''}); pass the one to read")
         consoles = console_logs(p)
         if len(consoles) == 1:
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console",
@@ -149,8 +167,11 @@ def detect(path, side: str | None = None) -> Detected:
             raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} verl console logs "
                                     f"({', '.join(c.name for c in consoles[:6])}); pass the one to read")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
-                                f"(TRL), .parquet files (a W&B run-history artifact) or verl console log")
+                                f"(TRL), .parquet files (a W&B run-history artifact), TensorBoard event file or verl "
+                                f"console log")
     stream.check_regular(p, label)
+    if tensorboard.is_event_file(p):
+        return _tensorboard_kind(p, label, side)
     suffix = log_suffix(p)
     if suffix in (".parquet", ".csv"):
         return _by_keys(_table_keys(p, label), "table", label, side)
@@ -188,8 +209,8 @@ def detect(path, side: str | None = None) -> Detected:
         if verl.STEP_LINE.match(verl.strip_line(line)[0]):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl "
-                            f"console log or file-logger .jsonl, a TRL trainer_state.json, or a W&B export (verl, TRL, NeMo RL) as .csv, "
-                            f".json, .jsonl or .parquet)")
+                            f"console log or file-logger .jsonl, a TRL trainer_state.json, a TensorBoard event file, "
+                            f"or a W&B export (verl, TRL, NeMo RL) as .csv, .json, .jsonl or .parquet)")
 
 
 def read_hosted(path, detected: Detected | None = None, run: str | None = None,
@@ -203,6 +224,9 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
         raise TinkerNomicsError(f"{label}: a {found.framework} log, not a self-hosted run's")
     if found.file is not None:
         p = found.file
+    if found.shape == "tensorboard":
+        _no_run(run, label, "a TensorBoard event file")
+        return _read_tensorboard(p, label, found.framework, facts)
     if found.framework == verl.FRAMEWORK:
         if found.shape == "console":
             _no_run(run, label, "a console log")
@@ -218,6 +242,20 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
         _no_run(run, label, "a trainer_state.json")
         return trl.read_state(p, label, facts)
     return trl.read_records(_table(p, label, run), label, None, facts)
+
+
+def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -> HostedRun:
+    """An event file read with its framework's reader: its scalars per step, as a W&B export's rows are."""
+    notes: list[str] = []
+    kind = f"{framework} TensorBoard events"
+    rows = tensorboard.records(p, label, TENSORBOARD_PREFIXES, notes)
+    if framework == verl.FRAMEWORK:
+        return verl.read_records(rows, label, kind, False, facts, notes)
+    if framework == nemo_rl.FRAMEWORK:
+        return nemo_rl.read_records(rows, label, kind, facts, notes)
+    # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
+    return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
+                            facts, notes)
 
 
 def _table(p: Path, label: str, run: str | None) -> stream.Table:

@@ -1,0 +1,91 @@
+"""Writes the TensorBoard event files beside this script with a real SummaryWriter (tensorboardX, whose writer
+writes what torch.utils.tensorboard writes), for tests/test_tensorboard.py. Not run by the tests (they need no
+TensorBoard): run it by hand in a venv with tensorboardX (and this package's requirements) installed, from the
+repository root:
+
+    PYTHONPATH=. python tests/tensorboard_events/make_events.py
+
+- verl/: the verl run of tests/hosted_shapes.py (2026 shape), its metrics added with add_scalar at each step, as
+  verl's Tracking does for the `tensorboard` backend (verl/utils/tracking.py: writer.add_scalar(k, v, step));
+- nemo_rl/: the NeMo RL run of tests/test_nemo_rl.py, logged prefix by prefix as nemo_rl/utils/logger.py does,
+  with a GPU monitor's tags on another clock (ray/..., step = seconds) interleaved, as logger.monitor_gpus logs;
+- trl/: the TRL run of tests/hosted_shapes.py as transformers' TensorBoardCallback logs it;
+- tf2/: two steps of NeMo RL scalars written the TF2 way (a TensorProto float in `tensor`, not `simple_value`).
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import hosted_shapes as hs  # noqa: E402
+import test_nemo_rl as nemo  # noqa: E402
+from tensorboardX import SummaryWriter  # noqa: E402
+
+
+def fresh(name: str) -> Path:
+    folder = HERE / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    return folder
+
+
+def write_verl() -> None:
+    writer = SummaryWriter(logdir=str(fresh("verl") / "demo_project" / "run_a"), filename_suffix=".host")
+    for rec in hs.file_logger_records("2026"):
+        for key, value in rec["data"].items():
+            writer.add_scalar(key, value, rec["step"])
+    writer.close()
+
+
+def write_nemo() -> None:
+    writer = SummaryWriter(logdir=str(fresh("nemo_rl") / "exp_001" / "tensorboard"), filename_suffix=".host")
+    clock = 0
+    for row in nemo.nemo_rows():
+        step = row["_step"]
+        for key, value in row.items():
+            if key.startswith("_"):
+                continue
+            writer.add_scalar(key, value, step)
+        clock += 7
+        writer.add_scalar("ray/node.0.gpu.0.util", 93.0, clock)   # the GPU monitor: step = seconds
+    writer.close()
+
+
+def write_trl() -> None:
+    """transformers' TensorBoardCallback.on_log: rewrite_logs (eval_x -> eval/x, the rest under train/) and
+    add_scalar(tag, value, state.global_step) for each number; the step itself is not a tag."""
+    writer = SummaryWriter(logdir=str(fresh("trl") / "runs" / "Dec03_host"), filename_suffix=".host")
+    for entry in hs.trl_entries():
+        step = entry["step"]
+        for key, value in entry.items():
+            if key == "step" or not isinstance(value, (int, float)):
+                continue
+            tag = f"eval/{key[5:]}" if key.startswith("eval_") else f"train/{key}"
+            writer.add_scalar(tag, value, step)
+    writer.close()
+
+
+def write_tf2() -> None:
+    from tensorboardX.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+    from tensorboardX.event_file_writer import EventFileWriter
+    folder = fresh("tf2")
+    writer = EventFileWriter(str(folder), filename_suffix=".host")
+    for row in nemo.nemo_rows()[1:3]:
+        values = [summary_pb2.Summary.Value(tag=key, tensor=tensor_pb2.TensorProto(
+            dtype=types_pb2.DT_FLOAT, tensor_shape=tensor_shape_pb2.TensorShapeProto(), float_val=[float(value)]))
+            for key, value in row.items() if not key.startswith("_")]
+        writer.add_event(event_pb2.Event(step=row["_step"], wall_time=1.7e9, summary=summary_pb2.Summary(value=values)))
+    writer.close()
+
+
+if __name__ == "__main__":
+    write_verl()
+    write_nemo()
+    write_trl()
+    write_tf2()
+    for path in sorted(HERE.rglob("events.out.tfevents.*")):
+        print(path.relative_to(HERE), path.stat().st_size)

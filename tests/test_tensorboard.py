@@ -1,0 +1,123 @@
+"""TensorBoard event files: read without TensorFlow, each framework's run gives the same table as its W&B export.
+
+The event files in tests/tensorboard_events/ were written by a real SummaryWriter (tensorboardX; the TF2 one by its
+event writer with TensorProto values) from the runs of tests/hosted_shapes.py (verl, TRL) and tests/test_nemo_rl.py
+(NeMo RL), by tests/tensorboard_events/make_events.py; tensorboard's own EventAccumulator read the same scalars from
+them as runs.tensorboard does. Every expected number is the run's own, as those files define it.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import hosted_shapes as hs
+import run_shapes
+import test_nemo_rl as nemo
+from tinker_nomics.errors import TinkerNomicsError
+from tinker_nomics.faces.cli import main
+from tinker_nomics.runs import detect, tensorboard
+
+EVENTS = Path(__file__).resolve().parent / "tensorboard_events"
+
+
+def event_file(name: str) -> Path:
+    (path,) = tensorboard.event_files(EVENTS / name)
+    return path
+
+
+def run(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def same_steps(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    columns = [c for c in a.columns if c != "line"]
+    pd.testing.assert_frame_equal(a[columns].reset_index(drop=True), b[columns].reset_index(drop=True),
+                                  check_dtype=False, rtol=1e-6)
+
+
+def test_crc32c_is_the_castagnoli_checksum():
+    assert tensorboard.crc32c(b"123456789") == 0xE3069283      # the CRC-32C check value (RFC 3720, B.4)
+
+
+def test_a_verl_tensorboard_log_reads_as_its_wandb_export(tmp_path):
+    found = detect.detect(EVENTS / "verl")                     # the folder TensorBoard writes into, file below it
+    assert (found.framework, found.shape) == ("verl", "tensorboard")
+    from_events = detect.read_hosted(EVENTS / "verl", found)
+    wandb = hs.write_table(tmp_path / "verl.csv", hs.verl_wandb_rows("2026"))
+    same_steps(from_events.steps, detect.read_hosted(wandb).steps)
+    assert from_events.steps["generation_seconds"].mean() == pytest.approx(15.75)   # hosted_shapes' table
+
+
+def test_a_nemo_rl_tensorboard_log_reads_as_its_wandb_export_and_skips_the_gpu_monitor(tmp_path):
+    """The GPU monitor logs `ray/...` at a step that counts seconds: not a training step, not read."""
+    from_events = detect.read_hosted(EVENTS / "nemo_rl")
+    assert from_events.framework == "NeMo RL" and list(from_events.steps["step"]) == [1, 2, 3, 4]
+    wandb = nemo.write(tmp_path / "nemo.csv", nemo.nemo_rows())
+    same_steps(from_events.steps, detect.read_hosted(wandb).steps)
+    assert not any(k.startswith("ray/") for k in from_events.keys)
+
+
+def test_a_trl_tensorboard_log_reads_as_its_wandb_export(tmp_path):
+    facts = {"prompts_per_step": 4.0, "group_size": 8.0}
+    from_events = detect.read_hosted(EVENTS / "trl", facts=facts)
+    wandb = hs.write_table(tmp_path / "trl.csv", hs.trl_wandb_rows())
+    same_steps(from_events.steps, detect.read_hosted(wandb, facts=facts).steps)
+    assert from_events.steps["response_tokens"].sum() == 50_400               # hosted_shapes' TRL table
+
+
+def test_tf2_tensor_scalars_read_like_simple_values():
+    rows = {r["_step"]: r for _, r in tensorboard.records(event_file("tf2"), "tf2", ("timing/", "train/"), [])}
+    for expected in nemo.nemo_rows()[1:3]:
+        got = rows[expected["_step"]]
+        assert got["timing/train/total_step_time"] == pytest.approx(expected["timing/train/total_step_time"])
+        assert got["train/mean_gen_tokens_per_sample"] == pytest.approx(expected["train/mean_gen_tokens_per_sample"])
+
+
+def test_validate_reads_an_event_file_end_to_end():
+    code, out, err = run("validate", event_file("nemo_rl"), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", 8)
+    assert code == 0, err
+    assert "NeMo RL TensorBoard events" in out and "refit" in out
+
+
+def test_a_cut_last_record_reads_the_steps_before_it_with_a_note(tmp_path):
+    whole = event_file("verl").read_bytes()
+    cut = tmp_path / "events.out.tfevents.1.cut"
+    cut.write_bytes(whole[:-7])
+    hosted = detect.read_hosted(cut)
+    assert list(hosted.steps["step"]) == [1, 2, 3, 4]             # only a last tag of step 4 is lost
+    assert any("cut record" in n for n in hosted.notes)
+
+
+def test_a_corrupt_event_file_is_one_line_naming_where(tmp_path):
+    data = bytearray(event_file("verl").read_bytes())
+    data[200:208] = b"\xff" * 8                                   # garbles a record's header or body
+    bad = tmp_path / "events.out.tfevents.2.bad"
+    bad.write_bytes(bytes(data))
+    code, out, err = run("validate", bad, "--gpu", "H100 SXM", "--num-gpus", 8, "--model", "Qwen3-8B")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "byte" in err and str(bad) in err
+
+
+def test_a_folder_of_several_event_files_names_them(tmp_path):
+    for name in ("verl", "nemo_rl"):
+        shutil.copytree(EVENTS / name, tmp_path / name)
+    with pytest.raises(TinkerNomicsError, match="holds 2 TensorBoard event files"):
+        detect.detect(tmp_path)
+
+
+def test_reading_an_event_file_leaves_it_untouched(tmp_path):
+    copy = tmp_path / "events.out.tfevents.3.host"
+    shutil.copy(event_file("nemo_rl"), copy)
+    before = (copy.read_bytes(), copy.stat().st_mtime_ns)
+    link = tmp_path / "events.out.tfevents.4.link"            # read through a symlink too
+    link.symlink_to(copy)
+    for path in (copy, link):
+        assert detect.read_hosted(path).framework == "NeMo RL"
+    assert (copy.read_bytes(), copy.stat().st_mtime_ns) == before

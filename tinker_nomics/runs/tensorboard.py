@@ -1,0 +1,235 @@
+"""TensorBoard event files (`events.out.tfevents.*`) read as a stream of per-step records, without TensorFlow.
+
+verl (`trainer.logger` with `tensorboard`), NeMo RL (`logger.tensorboard_enabled`) and transformers' TensorBoard
+callback (TRL) write their scalars through a `SummaryWriter` (torch.utils.tensorboard or tensorboardX): the same
+tag and step as their W&B metrics. The file is a TFRecord stream (tensorflow/core/lib/io/record_writer.cc): each
+record is an 8-byte little-endian length, a 4-byte masked CRC-32C of the length, the data, and a 4-byte masked
+CRC-32C of the data. Each record is an `Event` protocol buffer (tensorflow/core/util/event.proto): `wall_time`
+(field 1, double), `step` (2, int64), `summary` (5) holding `value`s (1), each with a `tag` (1) and either a
+`simple_value` (2, float: what `add_scalar` writes) or a `tensor` (8, a TensorProto: TF2's `tf.summary.scalar`,
+a float or double scalar in `float_val` (5), `double_val` (6) or `tensor_content` (4)).
+
+Only the tags a reader asks for (by prefix) are kept; a step's values are gathered until the stream has moved two
+steps past it, so memory does not grow with the number of steps (a GPU monitor logging on another clock is left
+out by the prefixes). A record whose length or data fails its checksum is a damaged file (one line naming its
+offset), never a silently wrong number; a truncated last record (a run stopped mid-write) ends the stream with a
+note.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import TinkerNomicsError
+from .stream import open_read
+
+EVENT_FILE = "events.out.tfevents."
+MAX_RECORD_BYTES = 1 << 26        # a scalar event is tens of bytes; an image or graph event is skipped whole
+PENDING_STEPS = 2                 # steps gathered before the oldest is emitted (events arrive in step order)
+MAX_EVENT_FILES = 200
+
+
+def _crc32c_table() -> list[int]:
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked_crc(data: bytes) -> int:
+    """TFRecord's masked CRC-32C (record_writer.cc MaskedCrc)."""
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def is_event_file(path: Path) -> bool:
+    return path.name.startswith(EVENT_FILE)
+
+
+def event_files(folder: Path) -> list[Path]:
+    """The event files in `folder` and below (TensorBoard writes them a few folders down: run/experiment/...)."""
+    found = []
+    for path in sorted(folder.rglob(EVENT_FILE + "*")):
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts):
+            found.append(path)
+            if len(found) > MAX_EVENT_FILES:
+                break
+    return found
+
+
+def _records(path: Path, label: str, notes: list) -> Iterator[tuple[int, bytes]]:
+    """(offset, data) of every TFRecord record of the file."""
+    with open_read(path, label) as fh:
+        offset = 0
+        while True:
+            header = fh.read(12)
+            if not header:
+                return
+            if len(header) < 12:
+                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
+                             f"the steps before it are read")
+                return
+            length, length_crc = struct.unpack("<QI", header)
+            if masked_crc(header[:8]) != length_crc:
+                raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event record (its length "
+                                        f"fails its checksum)")
+            if length > MAX_RECORD_BYTES:
+                fh.seek(length + 4, 1)
+                offset += 12 + length + 4
+                continue
+            data = fh.read(length + 4)
+            if len(data) < length + 4:
+                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
+                             f"the steps before it are read")
+                return
+            body = data[:length]
+            if masked_crc(body) != struct.unpack("<I", data[length:])[0]:
+                raise TinkerNomicsError(f"{label}: byte {offset:,}: a TensorBoard event record fails its checksum "
+                                        f"(the file is damaged)")
+            yield offset, body
+            offset += 12 + length + 4
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        if i >= len(buf):
+            raise ValueError("truncated varint")
+        b = buf[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, i
+        shift += 7
+        if shift > 70:
+            raise ValueError("varint too long")
+
+
+def _fields(buf: bytes) -> Iterator[tuple[int, int, object]]:
+    """(field number, wire type, value) of a protocol-buffer message: varints as ints, fixed64/fixed32 as bytes,
+    length-delimited fields as bytes."""
+    i, n = 0, len(buf)
+    while i < n:
+        key, i = _varint(buf, i)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(buf, i)
+        elif wire == 1:
+            value, i = buf[i:i + 8], i + 8
+        elif wire == 2:
+            size, i = _varint(buf, i)
+            value, i = buf[i:i + size], i + size
+        elif wire == 5:
+            value, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError(f"wire type {wire}")
+        if i > n:
+            raise ValueError("truncated field")
+        yield field, wire, value
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _tensor_scalar(buf: bytes) -> float | None:
+    """A float or double scalar from a TensorProto (TF2 summaries); None for anything else."""
+    dtype, content = None, None
+    floats: list[float] = []
+    for field, wire, value in _fields(buf):
+        if field == 1 and wire == 0:
+            dtype = value
+        elif field == 4 and wire == 2:
+            content = value
+        elif field == 5:     # float_val, packed or not
+            floats += list(struct.unpack(f"<{len(value) // 4}f", value)) if wire == 2 else [
+                struct.unpack("<f", value)[0]]
+        elif field == 6:     # double_val
+            floats += list(struct.unpack(f"<{len(value) // 8}d", value)) if wire == 2 else [
+                struct.unpack("<d", value)[0]]
+    if floats:
+        return floats[0] if len(floats) == 1 else None
+    if content is not None:
+        if dtype == 1 and len(content) == 4:
+            return struct.unpack("<f", content)[0]
+        if dtype == 2 and len(content) == 8:
+            return struct.unpack("<d", content)[0]
+    return None
+
+
+def _scalars(event: bytes, wanted) -> tuple[int, list[tuple[str, float]]]:
+    """The step and the wanted (tag, value) scalars of one Event (a step of 0 is not written: proto3 leaves
+    defaults out)."""
+    step, out = 0, []
+    for field, wire, value in _fields(event):
+        if field == 2 and wire == 0:
+            step = _signed(value)
+        elif field == 5 and wire == 2:
+            for f, w, v in _fields(value):
+                if f != 1 or w != 2:
+                    continue
+                tag, number = None, None
+                for vf, vw, vv in _fields(v):
+                    if vf == 1 and vw == 2:
+                        tag = vv.decode("utf-8", errors="replace")
+                    elif vf == 2 and vw == 5:
+                        number = struct.unpack("<f", vv)[0]
+                    elif vf == 8 and vw == 2:
+                        number = _tensor_scalar(vv)
+                if tag is not None and number is not None and wanted(tag):
+                    out.append((tag, float(number)))
+    return step, out
+
+
+def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list) -> Iterator[tuple[tuple[str, int], dict]]:
+    """One record per step, in step order, with the scalars whose tag starts with one of `prefixes`, as W&B rows
+    are (`_step` the step); ((unit, number), {tag: value})."""
+    def wanted(tag: str) -> bool:
+        return tag.startswith(prefixes)
+
+    pending: dict[int, dict] = {}
+    first_seen: dict[int, int] = {}
+    last = None
+    for offset, data in _records(path, label, notes):
+        try:
+            step, values = _scalars(data, wanted)
+        except (ValueError, struct.error, IndexError):
+            raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event (a broken protocol "
+                                    f"buffer)") from None
+        if not values:
+            continue
+        row = pending.get(step)
+        if row is None:
+            row = pending[step] = {"_step": step}
+            first_seen[step] = offset
+        row.update(values)
+        last = step if last is None else max(last, step)
+        while len(pending) > PENDING_STEPS and min(pending) < last:
+            done = min(pending)
+            yield ("event at byte", first_seen.pop(done)), pending.pop(done)
+    for step in sorted(pending):
+        yield ("event at byte", first_seen.pop(step)), pending[step]
+
+
+def keys(path: Path, label: str, prefixes: tuple[str, ...], limit: int = 50) -> set[str]:
+    """The tags of the first `limit` steps: what a detector looks at."""
+    out: set[str] = set()
+    for i, (_, rec) in enumerate(records(path, label, prefixes, [])):
+        out.update(rec)
+        if i + 1 >= limit:
+            break
+    return out
