@@ -121,3 +121,12 @@ def test_reading_an_event_file_leaves_it_untouched(tmp_path):
     for path in (copy, link):
         assert detect.read_hosted(path).framework == "NeMo RL"
     assert (copy.read_bytes(), copy.stat().st_mtime_ns) == before
+
+
+def test_a_trl_run_says_it_times_no_phases():
+    """TRL logs one step timer: the summary says so (it printed 'on the 0 that time both phases step n/a = …')."""
+    code, out, err = run("validate", EVENTS / "trl", "--prompts-per-step", 4, "--group-size", 8, "--num-gpus", 2,
+                         "--gpu", "H100 SXM", "--model", "Qwen3-8B")
+    assert code == 0, err
+    assert "step 42.00 s (mean of 6 steps); the log does not time generation and the actor update apart" in out
+    assert "on the 0" not in out
