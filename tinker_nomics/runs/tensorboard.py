@@ -87,7 +87,8 @@ def _records(path: Path, label: str, notes: list) -> Iterator[tuple[int, bytes]]
             if masked_crc(header[:8]) != length_crc:
                 raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event record (its length "
                                         f"fails its checksum)")
-            if length > MAX_RECORD_BYTES:
+            if length > MAX_RECORD_BYTES:   # an image, histogram or graph event: no scalar of ours
+                notes.append(f"a record of {length:,} bytes at byte {offset:,} was skipped (not a scalar)")
                 fh.seek(length + 4, 1)
                 offset += 12 + length + 4
                 continue
@@ -207,7 +208,7 @@ def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list) -> I
     for offset, data in _records(path, label, notes):
         try:
             step, values = _scalars(data, wanted)
-        except (ValueError, struct.error, IndexError):
+        except (ValueError, TypeError, struct.error, IndexError, OverflowError):
             raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event (a broken protocol "
                                     f"buffer)") from None
         if not values:
