@@ -157,3 +157,90 @@ def test_a_nemo_rl_row_with_a_bad_time_is_one_line_naming_its_key(tmp_path):
     code, out, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "timing/train/policy_training" in err and "'fast'" in err
+
+
+# ------------------------------------------------------------------------------------------ the console
+
+def nemo_console(rows: list[dict], performance: bool = True, epochs: bool = True) -> str:
+    """The run's stdout as grpo_train prints it (nemo_rl/algorithms/grpo.py and utils.print_performance_metrics, the
+    f-strings quoted in tinker_nomics/runs/nemo_rl.py): set-up, a validation before training, then per step its
+    header, progress lines, Training Results, the Timing block (every timer, nested ones too, largest first) and
+    the Performance Metrics block. With `epochs`, steps 3-4 are a second epoch whose headers count from 1 again."""
+    out = ["Loaded configuration from: examples/configs/grpo_math_8B.yaml", "Final config:",
+           "{'grpo': {'num_prompts_per_step': 32, 'num_generations_per_prompt': 16}}",
+           "📊 Using log directory: logs/exp_001", "", "📊 Validation Results:", "    • Accuracy: 0.3000",
+           "  ⏱️  Validation Timing:", "    • Total validation time: 40.00s"]
+    for row in rows[1:]:
+        step = row["_step"]
+        if epochs and step in (1, 3):
+            out += ["", f"{'=' * 25} Epoch {1 if step == 1 else 2}/2 {'=' * 25}"]
+        shown = step - 2 if epochs and step > 2 else step
+        out += ["", f"{'=' * 25} Step {shown}/{2 if epochs else 4} {'=' * 25}", "▶ Preparing batch...",
+                f"▶ Generating responses for batch of size {SAMPLES}...", "▶ Processing rewards...,",
+                "▶ Computing advantages...", "▶ Preparing for logprob inference...", "▶ Computing logprobs...",
+                "▶ Preparing for training...", "▶ Training policy..."]
+        if "timing/validation/total_validation_time" in row:
+            out += ["", "📊 Validation Results:", "    • Accuracy: 0.5000", "    • Average response length: 790.0 tokens",
+                    "    • Samples processed: 500", "", "  ⏱️  Validation Timing:",
+                    f"    • Total validation time: {row['timing/validation/total_validation_time']:.2f}s"]
+        if "timing/train/checkpointing" in row:
+            out.append(f"Saving checkpoint for step {step}...")
+        out += ["", "📊 Training Results:", f"  • Loss: {row['train/loss']:.4f}",
+                f"  • Avg Reward: {row['train/reward']:.4f}",
+                f"  • Mean Generation Length: {row['train/mean_gen_tokens_per_sample']:.4f}", "", "⏱️  Timing:"]
+        total = row["timing/train/total_step_time"]
+        out.append(f"  • Total step time: {total:.2f}s")
+        timers = {k.removeprefix("timing/train/"): v for k, v in row.items()
+                  if k.startswith("timing/train/") and k != "timing/train/total_step_time"}
+        for label, seconds in sorted(timers.items(), key=lambda kv: kv[1], reverse=True):
+            out.append(f"  • {label}: {seconds:.2f}s ({seconds / total * 100:.1f}%)")
+        if performance:
+            tokens = row["train/total_num_tokens"]
+            out += ["", "🔍 Performance Metrics:", f"  • Mean Total Tokens per Sample: {GEN[step - 1]:.2f}",
+                    "  • Throughputs (per GPU):", f"    - E2E (Samples/sec/gpu): {SAMPLES / total / GPUS:.2f}",
+                    f"    - E2E (Tokens/sec/gpu): {tokens / total / GPUS:.2f}",
+                    "  • Throughputs (per Group):", f"    - E2E (Samples/sec): {SAMPLES / total:.2f}",
+                    f"    - E2E (Tokens/sec): {tokens / total:.2f}",
+                    "  • Training FLOPS: 2480.00 TFLOPS (310.00 TFLOPS per rank)",
+                    "  • Training Model Floating Point Utilization: 31.00%"]
+    return "\n".join(out) + "\n"
+
+
+def test_a_nemo_rl_console_log_reads_as_its_wandb_export(tmp_path):
+    """Steps numbered on across the epoch (headers restart at 1), samples from the batch size, the token total from
+    E2E (Tokens/sec) × the step time (printed to 2 decimals: equal to a cent of a token per second), the GPU count
+    from the two throughputs, and nested timers left out."""
+    console = tmp_path / "nemo_stdout.log"
+    console.write_text(nemo_console(nemo_rows()))
+    found = detect.detect(console)
+    assert (found.framework, found.shape) == (nemo_rl.FRAMEWORK, "console")
+    hosted = detect.read_hosted(console, found)
+    wandb = detect.read_hosted(write(tmp_path / "nemo.csv", nemo_rows()))
+    t, w = hosted.steps, wandb.steps
+    assert list(t["step"]) == [1, 2, 3, 4]
+    for column in ("step_seconds", "generation_seconds", "training_seconds", "samples", "response_tokens",
+                   "phase/refit", "phase/policy_and_reference_logprobs"):
+        assert list(t[column]) == pytest.approx(list(w[column])), column
+    assert list(t["trained_tokens"]) == pytest.approx(list(w["trained_tokens"]), rel=1e-5)
+    assert t["validation_seconds"].iloc[-1] == 38.0 and hosted.validation_inside is True
+    assert hosted.config["num_gpus"] == GPUS and "Tokens/sec" in hosted.config_sources["num_gpus"]
+    code, out, err = run("validate", str(console), "--model", "Qwen3-8B", "--gpu", "H100 SXM")
+    assert code == 0, err
+    assert "NeMo RL console log" in out and f"{GPUS} × H100 SXM" in out
+
+
+def test_an_older_nemo_rl_console_has_no_prompt_tokens_and_says_so(tmp_path):
+    console = tmp_path / "stdout.txt"
+    console.write_text(nemo_console(nemo_rows(), performance=False, epochs=False))
+    hosted = detect.read_hosted(console, facts={"num_gpus": 8.0})
+    assert list(hosted.steps["samples"]) == [SAMPLES] * 4 and hosted.steps["prompt_tokens"].isna().all()
+    assert any("prompt tokens are unknown" in n for n in hosted.notes)
+
+
+def test_a_console_cut_mid_step_keeps_the_whole_steps(tmp_path):
+    text = nemo_console(nemo_rows())
+    console = tmp_path / "cut.log"
+    console.write_text(text[:text.rindex("⏱️  Timing:")])            # the last step never printed its time
+    hosted = detect.read_hosted(console)
+    assert list(hosted.steps["step"]) == [1, 2, 3]
+    assert any("stopped mid-step" in n for n in hosted.notes)

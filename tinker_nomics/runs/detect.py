@@ -204,12 +204,15 @@ def detect(path, side: str | None = None) -> Detected:
     text = head.decode("utf-8", errors="replace")
     if verl.looks_like_console(text):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
-    # a long console log may print its first step line far into the file: scan line by line
+    # a long console log may print its first step line far into the file (after the model's loading): scan line
+    # by line for a verl step line or NeMo RL's step header or step time
     for _, line in stream.text_lines(p, label):
         if verl.STEP_LINE.match(verl.strip_line(line)[0]):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
+        if nemo_rl.looks_like_console(line):
+            return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, "console", "NeMo RL's step header and Timing block")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl "
-                            f"console log or file-logger .jsonl, a TRL trainer_state.json, a TensorBoard event file, "
+                            f"or NeMo RL console log, a verl file-logger .jsonl, a TRL trainer_state.json, a TensorBoard event file, "
                             f"or a W&B export (verl, TRL, NeMo RL) as .csv, .json, .jsonl or .parquet)")
 
 
@@ -237,6 +240,9 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
                                      facts)
         return verl.read_records(_table(p, label, run), label, None, True, facts)
     if found.framework == nemo_rl.FRAMEWORK:
+        if found.shape == "console":
+            _no_run(run, label, "a console log")
+            return nemo_rl.read_console(p, label, facts)
         return nemo_rl.read_records(_table(p, label, run), label, None, facts)
     if found.shape == "trainer-state":
         _no_run(run, label, "a trainer_state.json")

@@ -26,13 +26,24 @@ Where each name is defined (NVIDIA-NeMo/RL, earlier NVIDIA/NeMo-RL; nemo_rl/algo
 Samples per step (`grpo.num_prompts_per_step × grpo.num_generations_per_prompt`) are not logged: they are derived
 from the token count (as for verl), or given with --prompts-per-step and --group-size. The export holds no config:
 the model, the GPUs and their count are given on the command line.
+
+The console (the trainer's stdout, `grpo_train`'s prints) says the same per step, and is read too: a header
+`===… Step i/n ===…` (i counts within an epoch: the reader numbers steps on from the last), `▶ Generating responses
+for batch of size N...` (the samples), `• Mean Generation Length: x` and `• Avg Reward: x` under Training Results,
+the `⏱️  Timing:` block (`• Total step time: x.xxs`, then `• <label>: x.xxs (p%)` for every timer, nested ones
+too), `• Total validation time: x.xxs` for a validation inside the step, and, from late 2025, the Performance
+Metrics block, whose `E2E (Tokens/sec)` × the step time is the step's token total and whose ratio to
+`E2E (Tokens/sec/gpu)` is the GPU count. Without that block the prompt tokens are unknown.
 """
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
 from .hosted import HostedRun, StepRecord, StepTable, settle
-from .verl import validation_inside
+from .verl import strip_line, validation_inside
 
 FRAMEWORK = "NeMo RL"
 
@@ -126,3 +137,123 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
         notes.append("timing/train/total_step_time includes the validation of the steps that run one")
     return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, inside, tuple(notes), run_name,
                      frozenset(keys))
+
+
+# ------------------------------------------------------------------------------------------ console
+
+NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
+STEP_HEADER = re.compile(r"^=+ Step (\d+)/(\d+) =+$")
+BATCH = re.compile(r"Generating responses for batch of size (\d+)")
+TOTAL = re.compile(r"^\s*• Total step time: " + NUMBER + r"s$")
+TIMER = re.compile(r"^\s*• (?P<label>[^:•]+): " + NUMBER + r"s \(" + NUMBER + r"%\)$")
+CONSOLE_VALUES = {   # a console line -> the W&B key it prints
+    "train/mean_gen_tokens_per_sample": re.compile(r"^\s*• Mean Generation Length: " + NUMBER + r"$"),
+    "train/reward": re.compile(r"^\s*• Avg Reward: " + NUMBER + r"$"),
+    "timing/validation/total_validation_time": re.compile(r"^\s*• Total validation time: " + NUMBER + r"s$"),
+    "e2e_tokens_per_second": re.compile(r"^\s*- E2E \(Tokens/sec\): " + NUMBER + r"$"),
+    "e2e_tokens_per_second_per_gpu": re.compile(r"^\s*- E2E \(Tokens/sec/gpu\): " + NUMBER + r"$"),
+    "performance/train_fp_utilization": re.compile(r"^\s*• Training Model Floating Point Utilization: " + NUMBER
+                                                   + r"%$"),
+}
+
+
+def looks_like_console(line: str) -> bool:
+    """A line only NeMo RL's GRPO loop prints: its step header or its step-time line."""
+    text = strip_line(line)[0].strip()
+    return bool(STEP_HEADER.match(text) or TOTAL.match(text))
+
+
+def _console_row(values: dict, table: StepTable, where) -> dict:
+    """One step's printed values as the W&B keys of the same metrics (the token total from the E2E throughput)."""
+    row = {k: v for k, v in values.items() if not k.startswith("e2e_") and k != "samples"}
+    tokens, total = values.get("e2e_tokens_per_second"), values.get("timing/train/total_step_time")
+    if tokens is not None and total is not None:
+        row["train/total_num_tokens"] = table.number(where, "E2E (Tokens/sec)", tokens) * \
+            table.number(where, "Total step time", total)
+    if row.get("performance/train_fp_utilization") is not None:
+        row["performance/train_fp_utilization"] = table.number(
+            where, "Training Model Floating Point Utilization", row["performance/train_fp_utilization"]) / 100.0
+    return row
+
+
+def _gpus(values: dict, table: StepTable, where) -> float | None:
+    """The GPU count the throughputs imply: per group ÷ per GPU."""
+    group, per_gpu = values.get("e2e_tokens_per_second"), values.get("e2e_tokens_per_second_per_gpu")
+    if group is None or per_gpu is None:
+        return None
+    per_gpu = table.number(where, "E2E (Tokens/sec/gpu)", per_gpu)
+    return table.number(where, "E2E (Tokens/sec)", group) / per_gpu if per_gpu > 0 else None
+
+
+def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
+    """The trainer's stdout, read line by line into one record per step."""
+    table = StepTable(label, text_numbers=True)
+    keys: set[str] = set()
+    notes: list[str] = []
+    step, header_line, values, in_timing = 0, 0, None, False
+    cut = 0
+    gpus: list[float] = []
+
+    def flush():
+        nonlocal cut
+        if values is None:
+            return
+        where = ("line", header_line)
+        rec = _record(where, step, _console_row(values, table, where))
+        if rec is None:
+            cut += 1
+            return
+        if "samples" in values:
+            rec.values["samples"] = ("batch of size", values["samples"])
+        count = _gpus(values, table, where)
+        if count is not None:
+            gpus.append(count)
+        keys.update(values)
+        table.add(rec)
+
+    for number, line in stream.text_lines(path, label):
+        text = strip_line(line)[0].rstrip()
+        header = STEP_HEADER.match(text.strip())
+        if header:
+            flush()
+            shown = int(header.group(1))
+            step = shown if shown > step else step + 1   # i restarts every epoch: number on from the last step
+            header_line, values, in_timing = number, {}, False
+            continue
+        if values is None:
+            continue                                     # set-up, and a validation before the first step
+        batch = BATCH.search(text)
+        if batch:
+            values.setdefault("samples", batch.group(1))
+            continue
+        if text.strip().startswith("⏱️") and "Timing:" in text and "Validation" not in text:
+            in_timing = True
+            continue
+        total = TOTAL.match(text)
+        if total:
+            values["timing/train/total_step_time"] = total.group(1)
+            continue
+        timer = TIMER.match(text)
+        if timer and in_timing:
+            values[f"timing/train/{timer.group('label').strip()}"] = timer.group(2)
+            continue
+        for key, pattern in CONSOLE_VALUES.items():
+            m = pattern.match(text)
+            if m:
+                values[key] = m.group(1)
+                break
+    flush()
+    if cut:
+        notes.append(f"{cut} step(s) without their Total step time line (a run stopped mid-step): not in the sums")
+    facts, where = {}, {}
+    if gpus:
+        facts["num_gpus"] = float(round(sum(gpus) / len(gpus)))
+        where["num_gpus"] = "the log's E2E throughputs: Tokens/sec ÷ Tokens/sec/gpu"
+    steps, derived, facts, where, model = settle(table, facts, where, facts_override)
+    notes += derived
+    if steps["prompt_tokens"].isna().all():
+        notes.append("this console prints no Performance Metrics block (NeMo RL before late 2025): the prompt tokens "
+                     "are unknown; a W&B or TensorBoard log of the run has them (train/mean_prompt_length)")
+    inside = validation_inside(steps)
+    return HostedRun(steps, label, FRAMEWORK, "NeMo RL console log", model, facts, where, inside, tuple(notes),
+                     None, frozenset(keys))

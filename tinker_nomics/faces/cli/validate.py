@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
     val = sub.add_parser(
         "validate", help="both sides of the ledger for a finished run, from its logs",
         description="Check a finished run from its logs and price it on the other side. PATH is a tinker-cookbook "
-                    "log folder or metrics.jsonl (the run ran on Tinker), a verl console log, verl file-logger "
+                    "log folder or metrics.jsonl (the run ran on Tinker), a verl or NeMo RL console log, verl file-logger "
                     ".jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export or TensorBoard event "
                     "file of any of them or of a NeMo RL run (.csv, .json, .jsonl, .parquet, or a chart-panel CSV), or a `tinker billing usage` export. The "
                     "framework is detected from the log's keys. Nothing is written into PATH's folder.")
