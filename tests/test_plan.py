@@ -134,15 +134,20 @@ def test_plan_pareto_is_the_frontier_of_its_buyable_options():
 # ----------------------------------------------------------------------------------------- the same model as estimate
 
 
+def picked_options(frame):
+    """Three GPU options to check against `estimate`: the first rented on-demand one on time, the last managed one
+    that fits, and the first rented one of 4 GPUs that fits."""
+    return [frame[(frame["kind"] == "rented") & ~frame["spot"] & frame["dropped_because"].isna()].iloc[0],
+            frame[(frame["kind"] == "managed") & frame["feasible"]].iloc[-1],
+            frame[(frame["kind"] == "rented") & (frame["num_gpus"] == 4) & frame["feasible"]].iloc[0]]
+
+
 def test_options_agree_with_estimate_on_the_same_inputs():
     scenario = Scenario.from_workload("math_rl")
     p = planner.plan(scenario, workload="math_rl", deadline_hours=24, draws=200, max_gpus=16)
     draws = uncertainty.draw_inputs("math_rl", scenario.resolved(), 200, 0, leave_out=planner.FIXED_INPUTS)
     frame = p.options
-    picked = [frame[(frame["kind"] == "rented") & ~frame["spot"] & frame["dropped_because"].isna()].iloc[0],
-              frame[(frame["kind"] == "managed") & frame["feasible"]].iloc[-1],
-              frame[(frame["kind"] == "rented") & (frame["num_gpus"] == 4) & frame["feasible"]].iloc[0]]
-    for option in picked:
+    for option in picked_options(frame):
         est = estimate(scenario.replace(gpu=option["gpu"], num_gpus=float(option["num_gpus"]),
                                         gpu_hourly_usd=option["usd_per_gpu_hour"], **draws))
         cost = np.quantile(est.self_hosted.total_usd, planner.QUANTILES)
@@ -167,10 +172,7 @@ def test_each_option_tells_estimates_answer_for_it(workload):
     scenario = Scenario.from_workload(workload)
     p = planner.plan(scenario, workload=workload, deadline_hours=72, draws=200, max_gpus=16)
     frame = p.options
-    picked = [frame[(frame["kind"] == "rented") & ~frame["spot"] & frame["dropped_because"].isna()].iloc[0],
-              frame[(frame["kind"] == "managed") & frame["feasible"]].iloc[-1],
-              frame[(frame["kind"] == "rented") & (frame["num_gpus"] == 4) & frame["feasible"]].iloc[0]]
-    for option in picked:
+    for option in picked_options(frame):
         est = estimate(scenario.replace(gpu=option["gpu"], num_gpus=float(option["num_gpus"]),
                                         gpu_hourly_usd=option["usd_per_gpu_hour"]))
         assert option["cost_usd"] == pytest.approx(float(est.self_hosted.total_usd), rel=1e-9), option["where"]
