@@ -116,10 +116,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
         if step is None:
             raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (W&B '_step')")
         table.add(rec)
-    notes = list(notes)
-    if isinstance(records, stream.Table):
-        kind, run_name = f"{FRAMEWORK} {records.kind}", records.run_name
-        notes += records.notes
+    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if skipped:
         notes.append(f"{skipped} row(s) without {STEP_KEY} (setup timings and a validation before training are "
                      f"logged at step 0): not in the sums")

@@ -215,6 +215,14 @@ class Table:
                 raise TinkerNomicsError(f"{self.label}: the Parquet history has no rows")
 
 
+def described(records, framework: str, kind: str | None, run_name: str | None, notes) -> tuple:
+    """(kind, run name, notes) of records a reader has just read: a Table's own (its kind after the framework's
+    name, its run and what it noted while reading) added to the reader's, else the reader's as given."""
+    if isinstance(records, Table):
+        return f"{framework} {records.kind}", records.run_name, list(notes) + records.notes
+    return kind, run_name, list(notes)
+
+
 def drop_nulls_stream(records: Iterator[Record]) -> Iterator[Record]:
     for where, rec in records:
         yield from drop_nulls([(where, rec)])

@@ -116,10 +116,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
                 out["step"] = out.pop("global_step")
             yield where, out
     entries = list(unprefixed())   # TRL logs one entry per logging_steps: a short list, sorted by step below
-    notes = list(notes)
-    if isinstance(records, stream.Table):
-        kind, run_name = f"{FRAMEWORK} {records.kind}", records.run_name
-        notes += records.notes
+    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     return _read(entries, label, kind, {}, {}, facts_override, notes=notes, run_name=run_name)
 
 

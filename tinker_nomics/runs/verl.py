@@ -404,10 +404,7 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
         if step is None:
             raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (a 'step' or W&B '_step')")
         table.add(rec)
-    notes = list(notes)
-    if isinstance(records, stream.Table):
-        kind, run_name = f"{FRAMEWORK} {records.kind}", records.run_name
-        notes += records.notes
+    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
