@@ -71,8 +71,8 @@ QUANTILES = (0.1, 0.5, 0.9)
 FIXED_INPUTS = ("off_policy",)        # chosen by the user, not drawn
 SPOT_TABLE = "assumptions/spot_interruptions.csv"
 COLUMNS = ["where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd", "cost_usd_p50", "cost_usd_p10",
-           "cost_usd_p90", "wall_hours", "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline", "feasible", "dropped_because",
-           "instance_type", "instances", "gpus_per_instance", "usd_per_gpu_hour", "cost_usd_at_confidence",
+           "cost_usd_p90", "wall_hours", "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline",
+           "feasible", "dropped_because", "instance_type", "instances", "gpus_per_instance", "usd_per_gpu_hour", "cost_usd_at_confidence",
            "within_budget", "kind", "caveat", "source"]
 
 
