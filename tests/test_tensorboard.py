@@ -26,7 +26,9 @@ EVENTS = Path(__file__).resolve().parent / "tensorboard_events"
 
 
 def event_file(name: str) -> Path:
-    (path,) = tensorboard.event_files(EVENTS / name)
+    """The run's event file of metrics (not the one add_hparams writes in a folder below it)."""
+    (path,) = [p for p in tensorboard.event_files(EVENTS / name) if "_hparams_" not in p.read_bytes().decode(
+        "latin-1")]
     return path
 
 
@@ -130,3 +132,18 @@ def test_a_trl_run_says_it_times_no_phases():
     assert code == 0, err
     assert "step 42.00 s (mean of 6 steps); the log does not time generation and the actor update apart" in out
     assert "on the 0" not in out
+
+
+def test_a_nemo_rl_tensorboard_folder_gives_its_model_gpus_and_batch_from_its_hyperparameters():
+    """NeMo RL's Logger.log_hyperparams hands the flattened config to add_hparams, which writes it to an event file
+    of its own below the run's: the folder is still one run, and the model (policy.model_name), the GPUs
+    (cluster.gpus_per_node × num_nodes: 8 × 1) and the batch (32 prompts × 16) come from it, each said where."""
+    hparams_file = next(p for p in tensorboard.event_files(EVENTS / "nemo_rl") if p != event_file("nemo_rl"))
+    assert tensorboard.hparams(hparams_file, str(hparams_file))["grpo.num_prompts_per_step"] == 32
+    hosted = detect.read_hosted(EVENTS / "nemo_rl")
+    assert hosted.model == "Qwen/Qwen3-8B" and hosted.config["num_gpus"] == nemo.GPUS
+    assert hosted.config["samples_per_step"] == nemo.SAMPLES and list(hosted.steps["samples"]) == [nemo.SAMPLES] * 4
+    assert "cluster.gpus_per_node" in hosted.config_sources["num_gpus"]
+    code, out, err = run("validate", EVENTS / "nemo_rl", "--gpu", "H100 SXM")    # no --model, no --num-gpus
+    assert code == 0, err
+    assert "Qwen/Qwen3-8B · 8 × H100 SXM" in out

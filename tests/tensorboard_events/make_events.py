@@ -8,7 +8,8 @@ repository root:
 - verl/: the verl run of tests/hosted_shapes.py (2026 shape), its metrics added with add_scalar at each step, as
   verl's Tracking does for the `tensorboard` backend (verl/utils/tracking.py: writer.add_scalar(k, v, step));
 - nemo_rl/: the NeMo RL run of tests/test_nemo_rl.py, logged prefix by prefix as nemo_rl/utils/logger.py does,
-  with a GPU monitor's tags on another clock (ray/..., step = seconds) interleaved, as logger.monitor_gpus logs;
+  with a GPU monitor's tags on another clock (ray/..., step = seconds) interleaved, as logger.monitor_gpus logs,
+  and its config as Logger.log_hyperparams gives it to add_hparams (an event file of its own, one folder down);
 - trl/: the TRL run of tests/hosted_shapes.py as transformers' TensorBoardCallback logs it;
 - tf2/: two steps of NeMo RL scalars written the TF2 way (a TensorProto float in `tensor`, not `simple_value`).
 """
@@ -52,6 +53,12 @@ def write_nemo() -> None:
             writer.add_scalar(key, value, step)
         clock += 7
         writer.add_scalar("ray/node.0.gpu.0.util", 93.0, clock)   # the GPU monitor: step = seconds
+    # Logger.log_hyperparams: add_hparams(flatten_dict(config), {}), into an event file of its own below the run's
+    writer.add_hparams({"policy.model_name": "Qwen/Qwen3-8B", "cluster.gpus_per_node": nemo.GPUS,
+                        "cluster.num_nodes": 1, "grpo.num_prompts_per_step": 32,
+                        "grpo.num_generations_per_prompt": 16, "grpo.max_num_steps": 4,
+                        "policy.generation.max_new_tokens": 2048, "loss_fn.use_on_policy_kl_approximation": False},
+                       {})
     writer.close()
 
 

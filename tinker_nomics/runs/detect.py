@@ -153,8 +153,12 @@ def detect(path, side: str | None = None) -> Detected:
         if parquet:
             return _by_keys(_table_keys(parquet[0], str(parquet[0])), "table", str(parquet[0]), side)
         events = tensorboard.event_files(p)
-        if len(events) == 1:
-            return _tensorboard_kind(events[0], str(events[0]), side)
+        # add_hparams writes an event file of its own, with no metric, below the run's: only files of metrics count
+        scalars = [e for e in events if tensorboard.keys(e, str(e), TENSORBOARD_PREFIXES, limit=2)]
+        if len(scalars) == 1:
+            return _tensorboard_kind(scalars[0], str(scalars[0]), side)
+        if scalars:
+            events = scalars
         if events:
             shown = ", ".join(str(e.relative_to(p)) for e in events[:4])
             raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files ({shown}"
@@ -258,7 +262,11 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
     if framework == verl.FRAMEWORK:
         return verl.read_records(rows, label, kind, False, facts, notes)
     if framework == nemo_rl.FRAMEWORK:
-        return nemo_rl.read_records(rows, label, kind, facts, notes)
+        found = {}
+        for other in tensorboard.event_files(p.parent):   # the run's add_hparams file, in a folder below it
+            if other.resolve() != p.resolve():
+                found.update(tensorboard.hparams(other, str(other)))
+        return nemo_rl.read_records(rows, label, kind, facts, notes, config=nemo_rl.config_facts(found))
     # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
     return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
                             facts, notes)

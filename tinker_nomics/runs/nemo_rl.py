@@ -99,10 +99,34 @@ def _record(where, step, values: dict) -> StepRecord | None:
     return rec if "step_seconds" in rec.values else None
 
 
+def config_facts(hparams: dict) -> tuple[dict, dict]:
+    """What a run's hyperparameters (the config as NeMo RL's logger flattens it for TensorBoard's add_hparams:
+    `policy.model_name`, `cluster.gpus_per_node`, ...) say of the run: (facts, where each came from)."""
+    facts, where = {}, {}
+    model = hparams.get("policy.model_name")
+    if isinstance(model, str) and model.strip():
+        facts["model_path"], where["model"] = model.strip(), "the run's hyperparameters: policy.model_name"
+    def positive(key):
+        value = hparams.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
+            else None
+    per_node, nodes = positive("cluster.gpus_per_node"), positive("cluster.num_nodes")
+    if per_node and nodes:
+        facts["num_gpus"] = per_node * nodes
+        where["num_gpus"] = "the run's hyperparameters: cluster.gpus_per_node × cluster.num_nodes"
+    prompts, group = positive("grpo.num_prompts_per_step"), positive("grpo.num_generations_per_prompt")
+    if prompts and group:
+        facts.update(prompts_per_step=prompts, group_size=group, samples_per_step=prompts * group)
+        where["samples_per_step"] = ("the run's hyperparameters: grpo.num_prompts_per_step × "
+                                     "grpo.num_generations_per_prompt")
+    return facts, where
+
+
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
-                 run_name=None) -> HostedRun:
-    """A W&B export of a NeMo RL run (`_step` is NeMo RL's step). A stream.Table gives its kind, notes and run name
-    once read."""
+                 run_name=None, config: tuple[dict, dict] | None = None) -> HostedRun:
+    """A W&B export of a NeMo RL run (`_step` is NeMo RL's step), or its TensorBoard scalars with what its
+    hyperparameters say (`config`: facts and where each came from). A stream.Table gives its kind, notes and run
+    name once read."""
     table = StepTable(label, text_numbers=True)
     keys: set[str] = set()
     skipped = 0
@@ -123,7 +147,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     if "timing/train/exposed_generation" in keys:
         notes.append("async GRPO: timing/train/exposed_generation is the generation time training did not hide, "
                      "not the whole rollout")
-    steps, derived, facts, where, model = settle(table, {}, {}, facts_override)
+    steps, derived, facts, where, model = settle(table, *(config or ({}, {})), facts_override)
     notes += derived
     if facts.get("samples_per_step") is None and steps["samples"].isna().any():
         notes.append("NeMo RL does not log its samples per step (num_prompts_per_step × num_generations_per_prompt) "

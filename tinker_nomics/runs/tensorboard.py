@@ -226,6 +226,69 @@ def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list) -> I
         yield ("event at byte", first_seen.pop(step)), pending[step]
 
 
+HPARAMS_TAG = "_hparams_/session_start_info"
+
+
+def _hparam_value(buf: bytes):
+    """A google.protobuf.Value: number (2), string (3) or bool (4); None for anything else."""
+    for field, wire, value in _fields(buf):
+        if field == 2 and wire == 1:
+            return struct.unpack("<d", value)[0]
+        if field == 3 and wire == 2:
+            return value.decode("utf-8", errors="replace")
+        if field == 4 and wire == 0:
+            return bool(value)
+    return None
+
+
+def _session_hparams(metadata: bytes) -> dict:
+    """The hyperparameters of an `add_hparams` session-start summary: SummaryMetadata.plugin_data (1) .content (2)
+    is an HParamsPluginData (tensorboard/plugins/hparams/plugin_data.proto) whose session_start_info (3) maps
+    names to values (hparams, 1)."""
+    out = {}
+    for field, wire, plugin in _fields(metadata):
+        if field != 1 or wire != 2:
+            continue
+        content = next((v for f, w, v in _fields(plugin) if f == 2 and w == 2), b"")
+        for f, w, start in _fields(content):
+            if f != 3 or w != 2:
+                continue
+            for hf, hw, entry in _fields(start):
+                if hf != 1 or hw != 2:
+                    continue
+                key = value = None
+                for ef, ew, ev in _fields(entry):
+                    if ef == 1 and ew == 2:
+                        key = ev.decode("utf-8", errors="replace")
+                    elif ef == 2 and ew == 2:
+                        value = _hparam_value(ev)
+                if key is not None and value is not None:
+                    out[key] = value
+    return out
+
+
+def hparams(path: Path, label: str) -> dict:
+    """The hyperparameters an event file holds (`SummaryWriter.add_hparams` writes them to an event file of their
+    own, in a folder below the run's), flattened names as the writer gave them; {} when it holds none."""
+    out: dict = {}
+    notes: list[str] = []
+    for offset, data in _records(path, label, notes):
+        try:
+            for field, wire, summary in _fields(data):
+                if field != 5 or wire != 2:
+                    continue
+                for f, w, value in _fields(summary):
+                    if f != 1 or w != 2:
+                        continue
+                    parts = {vf: vv for vf, vw, vv in _fields(value) if vw == 2}
+                    if parts.get(1, b"").decode("utf-8", errors="replace") == HPARAMS_TAG and 9 in parts:
+                        out.update(_session_hparams(parts[9]))
+        except (ValueError, TypeError, struct.error, IndexError, OverflowError):
+            raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event (a broken protocol "
+                                    f"buffer)") from None
+    return out
+
+
 def keys(path: Path, label: str, prefixes: tuple[str, ...], limit: int = 50) -> set[str]:
     """The tags of the first `limit` steps: what a detector looks at."""
     out: set[str] = set()
