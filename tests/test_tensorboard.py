@@ -147,3 +147,33 @@ def test_a_nemo_rl_tensorboard_folder_gives_its_model_gpus_and_batch_from_its_hy
     code, out, err = run("validate", EVENTS / "nemo_rl", "--gpu", "H100 SXM")    # no --model, no --num-gpus
     assert code == 0, err
     assert "Qwen/Qwen3-8B · 8 × H100 SXM" in out
+
+
+def test_a_run_resumed_into_a_second_event_file_reads_both_in_step_order(tmp_path):
+    """A resumed run writes a new event file into the same log folder: both are read, in the order of their first
+    step, as one run (here the verl run cut in two at step 3: the first file keeps steps 1-2, the second holds
+    steps 3-4; records were split at an event boundary of the real file)."""
+    whole = event_file("verl").read_bytes()
+    offsets, i = [], 0
+    while i < len(whole):                                        # the TFRecord frames of the file
+        offsets.append(i)
+        i += 16 + int.from_bytes(whole[i:i + 8], "little")
+    steps = [r["_step"] for _, r in tensorboard.records(event_file("verl"), "verl", ("timing_s/",), [])]
+    assert steps == [1, 2, 3, 4]
+    split = next(o for o in offsets if _step_at(whole, o) == 3)   # the first event of step 3
+    folder = tmp_path / "run_a"
+    folder.mkdir()
+    (folder / "events.out.tfevents.2.host").write_bytes(whole[:16 + int.from_bytes(whole[:8], "little")]
+                                                         + whole[split:])  # file_version header, steps 3-4
+    (folder / "events.out.tfevents.1.host").write_bytes(whole[:split])  # steps 1-2
+    hosted = detect.read_hosted(tmp_path)
+    assert list(hosted.steps["step"]) == [1, 2, 3, 4]
+    same_steps(hosted.steps, detect.read_hosted(event_file("verl")).steps)
+    assert any("read one after the other" in n for n in hosted.notes)
+
+
+def _step_at(data: bytes, offset: int) -> int:
+    """The step of the Event record at `offset` (0 when the record has none)."""
+    length = int.from_bytes(data[offset:offset + 8], "little")
+    step, _ = tensorboard._scalars(data[offset + 12:offset + 12 + length], lambda tag: True)
+    return step

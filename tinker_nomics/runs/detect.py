@@ -157,12 +157,18 @@ def detect(path, side: str | None = None) -> Detected:
         scalars = [e for e in events if tensorboard.keys(e, str(e), TENSORBOARD_PREFIXES, limit=2)]
         if len(scalars) == 1:
             return _tensorboard_kind(scalars[0], str(scalars[0]), side)
+        if scalars and len({e.parent for e in scalars}) == 1:
+            # files of one log folder: a run resumed into a new event file, read one after the other
+            found = _tensorboard_kind(scalars[0], str(scalars[0]), side)
+            return Detected(found.framework, found.side, found.shape,
+                            f"{len(scalars)} event files of one run folder ({found.reason})", scalars[0].parent)
         if scalars:
             events = scalars
         if events:
             shown = ", ".join(str(e.relative_to(p)) for e in events[:4])
-            raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files ({shown}"
-                                    f"{', …' if len(events) > 4 else ''}); pass the one to read")
+            raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files in different "
+                                    f"folders, each a run's ({shown}{', …' if len(events) > 4 else ''}); pass the "
+                                    f"folder or file of one run")
         consoles = console_logs(p)
         if len(consoles) == 1:
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console",
@@ -255,21 +261,36 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
 
 
 def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -> HostedRun:
-    """An event file read with its framework's reader: its scalars per step, as a W&B export's rows are."""
+    """An event file (or the event files of one run folder, a run resumed into a new file: read one after the
+    other, in the order of their first step) read with its framework's reader: its scalars per step, as a W&B
+    export's rows are."""
     notes: list[str] = []
     kind = f"{framework} TensorBoard events"
-    rows = tensorboard.records(p, label, TENSORBOARD_PREFIXES, notes)
+    folder = p if p.is_dir() else p.parent
+    files = [p] if not p.is_dir() else sorted(
+        (e for e in folder.iterdir() if tensorboard.is_event_file(e) and e.is_file()
+         and tensorboard.keys(e, str(e), TENSORBOARD_PREFIXES, limit=1)),
+        key=lambda e: (_first_step(e), e.name))
+    if len(files) > 1:
+        notes.append(f"{len(files)} event files in {folder.name}/, read one after the other (a run resumed into a "
+                     f"new file); a step logged in two of them counts twice, as it ran twice")
+    rows = (row for f in files for row in tensorboard.records(f, str(f), TENSORBOARD_PREFIXES, notes))
     if framework == verl.FRAMEWORK:
         return verl.read_records(rows, label, kind, False, facts, notes)
     if framework == nemo_rl.FRAMEWORK:
         found = {}
-        for other in tensorboard.event_files(p.parent):   # the run's add_hparams file, in a folder below it
-            if other.resolve() != p.resolve():
+        for other in tensorboard.event_files(folder):   # the run's add_hparams file, in a folder below it
+            if all(other.resolve() != f.resolve() for f in files):
                 found.update(tensorboard.hparams(other, str(other)))
         return nemo_rl.read_records(rows, label, kind, facts, notes, config=nemo_rl.config_facts(found))
     # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
     return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
                             facts, notes)
+
+
+def _first_step(path: Path) -> int:
+    """The first step an event file logs a metric at."""
+    return next((rec["_step"] for _, rec in tensorboard.records(path, str(path), TENSORBOARD_PREFIXES, [])), 0)
 
 
 def _table(p: Path, label: str, run: str | None) -> stream.Table:
