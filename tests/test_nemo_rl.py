@@ -229,6 +229,29 @@ def test_a_nemo_rl_console_log_reads_as_its_wandb_export(tmp_path):
     assert "NeMo RL console log" in out and f"{GPUS} × H100 SXM" in out
 
 
+def test_a_folder_holding_a_nemo_rl_console_log_is_read_as_that_log(tmp_path):
+    """`validate FOLDER` finds a NeMo RL console log among other files, though its first step header comes after a
+    set-up longer than the bytes a format is first judged on; beside a verl console log it names both."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    setup = "\n".join(f"(pid=1) loading shard {i} of the checkpoint ..." for i in range(400))
+    (run_dir / "stdout.log").write_text(setup + "\n" + nemo_console(nemo_rows()))
+    (run_dir / "config.yaml").write_text("grpo:\n  num_prompts_per_step: 32\n")
+    (run_dir / "notes.txt").write_text("nothing to read here\n")
+    assert len(setup.encode()) > 8192
+    found = detect.detect(run_dir)
+    assert (found.framework, found.shape, found.file) == (nemo_rl.FRAMEWORK, "console", run_dir / "stdout.log")
+    whole = detect.read_hosted(run_dir / "stdout.log")
+    assert list(detect.read_hosted(run_dir, found).steps["step_seconds"]) == list(whole.steps["step_seconds"])
+    code, out, err = run("validate", str(run_dir), "--model", "Qwen3-8B", "--gpu", "H100 SXM")
+    assert code == 0, err
+    assert "NeMo RL console log" in out
+    (run_dir / "verl.log").write_text("step:1 - timing_s/step:10.0 - timing_s/gen:4.0\n")
+    code, out, err = run("validate", str(run_dir))
+    assert code == 2 and err.count("\n") == 1
+    assert "holds 2 console logs (stdout.log, verl.log)" in err
+
+
 def test_an_older_nemo_rl_console_has_no_prompt_tokens_and_says_so(tmp_path):
     console = tmp_path / "stdout.txt"
     console.write_text(nemo_console(nemo_rows(), performance=False, epochs=False))

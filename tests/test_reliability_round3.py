@@ -437,7 +437,7 @@ def test_item12_a_folder_holding_only_a_verl_console_log_reads_the_log(tmp_path)
     assert strict_json(out)["measured"]["steps"] == hs.VERL_EXPECTED["steps"]
     hs.write_verl_console(tmp_path / "run" / "again.log")
     one_line_error(*cli("validate", tmp_path / "run", "--gpu", "H100 SXM"),
-                   "the folder holds 2 verl console logs (again.log, train.log)")
+                   "the folder holds 2 console logs (again.log, train.log)")
 
 
 # ------------------------------------------------------------------------------------------ 11: --force and inputs

@@ -123,8 +123,13 @@ def _tensorboard_kind(path: Path, label: str, side: str | None) -> Detected:
 MAX_FOLDER_FILES = 200   # files of a folder looked at for a console log; a folder of more is not a run's
 
 
-def console_logs(folder: Path) -> list[Path]:
-    """The regular files directly in `folder` whose first bytes are a verl console log's (verl.looks_like_console)."""
+CONSOLE_SUFFIXES = ("", ".log", ".txt", ".out", ".err")   # files of a folder read through for a console's lines
+
+
+def console_logs(folder: Path) -> list[tuple[Path, str]]:
+    """The regular files directly in `folder` that are a verl or NeMo RL console log, each with its framework: a
+    verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of either
+    framework further in (NeMo RL prints its first step header after the set-up's long output)."""
     found = []
     for i, entry in enumerate(sorted(folder.iterdir())):
         if i >= MAX_FOLDER_FILES:
@@ -132,12 +137,26 @@ def console_logs(folder: Path) -> list[Path]:
         if entry.name.startswith(".") or not entry.is_file():
             continue
         try:
-            text = stream.head(entry, str(entry)).decode("utf-8", errors="replace")
+            framework = _console_framework(entry)
         except TinkerNomicsError:
             continue   # unreadable or not regular: not the log
-        if verl.looks_like_console(text):
-            found.append(entry)
+        if framework:
+            found.append((entry, framework))
     return found
+
+
+def _console_framework(path: Path) -> str | None:
+    label = str(path)
+    if verl.looks_like_console(stream.head(path, label).decode("utf-8", errors="replace")):
+        return verl.FRAMEWORK
+    if path.suffix.lower() not in CONSOLE_SUFFIXES:
+        return None
+    for _, line in stream.text_lines(path, label):
+        if verl.STEP_LINE.match(verl.strip_line(line)[0]):
+            return verl.FRAMEWORK
+        if nemo_rl.looks_like_console(line):
+            return nemo_rl.FRAMEWORK
+    return None
 
 
 def detect(path, side: str | None = None) -> Detected:
@@ -171,14 +190,16 @@ def detect(path, side: str | None = None) -> Detected:
                                     f"folder or file of one run")
         consoles = console_logs(p)
         if len(consoles) == 1:
-            return Detected(verl.FRAMEWORK, SELF_HOSTED, "console",
-                            f"{consoles[0].name} in the folder has verl step lines", consoles[0])
+            (log, framework), = consoles
+            lines = "step lines" if framework == verl.FRAMEWORK else "step headers and Timing blocks"
+            return Detected(framework, SELF_HOSTED, "console", f"{log.name} in the folder has {framework} {lines}",
+                            log)
         if consoles:
-            raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} verl console logs "
-                                    f"({', '.join(c.name for c in consoles[:6])}); pass the one to read")
+            raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} console logs "
+                                    f"({', '.join(c.name for c, _ in consoles[:6])}); pass the one to read")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
                                 f"(TRL), .parquet files (a W&B run-history artifact), TensorBoard event file or verl "
-                                f"console log")
+                                f"or NeMo RL console log")
     stream.check_regular(p, label)
     if tensorboard.is_event_file(p):
         return _tensorboard_kind(p, label, side)
