@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from tinker_nomics.analysis import calibration  # noqa: E402
 
 FOLDER = REPO / "data" / "calibration"
-PARAMETER_COLUMNS = ["parameter", "value", "unit", "low", "high", "cases", "families", "held_out_median_abs_error",
+PARAMETER_COLUMNS = ["parameter", "value", "unit", "low", "high", "how", "cases", "families", "held_out_median_abs_error",
                      "fitted", "source", "inputs", "note"]
 ERROR_COLUMNS = ["quantity", "regime", "cases", "families", "median_abs_error", "median_signed_error", "log_sd",
                  "fitted", "source", "note"]
@@ -78,8 +78,7 @@ def main(argv: list[str]) -> int:
                                        PARAMETER_COLUMNS),
               "errors_by_regime.csv": render(error_rows(today), ERROR_COLUMNS)}
     bounded = [r for r in csv.DictReader(io.StringIO(tables["parameters.csv"]))
-               if r["parameter"] in calibration.RANGES and r["low"] != r["high"]
-               and calibration.on_bound(r["parameter"], float(r["value"]))]
+               if r["how"].startswith("searched") and calibration.on_bound(r["parameter"], float(r["value"]))]
     if "--check" in argv:
         stale = [name for name, text in tables.items()
                  if not (FOLDER / name).is_file()
@@ -94,7 +93,8 @@ def main(argv: list[str]) -> int:
             partial.write_text(text, encoding="utf-8")
             os.replace(partial, FOLDER / name)
         for row in csv.DictReader(io.StringIO(tables["parameters.csv"])):
-            print(f"{row['parameter']:36s} {row['value']:>12s}  [{row['low']}, {row['high']}]")
+            where = f"[{row['low']}, {row['high']}]" if row["low"] else row["how"]
+            print(f"{row['parameter']:36s} {row['value']:>12s}  {where}")
         for row in csv.DictReader(io.StringIO(tables["errors_by_regime.csv"])):
             print(f"held out {row['quantity']:11s} {row['regime']:13s} {int(row['cases']):4d} cases "
                   f"{int(row['families']):2d} families  median |error| {float(row['median_abs_error']):.0%}")

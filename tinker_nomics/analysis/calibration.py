@@ -58,8 +58,9 @@ RL_RANGES = {
     "step_overhead_seconds": (0.0, 60.0, 1.0),
 }
 RANGES = {**DECODE_RANGES, **RL_RANGES}
-# Stated priors for parameters the cases may not pin down: a parameter whose fit runs to an end of its range is held
-# here instead (and the fit of the others redone), so no reported value is a search bound. Each with its source.
+# Stated priors for parameters the cases may not pin down, each with its source. A parameter with a spread in
+# PRIOR_SPREAD is searched with its prior as one more residual; one without is held at its prior (and the fit of the
+# others redone) only where a search would run it to an end of its range, so no reported value is a search bound.
 PRIORS = {
     "decode_step_overhead_seconds": (
         0.0, "no fixed cost beside the per-sequence one: the engines measured replay each decode step as one CUDA "
@@ -78,6 +79,14 @@ PRIORS = {
              "which includes training, generation, policy logprobs, and refit time', and in the three real verl logs "
              "the step less its logged phases (rewards, advantages, bookkeeping) is about 1% of it or less"),
 }
+# Log-spread of the priors the search weighs beside the cases: the residual LOSS_SCALE × log(value / prior) / spread
+# (a value one spread from its prior costs what a case off by LOSS_SCALE does).
+# The cases scarcely tell the training GEMM efficiency from the memory term beside it (their GPUs, H100 and GB200,
+# share a ridge point of about 300 FLOPs per byte), and only one family trains a mixture of experts: without the prior the
+# search drifts to an end of the range, with it the value stays where its source puts it unless the cases disagree.
+# 0.2 (a factor e^0.2 ≈ 1.22 either way) is a width stated here, not measured: it spans the 47–72% MFU the priors'
+# sources report for large dense training.
+PRIOR_SPREAD = {"train_gemm_efficiency": 0.2, "moe_gemm_share": 0.2}
 PRECISION = {"BF16": "bf16", "FP16": "fp16", "FP8": "fp8", "FP4": "fp4", "INT8": "int8", "INT4": "int4"}
 KV_PRECISION = {"BF16": "bf16", "FP16": "bf16", "FP8": "fp8"}
 LOSS_SCALE = 0.3           # soft-L1 turns quadratic into linear beyond ~30% error
@@ -324,6 +333,14 @@ def _least_squares(residuals, ranges: dict):
     high = np.array([ranges[n][1] for n in names])
     start = np.array([ranges[n][2] for n in names])
     scale = np.maximum(start, 1e-6)
+    soft = [(names.index(n), PRIORS[n][0], PRIOR_SPREAD[n]) for n in names if n in PRIOR_SPREAD]
+    if soft:
+        cases_only = residuals
+
+        def residuals(x):
+            prior = [LOSS_SCALE * math.log(x[i] / value) / spread for i, value, spread in soft]
+            return np.concatenate([cases_only(x), prior])
+
     result = least_squares(residuals, start, bounds=(low, high), x_scale=scale, loss="soft_l1", f_scale=LOSS_SCALE,
                            xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=2000)
     return dict(zip(names, result.x))
@@ -368,11 +385,10 @@ def fit_decode(exclude_family: str | None = None, base: ModelParameters | None =
 
 def fit_rl(exclude_family: str | None = None, decode_fit: ModelParameters | None = None,
            hold: tuple[str, ...] = ()) -> ModelParameters:
-    """`hold` as in fit_decode; the mixture-of-experts share is held at its prior where no case is one."""
+    """`hold` as in fit_decode (a fold with no mixture-of-experts case leaves that share at its prior: nothing but
+    the prior's residual moves it)."""
     base = decode_fit or fit_decode()
     cases = [c for c in rl_cases() if c.family != exclude_family]
-    if not any("moe" in c.regimes for c in cases):
-        hold = (*hold, "moe_gemm_share")
     keys = [(i, q) for i, c in enumerate(cases) for q in c.measured]
     measured = np.array([cases[i].measured[q] for i, q in keys])
     weights = _weights([cases[i].family for i, _ in keys])
@@ -543,7 +559,7 @@ def held_out_with_regimes():
 
 def held_at_prior(fit: ModelParameters, ranges: dict) -> tuple[str, ...]:
     """The parameters of `ranges` that `fit` holds at their stated priors."""
-    return tuple(n for n in ranges if n in PRIORS and getattr(fit, n) == PRIORS[n][0])
+    return tuple(n for n in ranges if n in PRIORS and n not in PRIOR_SPREAD and getattr(fit, n) == PRIORS[n][0])
 
 
 def on_bound(name: str, value: float) -> bool:
@@ -588,31 +604,34 @@ def parameter_rows(fitted_on: str) -> list[dict]:
     screened = [c.case_id for c in decode_cases() if c.screened]
     rows = []
     fitted_decode = decode_ranges(decode_used)
+    rl_used = ("data/measurements/rl_phase_cases.csv and rl_step_cases.csv usable rows; generation at the decode "
+               "fit")
+    held_names = held_at_prior(fit, RANGES)
     for name in PARAMETER_NAMES:
         value = getattr(fit, name)
-        if name in PRIORS and value == PRIORS[name][0] and on_bound(name, value) or \
-                (name in PRIORS and name in RANGES and value == PRIORS[name][0]):
-            rows.append(_row(name, value, value, value, 0, "", math.nan, fitted_on,
-                             f"held at its stated prior: the cases do not pin it down (its fit runs to an end of "
-                             f"its range); prior: {PRIORS[name][1]}"))
-        elif name in fitted_decode:
-            low, high, _ = RANGES[name]
-            rows.append(_row(name, value, low, high, len(decode_used), decode_families, held("decode"), fitted_on,
-                             f"data/measurements/decode_cases.csv usable rows ({len(decode_used)} used; "
-                             f"{len(screened)} screened out above the physical limit: {', '.join(screened) or 'none'})"))
-        elif name in RL_RANGES:
-            low, high, _ = RANGES[name]
-            rows.append(_row(name, value, low, high, len(rl), rl_families, held("rl_step"), fitted_on,
-                             "data/measurements/rl_phase_cases.csv and rl_step_cases.csv usable rows; generation at "
-                             "the decode fit"))
+        if name in held_names:
+            rows.append(_row(name, value, "held at a stated prior", 0, "", math.nan, fitted_on,
+                             f"not searched: a search runs it to an end of its range (the cases do not pin it "
+                             f"down); prior: {PRIORS[name][1]}"))
+        elif name in fitted_decode or name in RL_RANGES:
+            decode_part = name in fitted_decode
+            how, inputs = "searched", (
+                f"data/measurements/decode_cases.csv usable rows ({len(decode_used)} used; {len(screened)} screened "
+                f"out above the physical limit: {', '.join(screened) or 'none'})" if decode_part else rl_used)
+            if name in PRIOR_SPREAD:
+                how = "searched with a prior"
+                inputs += (f"; with its prior {PRIORS[name][0]:.4g} as one more residual (log-spread "
+                           f"{PRIOR_SPREAD[name]:g}): {PRIORS[name][1]}")
+            rows.append(_row(name, value, how, len(decode_used) if decode_part else len(rl),
+                             decode_families if decode_part else rl_families,
+                             held("decode" if decode_part else "rl_step"), fitted_on, inputs))
         elif name == "response_max_over_mean":
-            rows.append(_row(name, value, value, value, sum(1 for r in _phase_rows() if r["response_max_tokens"]),
+            rows.append(_row(name, value, "median of the runs", sum(1 for r in _phase_rows() if r["response_max_tokens"]),
                              rl_families, math.nan, fitted_on, "median of response_length/max over /mean of the "
                              "runs in rl_phase_cases.csv that log both (not a search)"))
         else:   # not identifiable from the cases: the search's start, a stated prior
-            low, high, start = RANGES[name]
-            rows.append(_row(name, start, start, start, 0, "", math.nan, fitted_on,
-                             "no case measures it: held at its stated prior"))
+            rows.append(_row(name, RANGES[name][2], "held at a stated prior", 0, "", math.nan, fitted_on,
+                             "not searched: no case measures it; the search's start"))
     return rows
 
 
@@ -625,8 +644,10 @@ UNITS = {"decode_bandwidth_efficiency": "share of HBM bandwidth", "decode_comput
          "step_overhead_seconds": "seconds per RL step", "response_max_over_mean": "longest / mean response"}
 
 
-def _row(name, value, low, high, cases, families, held, fitted_on, inputs) -> dict:
-    return {"parameter": name, "value": f"{value:.6g}", "unit": UNITS[name], "low": f"{low:g}", "high": f"{high:g}",
+def _row(name, value, how, cases, families, held, fitted_on, inputs) -> dict:
+    """A searched parameter carries its search range; one not searched (`how` says why) has none."""
+    low, high = (f"{RANGES[name][0]:g}", f"{RANGES[name][1]:g}") if how.startswith("searched") else ("", "")
+    return {"parameter": name, "value": f"{value:.6g}", "unit": UNITS[name], "low": low, "high": high, "how": how,
             "cases": str(cases), "families": families,
             "held_out_median_abs_error": "" if not math.isfinite(held) else f"{held:.4f}", "fitted": fitted_on,
             "inputs": inputs, "note": ""}

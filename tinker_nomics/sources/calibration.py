@@ -43,8 +43,9 @@ class FittedValue:
     parameter: str
     value: float
     unit: str
-    low: float
-    high: float
+    low: float | None            # the search range (None: not searched; `how` says why)
+    high: float | None
+    how: str                     # searched, searched with a prior, held at a stated prior, median of the runs
     cases: int
     families: str
     held_out_median_abs_error: float | None
@@ -54,7 +55,10 @@ class FittedValue:
 
     @property
     def on_bound(self) -> bool:
-        """On (or within 0.1% of) an end of its search range: a defect of the model, not a result."""
+        """On (or within 0.1% of) an end of its search range: a defect of the model, not a result. A value not
+        searched (a stated prior, a median) has no range to sit on."""
+        if self.low is None or self.high is None:
+            return False
         span = self.high - self.low
         return min(self.value - self.low, self.high - self.value) <= 1e-3 * span
 
@@ -62,8 +66,8 @@ class FittedValue:
 @functools.lru_cache(maxsize=None)
 def fitted_values() -> dict[str, FittedValue]:
     rows = load_table("calibration/parameters.csv", [
-        Column("parameter"), Column("value", "float"), Column("unit"), Column("low", "float"), Column("high", "float"),
-        Column("cases", "int"), Column("families", required=False), Column("held_out_median_abs_error", "float", False),
+        Column("parameter"), Column("value", "float"), Column("unit"), Column("low", "float", False), Column("high", "float", False),
+        Column("how"), Column("cases", "int"), Column("families", required=False), Column("held_out_median_abs_error", "float", False),
         Column("fitted"), Column("inputs"), Column("note", required=False)])
     out = {}
     for r in rows:
@@ -72,10 +76,15 @@ def fitted_values() -> dict[str, FittedValue]:
             raise TinkerNomicsError(f"{where}: unknown parameter {r['parameter']!r}")
         if r["parameter"] in out:
             raise TinkerNomicsError(f"{where}: {r['parameter']!r} is listed twice")
-        if not r["low"] <= r["value"] <= r["high"] or r["value"] < 0:
+        searched = r["how"].startswith("searched")
+        if searched != (r["low"] is not None and r["high"] is not None):
+            raise TinkerNomicsError(f"{where}: how {r['how']!r} and the range [{r['low']}, {r['high']}] disagree "
+                                    f"(a searched value has a range, another none)")
+        if r["value"] < 0 or searched and not r["low"] <= r["value"] <= r["high"]:
             raise TinkerNomicsError(f"{where} column value: {r['value']:g} is outside its range "
                                     f"[{r['low']:g}, {r['high']:g}]")
-        out[r["parameter"]] = FittedValue(r["parameter"], r["value"], r["unit"], r["low"], r["high"], r["cases"],
+        out[r["parameter"]] = FittedValue(r["parameter"], r["value"], r["unit"], r["low"], r["high"], r["how"],
+                                          r["cases"],
                                           r["families"], r["held_out_median_abs_error"], r["fitted"], r["inputs"],
                                           r["note"] or "")
     missing = [n for n in PARAMETER_NAMES if n not in out]
