@@ -353,6 +353,9 @@ PUBLISHED = [
     ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "total", 229_500_000_000, 1_000_000_000,
      "MiniMax-M2: '230 billion total parameters' (MiniMax's card) and '229B' (the Hub's count, quoted by "
      "apxml.com/models/minimax-m2, pages corpus): between the two"),
+    ("nvidia--Llama-3_3-Nemotron-Super-49B-v1.json", "nemotron-nas", "total", 49_900_000_000, 50_000_000,
+     "the Hub's 'Model size 49.9B params' for the model (huggingface.co/mmnga/Llama-3_3-Nemotron-Super-49B-v1-gguf; "
+     "NVIDIA's NeMo AutoModel docs: '49B'); a Llama formula over 80 full layers gives about 70B"),
     ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "active", 10_000_000_000, 500_000_000,
      "the same card: '10 billion active parameters' (whole billions; the reader's 10.42B leaves out the input "
      "embedding lookup, as the FLOPs a token does)"),
@@ -678,6 +681,56 @@ def test_minimax_m2_norms_and_router_bias_are_counted_as_its_config_says(tmp_pat
     layers, heads, kv_heads, head_dim, experts = 62, 48, 8, 128, 256
     assert released.total_params - per_head.total_params == layers * ((heads + kv_heads) * head_dim - 2 * head_dim)
     assert released.total_params - no_bias.total_params == layers * experts
+
+
+NAS = "nvidia--Llama-3_3-Nemotron-Super-49B-v1.json"
+
+
+def test_nemotron_nas_counts_each_layer_as_its_block_config_says():
+    """Llama-3.3-Nemotron-Super-49B: 49 of its 80 layers keep attention (8 KV heads, num_attention_heads 64 /
+    n_heads_in_group 8), 31 drop it; every layer keeps a gated MLP of width int(2 · ffn_mult · 8192 / 3) rounded up
+    to a multiple of 256 (vLLM's nemotron_nas.py): ffn_mult 5.25 gives 28,672, 1.3125 gives 7,168."""
+    arch = load_config(CONFIGS / NAS)
+    plan = arch.layer_plan
+    assert len(plan) == 80 and sum(a is not None for a, _ in plan) == 49 and {a for a, _ in plan} == {8, None}
+    assert plan[0] == (8, 14336) and plan[6] == (None, 14336) and plan[1] == (8, 28672)
+    assert {w for _, w in plan} == {28672, 17920, 14336, 7168, 5632, 2816}
+    assert (arch.full_attention_layers, arch.sliding_window) == (49, None)
+    assert arch.kv_bytes_per_token == 2 * 49 * 8 * 128 * 2          # KV only where attention is
+    H, V = 8192, 128256
+    attention = 2 * H * 64 * 128 + 2 * H * 8 * 128 + H
+    mlp = sum(3 * H * w + H for _, w in plan)
+    assert arch.total_params == 49 * attention + mlp + H + 2 * V * H    # untied head
+    assert arch.active_params == arch.total_params - V * H
+    from tinker_nomics.model import lora, rl_phases
+    assert rl_phases.weight_tensors(arch) == 49 * 5 + 80 * 4 + 3
+    per_rank = lora.exact_lora_params_per_rank(arch)
+    assert per_rank["attn"] == 49 * ((H + 64 * 128) * 2 + 2 * (H + 8 * 128))
+    assert per_rank["mlp"] == sum(3 * (H + w) for _, w in plan)
+
+
+def test_nemotron_nas_linear_blocks_and_bad_blocks(tmp_path):
+    """replace_with_linear keeps one hidden × hidden matrix and its norm; a bad block is one line naming it."""
+    cfg = bundled(NAS)
+    blocks = json.loads(json.dumps(cfg["block_configs"]))
+    blocks[6]["attention"] = {"replace_with_linear": True}
+    blocks[7]["ffn"] = {"no_op": True}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**cfg, "block_configs": blocks}))
+    base, changed = load_config(CONFIGS / NAS), load_config(path)
+    H = 8192
+    assert changed.total_params - base.total_params == (H * H + H) - (3 * H * 14336 + H)
+    assert changed.layer_plan[6] == ("linear", 14336) and changed.layer_plan[7] == (None, None)
+    for bad, words in ((lambda b: b[3]["attention"].update(n_heads_in_group=7), "block_configs[3].attention"),
+                       (lambda b: b[5]["ffn"].update(ffn_mult="big"), "block_configs[5].ffn.ffn_mult"),
+                       (lambda b: b[9]["attention"].update(window_length=4096), "window_length"),
+                       (lambda b: b.pop(), "must list 80 layers")):
+        broken = json.loads(json.dumps(cfg["block_configs"]))
+        bad(broken)
+        path.write_text(json.dumps({**cfg, "block_configs": broken}))
+        with pytest.raises(TinkerNomicsError) as info:
+            load_config(path)
+        assert words in str(info.value) and "\n" not in str(info.value), str(info.value)
 
 
 def _bad_config(tmp_path, base, changes):

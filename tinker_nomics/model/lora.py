@@ -82,7 +82,12 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
         shared = projections * (h + shared_ffn) if shared_ffn else 0
         return experts * projections * expert_ffn + projections * h + shared
 
-    if family in ("qwen3_dense", "llama", "qwen3_moe", "gpt_oss"):
+    if arch.layer_plan is not None:   # Nemotron-NAS: each layer's attention and MLP as it kept them
+        attn = sum((h + q_out) + 2 * (h + kv * hd) + (q_out + h) if isinstance(kv, int) else 2 * h
+                   for kv, _ in arch.layer_plan if kv is not None)
+        mlp = sum(3 * (h + width) if isinstance(width, int) else 2 * h
+                  for _, width in arch.layer_plan if width is not None)
+    elif family in ("qwen3_dense", "llama", "qwen3_moe", "gpt_oss"):
         attn = layers * ((h + q_out) + 2 * (h + kv_out) + (q_out + h))
         if arch.is_moe:
             mlp = layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,

@@ -522,8 +522,14 @@ def weight_tensors(arch: ModelArch) -> int:
     Qwen's q/k biases and norms, two layer norms, and the MLP's matrices (each routed expert's, the router, the
     shared experts'); then the embedding, the final norm and an untied head. gpt-oss stores each layer's experts as
     two stacked tensors with their biases (and its attention's biases and sinks); Nemotron-H's layers are one block
-    each (Mamba, attention or a mixture of squared-ReLU experts, two matrices each). Other biases are not counted."""
+    each (Mamba, attention or a mixture of squared-ReLU experts, two matrices each); Nemotron-NAS's layers keep
+    attention (4 and a norm), a linear (1 and a norm) or nothing, and the same of the MLP (3 and a norm). Other biases
+    are not counted."""
     L = int(arch.num_layers)
+    if arch.layer_plan is not None:                      # Nemotron-NAS: what each layer kept, each with its norm
+        sizes = {"attention": {"linear": 2, None: 0}, "ffn": {"linear": 2, None: 0}}
+        kept = sum(sizes["attention"].get(a, 5) + sizes["ffn"].get(f, 4) for a, f in arch.layer_plan)
+        return kept + 2 + (0 if arch.tied_embeddings else 1)
     if arch.kv_lora_rank:
         attention = 5 + 2
     else:

@@ -283,7 +283,7 @@ FAMILY_OF = {
     "deepseek": "deepseek", "ernie4_5": "ernie4_5", "ernie4_5_moe": "ernie4_5", "seed_oss": "llama_variant",
     "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "exaone4": "llama_variant", "minicpm": "llama_variant",
     "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
-    "jamba": "jamba",
+    "jamba": "jamba", "nemotron-nas": "nemotron_nas",
 }
 
 # Remote-code configs that leave model_type out (MiniCPM-2B's): the model class their `architectures` names.
@@ -950,6 +950,76 @@ def _nemotron_h(c: _Config, model_type: str) -> dict:
             "linear_layers": n_mamba, "mamba_shape": (inner, gn, heads), "moe_layers": n_moe, "mlp_matrices": 2}
 
 
+def _nemotron_nas(c: _Config, model_type: str) -> dict:
+    """Nemotron-NAS (DeciLM: Llama-3.3-Nemotron-Super-49B, Llama-3.1-Nemotron-51B and -Ultra-253B), a Llama whose
+    layers a search pruned one by one: `block_configs` gives each layer's attention (GQA with num_attention_heads /
+    n_heads_in_group KV heads, a single hidden × hidden linear with replace_with_linear, or nothing with no_op) and
+    its gated MLP (width int(2 · ffn_mult · hidden / 3) rounded up to a multiple of 256, a linear, or nothing). A
+    sub-block that is there keeps its RMSNorm; a no-op has none (vLLM's and TensorRT-LLM's nemotron_nas.py, which
+    also give the width rule). Untied head unless told."""
+    H = c.int("hidden_size")
+    nh = c.int("num_attention_heads", maximum=MAX_WIDTH)
+    d = c.opt_int("head_dim")
+    if d is None:
+        if H % nh:
+            c.fail(f"field 'num_attention_heads' ({nh}) must divide hidden_size ({H}) when head_dim is not given")
+        d = H // nh
+    V = c.int("vocab_size")
+    blocks = c.data.get("block_configs")
+    if not isinstance(blocks, list) or not blocks:
+        c.fail(f"nemotron-nas config lacks field 'block_configs' (one entry a layer), got {_show(blocks)}")
+    L = c.int("num_hidden_layers", default=len(blocks), maximum=MAX_LAYERS)
+    if len(blocks) != L:
+        c.fail(f"field 'block_configs' must list {L} layers (num_hidden_layers), got {len(blocks)} entries")
+    attention_bias, mlp_bias = c.flag("attention_bias", False), c.flag("mlp_bias", False)
+    plan, body = [], H                                              # the final RMSNorm
+    for i, block in enumerate(blocks):
+        where = f"block_configs[{i}]"
+        if not isinstance(block, dict):
+            c.fail(f"field {where!r} must be an object with 'attention' and 'ffn', got {_show(block)}")
+        parts = []
+        for part in ("attention", "ffn"):
+            sub = block.get(part)
+            if not isinstance(sub, dict):
+                c.fail(f"field '{where}.{part}' must be an object, got {_show(sub)}")
+            block_config = _Config(sub, c.where)
+            block_config.family = f"{c.family} {where}.{part}"
+            if block_config.flag("no_op", False):
+                parts.append(None)
+            elif block_config.flag("replace_with_linear", False):
+                parts.append("linear")
+                body += H * H + H
+            elif part == "attention":
+                if block_config.get("window_length") is not None:
+                    c.fail(f"field '{where}.attention.window_length' is set: windowed attention inside a "
+                           f"Nemotron-NAS model is not counted here")
+                group = block_config.int("n_heads_in_group", maximum=nh)
+                if nh % group:
+                    c.fail(f"field '{where}.attention.n_heads_in_group' ({group}) must divide num_attention_heads "
+                           f"({nh})")
+                kv = nh // group
+                parts.append(kv)
+                body += 2 * H * nh * d + 2 * H * kv * d + H + ((nh + 2 * kv) * d + H if attention_bias else 0)
+            else:
+                mult = sub.get("ffn_mult")
+                if isinstance(mult, bool) or not isinstance(mult, (int, float)) or not math.isfinite(mult) \
+                        or not 0 < mult <= 1000:
+                    c.fail(f"field '{where}.ffn.ffn_mult' must be a number in (0, 1000], got {_show(mult)}")
+                width = -(-int(2 * mult * H / 3) // 256) * 256
+                parts.append(width)
+                body += 3 * H * width + H + (2 * width + H if mlp_bias else 0)
+        plan.append(tuple(parts))
+    attention = [a for a, _ in plan if isinstance(a, int)]
+    widths = [f for _, f in plan if isinstance(f, int)]
+    if not attention:
+        c.fail("field 'block_configs' has no layer with attention")
+    return {"H": H, "L": L, "nh": nh, "nkv": max(set(attention), key=attention.count), "d": d, "V": V,
+            "tied": c.flag("tie_word_embeddings", False), "body": body, "inactive": 0, "moe": None, "moe_layers": 0,
+            "full_layers": len(attention), "sliding_window": None, "kv_per_token": 2 * sum(attention) * d * BF16_BYTES,
+            "state": 0, "arch_type": "nemotron_nas", "inter": max(widths) if widths else None,
+            "layer_plan": tuple(plan)}
+
+
 # ------------------------------------------------------------------------------------------------ more families
 
 def _section(c: _Config, name: str) -> _Config:
@@ -1237,7 +1307,7 @@ FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "g
             "gpt_bigcode": _gpt_bigcode, "gpt_neo": _gpt_neo, "stablelm": _stablelm, "cohere": _cohere,
             "internlm2": _internlm2, "chatglm": _chatglm, "dbrx": _dbrx, "mpt": _mpt, "phimoe": _phimoe,
             "nemotron": _nemotron, "deepseek": _deepseek, "ernie4_5": _ernie4_5, "llama_variant": _llama_variant,
-            "cohere2": _cohere2, "jamba": _jamba}
+            "cohere2": _cohere2, "jamba": _jamba, "nemotron_nas": _nemotron_nas}
 
 
 # ------------------------------------------------------------------------------------------------ the record
@@ -1282,4 +1352,4 @@ def _arch(c: _Config, name: str, n: dict) -> ModelArch:
         linear_shape=n.get("linear_shape"), mamba_shape=n.get("mamba_shape"),
         checkpoint_precision=precision_of(c.data), output_head_params=int(head),
         mlp_matrices=n.get("mlp_matrices", 3), fused_qkv=bool(n.get("fused_qkv", False)),
-        moe_layers=n["moe_layers"] if moe else None)
+        moe_layers=n["moe_layers"] if moe else None, layer_plan=n.get("layer_plan"))

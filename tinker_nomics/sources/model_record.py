@@ -61,6 +61,9 @@ class ModelArch:
     mlp_matrices: int = 3              # weight matrices of a dense MLP: 3 gated (SwiGLU, GeGLU), 2 plain (GELU)
     fused_qkv: bool = False            # q, k and v in one projection (GPT-2, GPT-NeoX, Falcon, BLOOM, Phi-3)
     moe_layers: int | None = None      # layers with routed experts; None: every layer past first_k_dense
+    # Layer by layer where layers differ (Nemotron-NAS): (attention, ffn) each, attention its KV heads, ffn its MLP
+    # width, either "linear" (one hidden × hidden matrix) or None (no sub-block). None: every layer alike.
+    layer_plan: tuple | None = None
 
     def __post_init__(self):
         if self.output_head_params is None:
