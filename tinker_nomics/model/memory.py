@@ -118,6 +118,7 @@ ATTENTION_KINDS = {
     "exaone": "GQA", "minicpm": "MHA/GQA", "baichuan": "MHA", "glm": "GQA", "glm4": "GQA",
     "cohere2": "GQA, sliding window with every n-th layer global", "jamba": "hybrid: Mamba + GQA",
     "minimax_m2": "GQA", "exaone4": "GQA, sliding window with every n-th layer global",
+    "nemotron_nas": "GQA on the layers that keep attention (the others pruned away)",
 }
 
 
