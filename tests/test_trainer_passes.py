@@ -241,3 +241,46 @@ def test_a_refit_costs_a_fixed_time_per_weight_tensor():
     assert rl_phases.weight_tensors(get_arch("openai/gpt-oss-120b")) < 1_000
     deepseek = rl_phases.weight_tensors(get_arch("deepseek-ai/DeepSeek-V3")) * rl_phases.refit_seconds_per_tensor()
     assert abs(deepseek / 47.2 - 1) < 0.25
+
+
+def _predicted(**settings):
+    from tinker_nomics.model.predict import predict_rl_step
+    from tinker_nomics.sources import get_gpu
+    return predict_rl_step(get_arch(ARCH), get_gpu("H100 SXM"), GPUS, SAMPLES, PROMPT, RESPONSE, **settings)
+
+
+def test_predict_takes_the_epochs_and_micro_batches_a_published_table_states():
+    """`predict rl-step --ppo-epochs E --micro-batch-samples S`: the update runs E passes (with E × the default
+    optimizer steps), the log-prob passes and generation are untouched; S sequences per GPU a micro-batch set the
+    micro-batch count, each paying the fitted fixed cost of a pass."""
+    one, two = _predicted(), _predicted(ppo_epochs=2)
+    assert float(two.training_seconds) > 1.9 * float(one.training_seconds)
+    assert float(two.generation_seconds) == float(one.generation_seconds)
+    assert float(two.logprob_seconds) == float(one.logprob_seconds)
+    steps = number("rl_optimizer_steps")
+    assert float(_predicted(ppo_epochs=2, optimizer_steps=2 * steps).training_seconds) == float(two.training_seconds)
+    # 512 sequences over 8 GPUs: 64 each, 2 a micro-batch = 32 passes against 8 of 8 a micro-batch
+    fine, coarse = _predicted(micro_batch_samples=2), _predicted(micro_batch_samples=8)
+    from tinker_nomics.sources.calibration import parameters
+    per_pass = parameters().micro_batch_overhead_seconds
+    passes = 2.0                                   # the old policy's and the reference's log-probs
+    assert float(fine.logprob_seconds - coarse.logprob_seconds) == pytest.approx(passes * (32 - 8) * per_pass,
+                                                                                rel=1e-9)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--ppo-epochs", "1.5"], "ppo_epochs must be a whole number from 1 to 1,000,000, got 1.5"),
+    (["--micro-batch-samples", "4", "--micro-batch-tokens", "8000"], "not both"),
+    (["--micro-batch-samples", "4", "--method", "exact"], "micro_batch_samples: a setting of the calibrated"),
+    (["--micro-batch-samples", "0"], "micro_batch_samples"),
+])
+def test_predict_refuses_a_bad_trainer_setting_in_one_line(args, words):
+    import contextlib
+    import io
+    from tinker_nomics.faces.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
+                          "--samples", "512", "--prompt-len", "300", "--response-len", "1500", *args])
+    assert code == 2 and out.getvalue() == "" and err.getvalue().count("\n") == 1 and words in err.getvalue(), \
+        err.getvalue()

@@ -92,7 +92,7 @@ def _whole(name: str, value):
     """A count of GPUs: a whole number >= 1 (1.5 GPUs or 1e15 are refused)."""
     array = _positive(name, value, 1, inclusive=True)
     if np.any(array != np.floor(array)) or np.any(array > number("max_gpus")):
-        raise TinkerNomicsError(f"{name} must be a whole number from 1 to {number('max_gpus'):g}, got {value!r}")
+        raise TinkerNomicsError(f"{name} must be a whole number from 1 to {number('max_gpus'):,.0f}, got {value!r}")
     return array
 
 
@@ -274,15 +274,18 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     fine_tune: str = "full", method: str | None = None, response_max_tokens=None,
                     reference: bool = True, critic: bool = False, optimizer_steps=None,
                     rollout_tensor_parallel=None, rollout_memory_fraction=None,
-                    micro_batch_tokens=None) -> RLStepPrediction:
+                    micro_batch_tokens=None, micro_batch_samples=None, ppo_epochs=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
     or lora; `reference` adds the reference model's log-prob pass, `critic` PPO's critic passes. The run's own
     engine and trainer settings, where known, replace the defaults: `rollout_tensor_parallel` (GPUs per rollout
     engine), `rollout_memory_fraction` (the engine's share of GPU memory: vLLM's gpu_memory_utilization) and
-    `micro_batch_tokens` (tokens per GPU in one trainer micro-batch: verl's ppo_max_token_len_per_gpu); they are
-    settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
+    `micro_batch_tokens` (tokens per GPU in one trainer micro-batch: verl's ppo_max_token_len_per_gpu) or
+    `micro_batch_samples` (sequences per GPU in one: verl's ppo_micro_batch_size_per_gpu without dynamic batch
+    sizes), and `ppo_epochs` (passes of the update over the step's batch, verl's name; `optimizer_steps`
+    counts every pass's steps, by default the default per pass); they are settings of the calibrated method's engine and trainer, which the seed and exact
+    methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -315,8 +318,15 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         if np.any(micro != np.floor(micro)) or np.any(micro > MAX_MICRO_BATCH_TOKENS):
             raise TinkerNomicsError(f"micro_batch_tokens must be a whole number from 1 to "
                                     f"{MAX_MICRO_BATCH_TOKENS:,}, got {micro_batch_tokens!r}")
+    micro_samples = None if micro_batch_samples is None else _whole("micro_batch_samples", micro_batch_samples)
+    if micro is not None and micro_samples is not None:
+        raise TinkerNomicsError("give micro_batch_tokens (dynamic batch sizes) or micro_batch_samples, not both")
+    epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
+    if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
+        opt = number("rl_optimizer_steps") * epochs
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
-                                      ("micro_batch_tokens", micro)) if value is not None]
+                                      ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
+                                      ("ppo_epochs", epochs)) if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
                                 f"{method} method has none (drop it or use --method calibrated)")
@@ -327,7 +337,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
                                   reference=reference, optimizer_steps=opt, off_policy=k,
                                   response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp,
-                                  rollout_memory_fraction=fraction, micro_batch_tokens=micro)
+                                  rollout_memory_fraction=fraction, micro_batch_tokens=micro,
+                                  micro_batch_samples=micro_samples, update_epochs=epochs)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

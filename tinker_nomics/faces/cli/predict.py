@@ -6,7 +6,7 @@
                                   --prompt-len P --response-len R [--off-policy k] [--fine-tune full|lora]
                                   [--max-response-len R] [--no-reference] [--critic] [--optimizer-steps N]
                                   [--rollout-tensor-parallel T] [--rollout-memory-fraction F]
-                                  [--micro-batch-tokens B]
+                                  [--micro-batch-tokens B | --micro-batch-samples S] [--ppo-epochs E]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
@@ -73,6 +73,12 @@ def add_parser(sub) -> None:
     rl.add_argument("--micro-batch-tokens", type=number("--micro-batch-tokens"),
                     help="tokens per GPU in one trainer micro-batch (verl's ppo_max_token_len_per_gpu; default "
                          f"{default('micro_batch_tokens'):,.0f}, verl's)")
+    rl.add_argument("--micro-batch-samples", type=number("--micro-batch-samples"),
+                    help="sequences per GPU in one trainer micro-batch instead (verl's ppo_micro_batch_size_per_gpu "
+                         "with use_dynamic_bsz off)")
+    rl.add_argument("--ppo-epochs", type=number("--ppo-epochs"),
+                    help="passes of the update over the step's batch (verl's ppo_epochs; default 1); "
+                         "--optimizer-steps then counts every pass's steps (default 4 a pass)")
 
 
 def _common(p) -> None:
@@ -117,7 +123,8 @@ def run(args) -> str:
                                            args.response_len, args.off_policy, args.fine_tune, args.method,
                                            args.max_response_len, not args.no_reference, args.critic,
                                            args.optimizer_steps, args.rollout_tensor_parallel,
-                                           args.rollout_memory_fraction, args.micro_batch_tokens)
+                                           args.rollout_memory_fraction, args.micro_batch_tokens,
+                                           args.micro_batch_samples, args.ppo_epochs)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
