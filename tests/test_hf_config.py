@@ -834,3 +834,20 @@ def test_a_config_naming_a_local_path_is_named_by_the_model_the_path_holds(tmp_p
         path.write_text(json.dumps({**base, "_name_or_path": recorded}))
         arch = load_config(path)
         assert (arch.model, arch.hf_id) == (model, hf_id), recorded
+
+
+def test_a_model_folder_is_read_through_its_config_json(tmp_path):
+    """`--model-config ~/models/Qwen2.5-7B` (a download or a Hub cache snapshot) reads the folder's config.json;
+    a folder without one is one line saying so."""
+    folder = tmp_path / "my-finetune"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({k: v for k, v in bundled("Qwen--Qwen2.5-7B.json").items()
+                                                    if k != "_name_or_path"}))
+    arch = load_config(folder)
+    assert arch.total_params == load_config(CONFIGS / "Qwen--Qwen2.5-7B.json").total_params
+    assert arch.model == "my-finetune"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = _cli("predict", "decode", "--model-config", str(empty), "--gpu", "H100", "--num-gpus", "1",
+                          "--concurrency", "8", "--input-len", "100", "--output-len", "100")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "a folder without a config.json" in err

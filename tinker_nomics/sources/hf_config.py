@@ -169,8 +169,12 @@ MAX_CONFIG_BYTES = 16 * 2 ** 20
 def _read(path) -> tuple[dict, str]:
     where = str(path)
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):   # a FIFO or device named config.json would block or not end
-            raise TinkerNomicsError(f"model config {where} is not a regular file")
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError) as exc:   # ValueError: a path with a NUL byte
+        raise TinkerNomicsError(f"cannot read model config {where}: {getattr(exc, 'strerror', None) or exc}") from None
+    if not regular:   # a FIFO or device named config.json would block or not end
+        raise TinkerNomicsError(f"model config {where} is not a regular file")
+    try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CONFIG_BYTES + 1)
     except (OSError, ValueError) as exc:   # ValueError: a path with a NUL byte
@@ -193,7 +197,13 @@ def _read(path) -> tuple[dict, str]:
 
 
 def load_config(path) -> ModelArch:
-    """Read a Hugging Face config.json into a ModelArch (parameter counts, KV bytes, recurrent state)."""
+    """Read a Hugging Face config.json into a ModelArch (parameter counts, KV bytes, recurrent state); `path` may
+    be the model's folder (a download or a Hub cache snapshot), whose config.json is read."""
+    folder = Path(path)
+    if folder.is_dir():
+        if not (folder / "config.json").exists():
+            raise TinkerNomicsError(f"model config {path} is a folder without a config.json")
+        path = folder / "config.json"
     data, where = _read(path)
     name = data.get("_name_or_path")
     if name is not None and (not isinstance(name, str) or not name.isprintable()):
