@@ -144,18 +144,22 @@ def test_the_real_verl_runs_phase_rows_are_what_their_logs_give():
 
 def test_a_prior_keeps_a_search_the_cases_cannot_decide_off_its_bounds(monkeypatch):
     """The RL cases' GPUs (H100, GB200) share one ridge point, so they cannot tell the training GEMM efficiency from
-    the memory term beside it, and one family trains a mixture of experts: searched on the cases alone both shares
-    run to the top of their range (1.0). Searched with their stated priors beside the cases, they end inside it, near
-    the FlashAttention paper's 72% and Megatron-Core's 39% / 47% MFU ratio; a fold with no mixture-of-experts case
-    leaves that share where its prior puts it."""
+    the memory term beside it, and one family trains a mixture of experts: searched on the cases alone, the GEMM
+    efficiency and the memory term trade off along a valley the cases do not decide (the memory term all but vanishes,
+    or the efficiency runs to an end of its range) and the mixture-of-experts share runs up to the top of its range.
+    Searched with their stated priors beside the cases, they end inside it, near the FlashAttention paper's 72% and
+    Megatron-Core's 39% / 47% MFU ratio; a fold with no mixture-of-experts case leaves that share where its prior
+    puts it."""
     decode_fit = calibration.fit_decode()
     with monkeypatch.context() as patch:       # neither a prior's residual nor a hold at the prior: the bare search
         for name in ("train_gemm_efficiency", "moe_gemm_share"):
             patch.delitem(calibration.PRIOR_SPREAD, name)
             patch.delitem(calibration.PRIORS, name)
         bare = calibration.fit_rl(decode_fit=decode_fit)
-    assert calibration.on_bound("train_gemm_efficiency", bare.train_gemm_efficiency)
-    assert calibration.on_bound("moe_gemm_share", bare.moe_gemm_share)
+    with_priors = calibration.fit_all()
+    assert calibration.on_bound("train_gemm_efficiency", bare.train_gemm_efficiency) \
+        or bare.train_flops_per_byte > 5.0 * with_priors.train_flops_per_byte
+    assert bare.moe_gemm_share > 0.95
     full = calibration.fit_all()
     for name in ("train_gemm_efficiency", "moe_gemm_share"):
         assert not calibration.on_bound(name, getattr(full, name))

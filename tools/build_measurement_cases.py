@@ -668,8 +668,8 @@ WEIGHT_ONLY_MORE_NOTE = {
             "a weight",
 }
 EAGER_REASON = ("run without CUDA graphs (the page's 'Setting 1': enforce_eager=True): every decode step pays its "
-                "kernel launches from Python, which the model's per-step overhead, fitted on engines that replay CUDA "
-                "graphs, does not hold")
+                "kernel launches from Python; the decode fit is on engines that replay CUDA graphs, and the model's "
+                "launch time per layer for an eager engine is fitted on the RL runs that log enforce_eager")
 
 # decode_more.csv: one rule per source (notes/data/README.md explains each reading).
 MORE_EXCLUDED = {
@@ -977,7 +977,8 @@ def run_cases() -> list[dict]:
 PHASE_COLUMNS = ["case_id", "source", "family", "raw_file", "raw_row", "usable", "reason", "framework", "algorithm",
                  "model", "gpu", "num_gpus", "fine_tune", "lora_rank", "critic", "reference", "samples",
                  "prompt_tokens", "response_tokens", "response_max_tokens", "rollout_tp", "rollout_memory_fraction",
-                 "optimizer_steps", "micro_batch_tokens", "micro_batch_samples", "padded_tokens",
+                 "optimizer_steps", "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
+                 "logprob_micro_batch_samples", "padded_tokens",
                  "critic_padded_tokens", "off_policy", "enforce_eager",
                  "generation_includes_refit", "measured_step_s",
                  "measured_generation_s", "measured_logprob_s", "measured_values_s", "measured_update_actor_s",
@@ -1110,6 +1111,8 @@ def rl_phase_cases() -> list[dict]:
             optimizer_steps=optimizer_steps,
             micro_batch_tokens=_text_number(row.get("micro_batch_tokens", "")),
             micro_batch_samples=_text_number(row.get("micro_batch_samples", "")),
+            logprob_micro_batch_tokens=_text_number(row.get("logprob_micro_batch_tokens", "")),
+            logprob_micro_batch_samples=_text_number(row.get("logprob_micro_batch_samples", "")),
             padded_tokens=_text_number(row.get("padded_tokens", "")),
             critic_padded_tokens=_text_number(row.get("critic_padded_tokens", "")),
             off_policy=_off_policy(row["algorithm"]) or 0.0, enforce_eager=row.get("enforce_eager", ""),

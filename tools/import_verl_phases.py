@@ -44,7 +44,7 @@ COLUMNS = ["source_url", "source_family", "framework", "framework_version", "alg
            "response_len_max", "max_response_length", "tokens_per_step", "step_s", "gen_s", "old_log_prob_s", "ref_s",
            "values_s", "update_critic_s", "update_actor_s", "refit_s", "other_s", "mfu_reported", "steps_averaged",
            "optimizer_steps", "enforce_eager", "gen_includes_refit", "micro_batch_tokens", "micro_batch_samples",
-           "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
+           "logprob_micro_batch_tokens", "logprob_micro_batch_samples", "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
 
 # folder -> (log file, repository URL of the file at its commit, source family, GPU type and why)
 RUNS = {
@@ -85,6 +85,7 @@ def rows() -> list[dict]:
         per_step = steps["samples"]
         mini = c.get("mini_batch_prompts")
         optimizer_steps = (c["prompts_per_step"] / mini * (c.get("ppo_epochs") or 1)) if mini else None
+        logprob_dynamic = c.get("logprob_dynamic_batch", c.get("dynamic_batch"))
         kl_reference = bool(c.get("use_kl_loss") or c.get("use_kl_in_reward"))
         padded = padded_length(c)
         actor_padded = f"{padded:g}" if padded and c.get("remove_padding") is False else ""
@@ -115,13 +116,17 @@ def rows() -> list[dict]:
             "gen_includes_refit": "no" if "update_weights" in phase else "yes",
             "micro_batch_tokens": f"{c['micro_batch_tokens']:g}" if c.get("dynamic_batch") else "",
             "micro_batch_samples": "" if c.get("dynamic_batch") else f"{c['micro_batch_samples']:g}",
+            "logprob_micro_batch_tokens": f"{c['logprob_micro_batch_tokens']:g}" if logprob_dynamic else "",
+            "logprob_micro_batch_samples": "" if logprob_dynamic else f"{c['logprob_micro_batch_samples']:g}",
             "padded_tokens": actor_padded, "critic_padded_tokens": critic_padded,
             "date_read": "2026-12-02",
             "notes": (f"computed by tools/import_verl_phases.py from the log read in place (no licence: not copied); "
                       f"means over the {len(steps)} steps without validation or checkpoint; GPU: {gpu_note}; "
                       f"timing_s/gen holds the weight hand-off to vLLM in this verl version (no update_weights "
                       f"timer); optimizer steps = train_batch_size / ppo_mini_batch_size × ppo_epochs; micro-batches: "
-                      f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu; padded "
+                      f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu (the "
+                      f"log-prob passes: rollout.log_prob_max_token_len_per_gpu with log_prob_use_dynamic_bsz, else "
+                      f"rollout.log_prob_micro_batch_size_per_gpu); padded "
                       f"tokens (actor, critic): max_prompt_length + max_response_length for a model whose "
                       f"use_remove_padding is False (its passes compute every padded position), empty where it is "
                       f"True")})

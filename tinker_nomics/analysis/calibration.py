@@ -12,8 +12,10 @@ root of its family's count) and a soft-L1 loss keeping one wild row from moving 
            full bandwidth and no overhead: speculative decoding, a misread table) are screened out, the reason
            recorded.
   RL       RL steps with their phases (generation, log-prob passes, actor update, step) and steps alone: the
-           generation overhead, the training GEMM efficiency and the mixture-of-experts share of it, the pass
-           overhead and the step overhead; generation uses the decode fit.
+           generation overhead, the rollout's per-sequence cost and, for engines run without CUDA graphs (the runs
+           that log enforce_eager), the host's launch time per layer; the training GEMM efficiency, the
+           mixture-of-experts share of it and the memory term beside it; the trainer's fixed costs per call and
+           per micro-batch, and the step overhead; generation uses the decode fit.
 
 A family is one publisher's measurements (versions of one page are one family: tools/build_measurement_cases.py).
 Held-out errors are leave-one-family-out: each family is predicted by a fit on all the others. They are reported
@@ -56,6 +58,8 @@ RL_RANGES = {
     "train_flops_per_byte": (10.0, 1e5, 300.0),
     "micro_batch_overhead_seconds": (0.0, 10.0, 0.2),
     "step_overhead_seconds": (0.0, 60.0, 1.0),
+    "eager_layer_seconds": (0.0, 5e-3, 1e-4),
+    "pass_overhead_seconds": (0.0, 10.0, 0.1),
 }
 RANGES = {**DECODE_RANGES, **RL_RANGES}
 # Stated priors for parameters the cases may not pin down, each with its source. A parameter with a spread in
@@ -228,12 +232,15 @@ def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
 def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, response, response_max, *, critic,
              reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean,
              micro_batch_tokens=None, micro_batch_samples=None, padded_tokens=None, critic_padded_tokens=None,
-             rollout_memory_fraction=None):
+             logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None,
+             rollout_memory_fraction=None, rollout_eager=False):
     arch, gpus = get_arch(model), gpu_specs(gpu)
     common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
                   response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp,
-                  rollout_memory_fraction=rollout_memory_fraction,
+                  rollout_memory_fraction=rollout_memory_fraction, rollout_eager=rollout_eager,
                   micro_batch_tokens=micro_batch_tokens, micro_batch_samples=micro_batch_samples,
+                  logprob_micro_batch_tokens=logprob_micro_batch_tokens,
+                  logprob_micro_batch_samples=logprob_micro_batch_samples,
                   padded_tokens_per_sample=padded_tokens, critic_padded_tokens_per_sample=critic_padded_tokens)
     actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
                                   **common)
@@ -255,8 +262,10 @@ def _phase_rows() -> tuple[dict, ...]:
         Column("rollout_tp", "float", False), Column("rollout_memory_fraction", "float", False),
         Column("optimizer_steps", "float", False),
         Column("micro_batch_tokens", "float", False), Column("micro_batch_samples", "float", False),
+        Column("logprob_micro_batch_tokens", "float", False), Column("logprob_micro_batch_samples", "float", False),
         Column("padded_tokens", "float", False), Column("critic_padded_tokens", "float", False),
         Column("off_policy", "float", False), Column("generation_includes_refit", required=False),
+        Column("enforce_eager", required=False),
         Column("measured_step_s", "float", False), Column("measured_generation_s", "float", False),
         Column("measured_logprob_s", "float", False), Column("measured_update_actor_s", "float", False)]))
 
@@ -289,8 +298,11 @@ def rl_cases() -> tuple[RLCase, ...]:
                             rollout_tp=r["rollout_tp"], fine_tune=r["fine_tune"] or "full", measured=measured,
                             includes_refit=r["generation_includes_refit"] != "no", max_over_mean=ratio,
                             micro_batch_tokens=r["micro_batch_tokens"], micro_batch_samples=r["micro_batch_samples"],
+                            logprob_micro_batch_tokens=r["logprob_micro_batch_tokens"],
+                            logprob_micro_batch_samples=r["logprob_micro_batch_samples"],
                             padded_tokens=r["padded_tokens"], critic_padded_tokens=r["critic_padded_tokens"],
-                            rollout_memory_fraction=r["rollout_memory_fraction"]))
+                            rollout_memory_fraction=r["rollout_memory_fraction"],
+                            rollout_eager=r["enforce_eager"] == "yes"))
     for r in accuracy.rl_step_cases(usable_only=True):
         prompt = accuracy.case_prompt_tokens(r)
         longest = None   # the drain of the longest responses: the ratio, capped by the run's longest sequence
@@ -640,6 +652,8 @@ UNITS = {"decode_bandwidth_efficiency": "share of HBM bandwidth", "decode_comput
          "generation_overhead_seconds": "seconds per RL step",
          "rollout_sequence_overhead_seconds": "seconds per sequence per decode step", "train_gemm_efficiency": "share of BF16 peak",
          "moe_gemm_share": "share of the training GEMM efficiency", "train_flops_per_byte": "FLOPs per byte", "micro_batch_overhead_seconds": "seconds per micro-batch pass",
+         "eager_layer_seconds": "seconds per layer per decode step",
+         "pass_overhead_seconds": "seconds per trainer pass",
          "step_overhead_seconds": "seconds per RL step", "response_max_over_mean": "longest / mean response"}
 
 

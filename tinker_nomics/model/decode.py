@@ -219,12 +219,13 @@ class DecodeFeatures:
     compute_seconds: np.ndarray     # FLOPs at compute efficiency 1
     allreduce_calls: np.ndarray     # all-reduces per step (0 without tensor parallelism)
     allreduce_seconds: np.ndarray   # their message bytes over the link (the latency is a fitted parameter)
+    eager_layers: np.ndarray = 0.0  # layers whose kernels the host launches one by one (no CUDA graph), 0 with one
 
 
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
                     min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None,
-                    tiles: bool = True) -> DecodeFeatures:
+                    tiles: bool = True, eager=False) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
     the method's terms (rl_phases.Terms; default peak: the GEMM ceiling); `min_batch` the smallest batch a step is
     charged for; `tiles` whether a GEMM costs at least its tensor-core instruction's rows (gemm_rows; the
@@ -261,7 +262,8 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     def a(x):
         return np.asarray(x, dtype=float)
 
-    return DecodeFeatures(a(b), a(memory), a(share), a(compute), a(calls), a(wire))
+    return DecodeFeatures(a(b), a(memory), a(share), a(compute), a(calls), a(wire),
+                          a(np.where(np.asarray(eager, dtype=bool), float(arch.num_layers), 0.0)))
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,8 @@ def step_seconds(f: DecodeFeatures, p, bandwidth_efficiency=None) -> DecodeStep:
     allreduce = f.allreduce_calls * p.allreduce_latency_seconds + f.allreduce_seconds
     overhead = p.decode_step_overhead_seconds + p.decode_sequence_overhead_seconds * f.batch
     device = np.maximum(memory, compute)
+    if np.any(f.eager_layers):   # without a CUDA graph the GPU waits on the host's launches where they are slower
+        device = np.maximum(device, f.eager_layers * p.eager_layer_seconds)
     return DecodeStep(overhead + device + allreduce, memory, compute, allreduce, overhead)
 
 

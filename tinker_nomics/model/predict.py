@@ -274,7 +274,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     fine_tune: str = "full", method: str | None = None, response_max_tokens=None,
                     reference: bool = True, critic: bool = False, optimizer_steps=None,
                     rollout_tensor_parallel=None, rollout_memory_fraction=None,
-                    micro_batch_tokens=None, micro_batch_samples=None, ppo_epochs=None) -> RLStepPrediction:
+                    micro_batch_tokens=None, micro_batch_samples=None, ppo_epochs=None,
+                    rollout_eager: bool = False, logprob_micro_batch_tokens=None,
+                    logprob_micro_batch_samples=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -284,8 +286,12 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     `micro_batch_tokens` (tokens per GPU in one trainer micro-batch: verl's ppo_max_token_len_per_gpu) or
     `micro_batch_samples` (sequences per GPU in one: verl's ppo_micro_batch_size_per_gpu without dynamic batch
     sizes), and `ppo_epochs` (passes of the update over the step's batch, verl's name; `optimizer_steps`
-    counts every pass's steps, by default the default per pass); they are settings of the calibrated method's engine and trainer, which the seed and exact
-    methods do not have."""
+    counts every pass's steps, by default the default per pass), and `rollout_eager` (the engine runs without CUDA
+    graphs, vLLM's enforce_eager: each decode step waits on the host's kernel launches where they are slower than
+    the GPU), and the log-prob passes' own micro-batches, `logprob_micro_batch_tokens` or
+    `logprob_micro_batch_samples` (verl's rollout.log_prob_max_token_len_per_gpu, log_prob_micro_batch_size_per_gpu;
+    default: the update's); they are settings of the calibrated method's engine and trainer, which the seed and exact methods do
+    not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -321,12 +327,28 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     micro_samples = None if micro_batch_samples is None else _whole("micro_batch_samples", micro_batch_samples)
     if micro is not None and micro_samples is not None:
         raise TinkerNomicsError("give micro_batch_tokens (dynamic batch sizes) or micro_batch_samples, not both")
+    logprob_micro = None
+    if logprob_micro_batch_tokens is not None:
+        logprob_micro = _positive("logprob_micro_batch_tokens", logprob_micro_batch_tokens, 1, inclusive=True)
+        if np.any(logprob_micro != np.floor(logprob_micro)) or np.any(logprob_micro > MAX_MICRO_BATCH_TOKENS):
+            raise TinkerNomicsError(f"logprob_micro_batch_tokens must be a whole number from 1 to "
+                                    f"{MAX_MICRO_BATCH_TOKENS:,}, got {logprob_micro_batch_tokens!r}")
+    logprob_samples = None if logprob_micro_batch_samples is None \
+        else _whole("logprob_micro_batch_samples", logprob_micro_batch_samples)
+    if logprob_micro is not None and logprob_samples is not None:
+        raise TinkerNomicsError("give logprob_micro_batch_tokens (dynamic batch sizes) or logprob_micro_batch_samples, "
+                                "not both")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
+    if not isinstance(rollout_eager, (bool, np.bool_)):
+        raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
         opt = number("rl_optimizer_steps") * epochs
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
-                                      ("ppo_epochs", epochs)) if value is not None]
+                                      ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
+                                      ("logprob_micro_batch_tokens", logprob_micro),
+                                      ("logprob_micro_batch_samples", logprob_samples))
+             if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
                                 f"{method} method has none (drop it or use --method calibrated)")
@@ -338,7 +360,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   reference=reference, optimizer_steps=opt, off_policy=k,
                                   response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp,
                                   rollout_memory_fraction=fraction, micro_batch_tokens=micro,
-                                  micro_batch_samples=micro_samples, update_epochs=epochs)
+                                  micro_batch_samples=micro_samples, update_epochs=epochs,
+                                  rollout_eager=bool(rollout_eager), logprob_micro_batch_tokens=logprob_micro,
+                                  logprob_micro_batch_samples=logprob_samples)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

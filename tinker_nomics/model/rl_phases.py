@@ -125,7 +125,7 @@ class RLFeatures:
     moe: np.ndarray                  # a mixture-of-experts model: its GEMMs at the mixture-of-experts efficiency
     update_passes: np.ndarray        # forward-pass equivalents of the update (all-to-all multiple)
     optimizer_steps: np.ndarray      # per model trained
-    micro_batches: np.ndarray        # per GPU in one pass over the step's tokens (a log-prob pass)
+    micro_batches: np.ndarray        # per GPU in one log-prob pass over the step's tokens
     update_micro_batches: np.ndarray # per GPU in the update (at least one per optimizer step), per model
     exchange_seconds: np.ndarray     # sharded parameter and gradient exchange over the steps (physics only)
     alltoall_seconds: np.ndarray     # one forward pass's mixture-of-experts dispatch and combine (physics only)
@@ -134,6 +134,7 @@ class RLFeatures:
     gpus_used: np.ndarray            # the GPUs the step runs on: those asked for, or the smallest count that fits
     separate: np.ndarray             # generation and the trainer on separate GPUs, overlapping (k >= 1)
     trainer_gpus: np.ndarray         # the GPUs the trainer's passes run on (all of them when colocated)
+    trained_models: np.ndarray       # models the update trains: the actor, and the critic under PPO
     colocated: "RLFeatures | None" = None   # k >= 1 split: the same step colocated, its phases taking turns
 
 
@@ -159,7 +160,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               micro_batch_samples=None, recompute: bool = True, precision: str = "bf16",
               kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
               concurrency=None, multi_turn=False, compact_plan: bool = False, padded_tokens_per_sample=None,
-              critic_padded_tokens_per_sample=None, update_epochs=None) -> RLFeatures:
+              critic_padded_tokens_per_sample=None, update_epochs=None, rollout_eager=False,
+              logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -232,7 +234,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                                   min_batch=1.0 if terms.plan == "engine" else 0.0, kv_per_sequence=kv_per_sequence,
                                   flops_per_token=once("decode_flops",
                                                        lambda: decode.token_flops(arch, context, terms.attention)),
-                                  tiles=terms.tiles)
+                                  tiles=terms.tiles, eager=rollout_eager)
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
         prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
             / (replicas * tp * decode.gemm_ceiling(gpus, precision))
@@ -280,12 +282,20 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     if update_epochs is not None:
         update_units = update_units * epochs
     opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
-    if micro_batch_samples is not None:
-        micro = np.ceil(s / trainer_gpus / np.asarray(micro_batch_samples, dtype=float) - 1e-9)
-    else:
-        size = number("micro_batch_tokens") if micro_batch_tokens is None else micro_batch_tokens
-        micro = np.ceil(trained / trainer_gpus / np.asarray(size, dtype=float) - 1e-9)
-    micro = np.maximum(micro, 1.0)
+    def micro_batches(samples_each, tokens_each):
+        """Micro-batches per GPU in one pass over the step's sequences: of `samples_each` sequences, or of at most
+        `tokens_each` tokens (the default budget where neither is given)."""
+        if samples_each is not None:
+            count = np.ceil(s / trainer_gpus / np.asarray(samples_each, dtype=float) - 1e-9)
+        else:
+            size = number("micro_batch_tokens") if tokens_each is None else tokens_each
+            count = np.ceil(trained / trainer_gpus / np.asarray(size, dtype=float) - 1e-9)
+        return np.maximum(count, 1.0)
+
+    micro = micro_batches(micro_batch_samples, micro_batch_tokens)
+    # the log-prob passes' own micro-batches where the run sets them (verl's rollout.log_prob_*), else the update's
+    logprob_micro = micro if logprob_micro_batch_samples is None and logprob_micro_batch_tokens is None \
+        else micro_batches(logprob_micro_batch_samples, logprob_micro_batch_tokens)
     update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
@@ -308,8 +318,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
-                      a(models * opt), a(micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
-                      a(gpus_used), np.asarray(separate), a(trainer_gpus))
+                      a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
+                      a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -461,14 +471,18 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0) * f.gemm_share) \
         + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
-    per_pass = f.micro_batches * p.micro_batch_overhead_seconds + f.forward_gemm_units / eta + f.alltoall_seconds
+    # each pass is one call from the controller to the trainer's workers (the batch sent, the results gathered),
+    # then its micro-batches, each with its fixed cost, and its FLOPs
+    per_pass = p.pass_overhead_seconds + f.micro_batches * p.micro_batch_overhead_seconds \
+        + f.forward_gemm_units / eta + f.alltoall_seconds
     logprob = _times(f.logprob_passes * per_pass, factor)
     gemm = f.update_gemm_units / eta
     if mfu is not None:
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
     else:   # the update's micro-batches run forward and backward (and the recomputed forward): `update_passes`
         # forward equivalents each, every one paying the fixed per-micro-batch cost
-        update = gemm + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
+        update = f.trained_models * p.pass_overhead_seconds + gemm \
+            + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
             + f.exchange_seconds + f.update_passes * f.alltoall_seconds
     training_s = _times(update, factor)
     refit = _times(f.refit_seconds, factor)

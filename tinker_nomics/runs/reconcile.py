@@ -189,9 +189,17 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["micro_batch_tokens"] = float(c["micro_batch_tokens"])
     elif c.get("dynamic_batch") is False and _positive(c.get("micro_batch_samples")):
         facts["micro_batch_samples"] = float(c["micro_batch_samples"])
+    # the log-prob passes' own micro-batches (verl's rollout.log_prob_*; a config without them: the update's)
+    logprob_dynamic = c.get("logprob_dynamic_batch", c.get("dynamic_batch"))
+    if logprob_dynamic is True and _positive(c.get("logprob_micro_batch_tokens")):
+        facts["logprob_micro_batch_tokens"] = float(c["logprob_micro_batch_tokens"])
+    elif logprob_dynamic is False and _positive(c.get("logprob_micro_batch_samples")):
+        facts["logprob_micro_batch_samples"] = float(c["logprob_micro_batch_samples"])
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)
+    if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
+        facts["rollout_eager"] = True
     padded = padded_length(c)
     if padded is not None and c.get("remove_padding") is False:
         facts["padded_tokens_per_sample"] = padded
@@ -382,8 +390,9 @@ class _FitSums:
             other = total("generation_predicted") - decode
             room = total("generation_seconds") - other
             if not decode > 1e-9 * max(total("decode"), 1e-30):
-                notes.append("the model's decode is compute-bound at this run's batch (its time does not move with "
-                             "the bandwidth efficiency): no rollout efficiency matches")
+                notes.append("the model's decode is compute-bound at this run's batch, or waits on the host's kernel "
+                             "launches (an engine without CUDA graphs): its time does not move with the bandwidth "
+                             "efficiency, so no rollout efficiency matches")
             elif room > 0:
                 rollout_eff = eff * decode / room
             else:

@@ -25,11 +25,13 @@ class ModelParameters:
     decode_step_overhead_seconds: float      # per decode step (launches, scheduling, sampling)
     decode_sequence_overhead_seconds: float  # per sequence per decode step
     allreduce_latency_seconds: float         # per tensor-parallel all-reduce
+    eager_layer_seconds: float               # host time to launch one layer's kernels in eager mode (no CUDA graph)
     generation_overhead_seconds: float       # per RL step's generation (engine wake-up, cache set-up, hand-offs)
     rollout_sequence_overhead_seconds: float # per sequence per decode step of an RL rollout, beyond a serving engine's
     train_gemm_efficiency: float             # share of the dense peak training and log-prob GEMMs reach
     moe_gemm_share: float                    # mixture-of-experts models: the share of that efficiency they reach
     train_flops_per_byte: float              # training FLOPs per byte of the memory traffic that comes with them
+    pass_overhead_seconds: float             # per trainer call (a log-prob pass, the update): dispatch, gather
     micro_batch_overhead_seconds: float      # per micro-batch forward pass through the trainer (launches, gathers)
     step_overhead_seconds: float             # per RL step outside its phases (rewards, advantages, data)
     response_max_over_mean: float            # the longest response over the mean, where a run does not say

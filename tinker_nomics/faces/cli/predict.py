@@ -79,6 +79,15 @@ def add_parser(sub) -> None:
     rl.add_argument("--ppo-epochs", type=number("--ppo-epochs"),
                     help="passes of the update over the step's batch (verl's ppo_epochs; default 1); "
                          "--optimizer-steps then counts every pass's steps (default 4 a pass)")
+    rl.add_argument("--logprob-micro-batch-tokens", type=number("--logprob-micro-batch-tokens"),
+                    help="tokens per GPU in one micro-batch of the log-prob passes (verl's "
+                         "rollout.log_prob_max_token_len_per_gpu; default: the update's)")
+    rl.add_argument("--logprob-micro-batch-samples", type=number("--logprob-micro-batch-samples"),
+                    help="sequences per GPU in one micro-batch of the log-prob passes instead (verl's "
+                         "rollout.log_prob_micro_batch_size_per_gpu)")
+    rl.add_argument("--enforce-eager", action="store_true",
+                    help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
+                         "releases): each decode step waits on the host launching every layer's kernels")
 
 
 def _common(p) -> None:
@@ -124,7 +133,8 @@ def run(args) -> str:
                                            args.max_response_len, not args.no_reference, args.critic,
                                            args.optimizer_steps, args.rollout_tensor_parallel,
                                            args.rollout_memory_fraction, args.micro_batch_tokens,
-                                           args.micro_batch_samples, args.ppo_epochs)
+                                           args.micro_batch_samples, args.ppo_epochs, args.enforce_eager,
+                                           args.logprob_micro_batch_tokens, args.logprob_micro_batch_samples)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)

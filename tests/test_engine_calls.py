@@ -1,0 +1,142 @@
+"""Three settings of an RL run the phase model reads, and the costs they carry.
+
+- An engine without CUDA graphs (vLLM's enforce_eager, the default of older verl releases, which all three real verl
+  logs in ../shared/realdata/verl_runs ran with) launches every layer's kernels from the host: the GPU waits on the
+  launches wherever they are slower than its own work, so a decode step takes at least the layers × the fitted
+  launch time per layer. It binds for a small model at a small batch and not for a large one.
+- The log-prob passes may run micro-batches of their own size (verl's rollout.log_prob_micro_batch_size_per_gpu or
+  log_prob_max_token_len_per_gpu): the dstack PPO log sets 8 sequences where its update runs 4.
+- Each log-prob pass, and each model's update, is one call from the framework's controller to the trainer's workers,
+  at a fitted fixed cost per call.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import io
+
+import numpy as np
+import pytest
+
+import hosted_shapes as hs
+from tinker_nomics.analysis import calibration
+from tinker_nomics.errors import TinkerNomicsError
+from tinker_nomics.faces.cli import main
+from tinker_nomics.model import decode, rl_phases
+from tinker_nomics.model.predict import predict_rl_step
+from tinker_nomics.runs.ledger import check_run
+from tinker_nomics.runs.reconcile import run_facts
+from tinker_nomics.sources import get_arch, get_gpu, gpu_specs
+from tinker_nomics.sources.calibration import parameters
+
+
+def _step(model, batch, eager, tp=1.0):
+    arch, gpus = get_arch(model), gpu_specs("H100 SXM")
+    f = decode.decode_features(arch, gpus, tp, batch, 1000.0, eager=eager)
+    return arch, decode.step_seconds(f, parameters()).seconds
+
+
+def test_an_eager_engine_waits_on_its_launches_only_where_they_are_slower_than_the_gpu():
+    p = parameters()
+    arch, eager = _step("Qwen/Qwen2.5-0.5B", 1.0, True)
+    _, graphs = _step("Qwen/Qwen2.5-0.5B", 1.0, False)
+    # a 0.5B model reads ~1 GB a step (~0.4 ms on an H100): the 24 layers' launches are longer, and set the step
+    assert float(eager) > float(graphs)
+    floor = arch.num_layers * p.eager_layer_seconds
+    assert float(eager) >= floor
+    # a 32B model reads ~65 GB a step (~25 ms): its 64 layers' launches hide behind the GPU's work
+    _, big_eager = _step("Qwen/Qwen2.5-32B", 1.0, True)
+    _, big_graphs = _step("Qwen/Qwen2.5-32B", 1.0, False)
+    assert float(big_eager) == float(big_graphs)
+
+
+def test_the_real_verl_logs_carry_their_engine_and_log_prob_settings():
+    """rl_phase_cases.csv (tools/import_verl_phases.py from the logs' config dumps): all three ran
+    enforce_eager True; the dstack PPO run's old-policy pass uses 8 sequences a micro-batch (its update 4), the
+    play-verl runs use dynamic batches of log_prob_max_token_len_per_gpu tokens (12,000 and 8,000)."""
+    rows = {r["case_id"]: r for r in calibration._phase_rows()}
+    assert {rows[c]["enforce_eager"] for c in ("phase-44", "phase-45", "phase-46")} == {"yes"}
+    assert (rows["phase-46"]["micro_batch_samples"], rows["phase-46"]["logprob_micro_batch_samples"]) == (4.0, 8.0)
+    assert (rows["phase-44"]["logprob_micro_batch_tokens"], rows["phase-45"]["logprob_micro_batch_tokens"]) \
+        == (12000.0, 8000.0)
+    cases = {c.case_id: c for c in calibration.rl_cases()}
+    # 256 sequences over 16 GPUs: 16 each, 2 micro-batches of 8 for the log-probs, 4 of 4 for the update
+    assert (float(cases["phase-46"].actor.micro_batches), float(cases["phase-46"].actor.update_micro_batches)) \
+        == (2.0, 4.0)
+    assert bool(np.all(cases["phase-46"].actor.decode.eager_layers > 0))
+
+
+def _validated(tmp_path, monkeypatch, name, **rollout):
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["rollout"].update(rollout)
+    config["actor_rollout_ref"]["actor"]["use_dynamic_bsz"] = False
+    config["actor_rollout_ref"]["actor"]["ppo_micro_batch_size_per_gpu"] = 2
+    monkeypatch.setattr(hs, "CONFIG", config)
+    return check_run(hs.write_verl_console(tmp_path / f"{name}.log", "2025"), gpu="H100 SXM")
+
+
+def test_validate_reads_enforce_eager_and_the_log_prob_micro_batches_from_a_verl_log(tmp_path, monkeypatch):
+    plain = _validated(tmp_path, monkeypatch, "plain")
+    eager = _validated(tmp_path, monkeypatch, "eager", enforce_eager=True)
+    coarse = _validated(tmp_path, monkeypatch, "coarse", log_prob_micro_batch_size_per_gpu=64)
+    facts = {name: run_facts(r.run, r.run.steps)[0] for name, r in
+             (("plain", plain), ("eager", eager), ("coarse", coarse))}
+    assert "rollout_eager" not in facts["plain"] and facts["eager"]["rollout_eager"] is True
+    assert facts["coarse"]["logprob_micro_batch_samples"] == 64.0 and "logprob_micro_batch_samples" not in facts["plain"]
+    r_plain, r_eager, r_coarse = plain.reconciliation, eager.reconciliation, coarse.reconciliation
+    assert r_eager.predicted_mean("generation") > r_plain.predicted_mean("generation")
+    assert r_eager.predicted_mean("training") == pytest.approx(r_plain.predicted_mean("training"), rel=1e-12)
+    assert r_coarse.predicted_mean("logprob") < r_plain.predicted_mean("logprob")
+    assert r_coarse.predicted_mean("training") == pytest.approx(r_plain.predicted_mean("training"), rel=1e-12)
+
+
+def _predicted(**settings):
+    return predict_rl_step(get_arch("Qwen/Qwen2.5-0.5B"), get_gpu("H100 SXM"), 8, 512, 100, 200, **settings)
+
+
+def test_predict_takes_enforce_eager_and_the_log_prob_micro_batches():
+    graphs, eager = _predicted(), _predicted(rollout_eager=True)
+    assert float(eager.generation_seconds) > float(graphs.generation_seconds)
+    assert float(eager.training_seconds) == float(graphs.training_seconds)
+    # 512 sequences over 8 GPUs: 64 each; 2 a micro-batch = 32 log-prob micro-batches per pass against 8 of 8
+    fine, coarse = _predicted(logprob_micro_batch_samples=2), _predicted(logprob_micro_batch_samples=8)
+    passes = 2.0                                   # the old policy's and the reference's log-probs
+    assert float(fine.logprob_seconds - coarse.logprob_seconds) == pytest.approx(
+        passes * (32 - 8) * parameters().micro_batch_overhead_seconds, rel=1e-9)
+    assert float(fine.training_seconds) == float(coarse.training_seconds)
+
+
+def test_each_trainer_call_pays_the_fixed_cost_once():
+    """Two log-prob passes (old policy, reference) and one update; under PPO the critic adds its values pass and
+    its own update."""
+    arch, gpus = get_arch("Qwen/Qwen2.5-7B"), gpu_specs("H100 SXM")
+    p = parameters()
+    none = dataclasses.replace(p, pass_overhead_seconds=0.0)
+    for critic, calls in ((False, (2, 1)), (True, (3, 2))):
+        f = rl_phases.rl_features(arch, gpus, 8.0, 512.0, 100.0, 200.0, critic=critic)
+        with_calls, without = rl_phases.phase_seconds(f, p), rl_phases.phase_seconds(f, none)
+        assert float(with_calls.logprob_seconds - without.logprob_seconds) == pytest.approx(
+            calls[0] * p.pass_overhead_seconds, rel=1e-9)
+        assert float(with_calls.training_seconds - without.training_seconds) == pytest.approx(
+            calls[1] * p.pass_overhead_seconds, rel=1e-9)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--enforce-eager", "--method", "exact"], "rollout_eager: a setting of the calibrated"),
+    (["--logprob-micro-batch-samples", "4", "--logprob-micro-batch-tokens", "8000"], "not both"),
+    (["--logprob-micro-batch-samples", "0"], "logprob_micro_batch_samples"),
+    (["--logprob-micro-batch-tokens", "2.5"], "logprob_micro_batch_tokens must be a whole number"),
+])
+def test_predict_refuses_a_bad_engine_or_log_prob_setting_in_one_line(args, words):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
+                     "--samples", "512", "--prompt-len", "300", "--response-len", "1500", *args])
+    assert code == 2 and out.getvalue() == "" and err.getvalue().count("\n") == 1 and words in err.getvalue(), \
+        err.getvalue()
+
+
+def test_rollout_eager_must_be_a_truth_value():
+    with pytest.raises(TinkerNomicsError, match="rollout_eager must be True or False, got 'no'"):
+        _predicted(rollout_eager="no")
