@@ -140,3 +140,41 @@ def test_predict_refuses_a_bad_engine_or_log_prob_setting_in_one_line(args, word
 def test_rollout_eager_must_be_a_truth_value():
     with pytest.raises(TinkerNomicsError, match="rollout_eager must be True or False, got 'no'"):
         _predicted(rollout_eager="no")
+
+
+def test_nemo_rl_hyperparameters_give_the_engine_and_trainer_settings():
+    """NeMo RL's flattened config (examples/configs/grpo_math_1B.yaml names each key): the engine's tensor
+    parallelism, memory share and enforce_eager; the optimizer steps (samples / policy.train_global_batch_size);
+    the micro-batches of the update and of the log-prob passes, in tokens under sequence packing, else sequences."""
+    from tinker_nomics.runs.nemo_rl import config_facts
+    hparams = {"grpo.num_prompts_per_step": 32, "grpo.num_generations_per_prompt": 16,
+               "policy.train_global_batch_size": 128, "policy.train_micro_batch_size": 4,
+               "policy.logprob_batch_size": 8, "policy.generation.vllm_cfg.tensor_parallel_size": 2,
+               "policy.generation.vllm_cfg.gpu_memory_utilization": 0.6,
+               "policy.generation.vllm_cfg.enforce_eager": True, "policy.sequence_packing.enabled": False}
+    facts, where = config_facts(hparams)
+    assert (facts["rollout_tp"], facts["rollout_memory_fraction"], facts["enforce_eager"]) == (2.0, 0.6, True)
+    assert facts["prompts_per_step"] / facts["mini_batch_prompts"] == 512 / 128       # four optimizer steps
+    assert (facts["dynamic_batch"], facts["micro_batch_samples"], facts["logprob_micro_batch_samples"]) \
+        == (False, 4.0, 8.0)
+    assert "policy.logprob_batch_size" in where["logprob_micro_batch_samples"]
+    packed, _ = config_facts({**hparams, "policy.sequence_packing.enabled": True,
+                              "policy.sequence_packing.train_mb_tokens": 2048,
+                              "policy.sequence_packing.logprob_mb_tokens": 4096})
+    assert (packed["dynamic_batch"], packed["micro_batch_tokens"], packed["logprob_dynamic_batch"],
+            packed["logprob_micro_batch_tokens"]) == (True, 2048.0, True, 4096.0)
+    # an unresolved interpolation is no number: nothing is read from it
+    unresolved, _ = config_facts({**hparams, "policy.sequence_packing.enabled": True,
+                                  "policy.sequence_packing.train_mb_tokens": "${mul:512,4}"})
+    assert "micro_batch_tokens" not in unresolved and "micro_batch_samples" not in unresolved
+
+
+def test_nemo_rl_s_log_prob_timer_holds_the_reference_pass_too():
+    """grpo_train times `policy.get_logprobs` and `get_reference_policy_logprobs` in one block,
+    policy_and_reference_logprobs: a run whose hyperparameters say nothing of a KL term still ran both passes."""
+    from tinker_nomics.runs import detect
+    from pathlib import Path
+    hosted = detect.read_hosted(Path(__file__).resolve().parent / "tensorboard_events" / "nemo_rl")
+    assert hosted.config                                      # read with its hyperparameters
+    facts, _ = run_facts(hosted, hosted.steps)
+    assert facts["reference"] is True

@@ -119,6 +119,33 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
         facts.update(prompts_per_step=prompts, group_size=group, samples_per_step=prompts * group)
         where["samples_per_step"] = ("the run's hyperparameters: grpo.num_prompts_per_step × "
                                      "grpo.num_generations_per_prompt")
+    # the engine and trainer settings the phase model reads (examples/configs/grpo_math_1B.yaml names them)
+    engine = "policy.generation.vllm_cfg."
+    for fact, key in (("rollout_tp", engine + "tensor_parallel_size"),
+                      ("rollout_memory_fraction", engine + "gpu_memory_utilization")):
+        if positive(key):
+            facts[fact], where[fact] = positive(key), f"the run's hyperparameters: {key}"
+    if isinstance(hparams.get(engine + "enforce_eager"), bool):
+        facts["enforce_eager"] = hparams[engine + "enforce_eager"]
+        where["enforce_eager"] = f"the run's hyperparameters: {engine}enforce_eager"
+    global_batch = positive("policy.train_global_batch_size")
+    if global_batch and group:   # optimizer steps per RL step = samples / global batch = prompts / (global / group)
+        facts["mini_batch_prompts"] = global_batch / group
+        where["mini_batch_prompts"] = "the run's hyperparameters: policy.train_global_batch_size / group size"
+    packed = next((hparams[k] for k in ("policy.sequence_packing.enabled", "policy.dynamic_batching.enabled")
+                   if hparams.get(k) is True), False)
+    prefix = "policy.sequence_packing." if hparams.get("policy.sequence_packing.enabled") is True \
+        else "policy.dynamic_batching."
+    for dynamic, fact, tokens_key, samples_key in (
+            ("dynamic_batch", "micro_batch", "train_mb_tokens", "policy.train_micro_batch_size"),
+            ("logprob_dynamic_batch", "logprob_micro_batch", "logprob_mb_tokens", "policy.logprob_batch_size")):
+        tokens, samples = positive(prefix + tokens_key), positive(samples_key)
+        if packed and tokens:
+            facts.update({dynamic: True, f"{fact}_tokens": tokens})
+            where[f"{fact}_tokens"] = f"the run's hyperparameters: {prefix}{tokens_key}"
+        elif not packed and samples:
+            facts.update({dynamic: False, f"{fact}_samples": samples})
+            where[f"{fact}_samples"] = f"the run's hyperparameters: {samples_key}"
     return facts, where
 
 

@@ -170,7 +170,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     c = run.config or {}
     phases = set(run.phase_names)
     facts = {"critic": bool(c.get("critic")) or "update_critic" in phases,
-             "reference": bool(c.get("use_kl_loss") or c.get("use_kl_in_reward")) or "ref" in phases}
+             "reference": bool(c.get("use_kl_loss") or c.get("use_kl_in_reward")) or "ref" in phases
+             or "policy_and_reference_logprobs" in phases}   # NeMo RL's one timer of both passes
     if not c and "ref" not in phases:   # a log without a config (W&B, TRL): the reference pass as frameworks default
         facts["reference"] = True
     mini, prompts = c.get("mini_batch_prompts"), c.get("prompts_per_step")
