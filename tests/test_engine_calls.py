@@ -11,10 +11,8 @@
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
-import io
 
 import numpy as np
 import pytest
@@ -22,7 +20,6 @@ import pytest
 import hosted_shapes as hs
 from tinker_nomics.analysis import calibration
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.faces.cli import main
 from tinker_nomics.model import decode, rl_phases
 from tinker_nomics.model.predict import predict_rl_step
 from tinker_nomics.runs.ledger import check_run
@@ -120,21 +117,6 @@ def test_each_trainer_call_pays_the_fixed_cost_once():
             calls[0] * p.pass_overhead_seconds, rel=1e-9)
         assert float(with_calls.training_seconds - without.training_seconds) == pytest.approx(
             calls[1] * p.pass_overhead_seconds, rel=1e-9)
-
-
-@pytest.mark.parametrize("args, words", [
-    (["--enforce-eager", "--method", "exact"], "rollout_eager: a setting of the calibrated"),
-    (["--logprob-micro-batch-samples", "4", "--logprob-micro-batch-tokens", "8000"], "not both"),
-    (["--logprob-micro-batch-samples", "0"], "logprob_micro_batch_samples"),
-    (["--logprob-micro-batch-tokens", "2.5"], "logprob_micro_batch_tokens must be a whole number"),
-])
-def test_predict_refuses_a_bad_engine_or_log_prob_setting_in_one_line(args, words):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
-                     "--samples", "512", "--prompt-len", "300", "--response-len", "1500", *args])
-    assert code == 2 and out.getvalue() == "" and err.getvalue().count("\n") == 1 and words in err.getvalue(), \
-        err.getvalue()
 
 
 def test_rollout_eager_must_be_a_truth_value():

@@ -87,7 +87,8 @@ PRIORS = {
 # (a value one spread from its prior costs what a case off by LOSS_SCALE does).
 # The cases scarcely tell the training GEMM efficiency from the memory term beside it (their GPUs, H100 and GB200,
 # share a ridge point of about 300 FLOPs per byte), and only one family trains a mixture of experts: without the prior the
-# search drifts to an end of the range, with it the value stays where its source puts it unless the cases disagree.
+# search wanders where the cases cannot decide (the memory term all but vanishes, the mixture-of-experts share runs
+# to the top of its range), with it the value stays where its source puts it unless the cases disagree.
 # 0.2 (a factor e^0.2 ≈ 1.22 either way) is a width stated here, not measured.
 PRIOR_SPREAD = {"train_gemm_efficiency": 0.2, "moe_gemm_share": 0.2}
 PRECISION = {"BF16": "bf16", "FP16": "fp16", "FP8": "fp8", "FP4": "fp4", "INT8": "int8", "INT4": "int4"}

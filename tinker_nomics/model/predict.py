@@ -270,6 +270,21 @@ class RLStepPrediction:
         return out
 
 
+def _micro_batch_size(name: str, tokens, samples):
+    """A trainer micro-batch given as `{name}_tokens` (a token budget: dynamic batch sizes) or `{name}_samples`
+    (sequences), checked: (tokens, samples), at most one of them not None."""
+    budget = None
+    if tokens is not None:
+        budget = _positive(f"{name}_tokens", tokens, 1, inclusive=True)
+        if np.any(budget != np.floor(budget)) or np.any(budget > MAX_MICRO_BATCH_TOKENS):
+            raise TinkerNomicsError(f"{name}_tokens must be a whole number from 1 to {MAX_MICRO_BATCH_TOKENS:,}, "
+                                    f"got {tokens!r}")
+    count = None if samples is None else _whole(f"{name}_samples", samples)
+    if budget is not None and count is not None:
+        raise TinkerNomicsError(f"give {name}_tokens (dynamic batch sizes) or {name}_samples, not both")
+    return budget, count
+
+
 def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens, response_tokens, off_policy=0,
                     fine_tune: str = "full", method: str | None = None, response_max_tokens=None,
                     reference: bool = True, critic: bool = False, optimizer_steps=None,
@@ -318,26 +333,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         if np.any(fraction > 1.0):
             raise TinkerNomicsError(f"rollout_memory_fraction is a share of GPU memory, at most 1, got "
                                     f"{rollout_memory_fraction!r}")
-    micro = None
-    if micro_batch_tokens is not None:
-        micro = _positive("micro_batch_tokens", micro_batch_tokens, 1, inclusive=True)
-        if np.any(micro != np.floor(micro)) or np.any(micro > MAX_MICRO_BATCH_TOKENS):
-            raise TinkerNomicsError(f"micro_batch_tokens must be a whole number from 1 to "
-                                    f"{MAX_MICRO_BATCH_TOKENS:,}, got {micro_batch_tokens!r}")
-    micro_samples = None if micro_batch_samples is None else _whole("micro_batch_samples", micro_batch_samples)
-    if micro is not None and micro_samples is not None:
-        raise TinkerNomicsError("give micro_batch_tokens (dynamic batch sizes) or micro_batch_samples, not both")
-    logprob_micro = None
-    if logprob_micro_batch_tokens is not None:
-        logprob_micro = _positive("logprob_micro_batch_tokens", logprob_micro_batch_tokens, 1, inclusive=True)
-        if np.any(logprob_micro != np.floor(logprob_micro)) or np.any(logprob_micro > MAX_MICRO_BATCH_TOKENS):
-            raise TinkerNomicsError(f"logprob_micro_batch_tokens must be a whole number from 1 to "
-                                    f"{MAX_MICRO_BATCH_TOKENS:,}, got {logprob_micro_batch_tokens!r}")
-    logprob_samples = None if logprob_micro_batch_samples is None \
-        else _whole("logprob_micro_batch_samples", logprob_micro_batch_samples)
-    if logprob_micro is not None and logprob_samples is not None:
-        raise TinkerNomicsError("give logprob_micro_batch_tokens (dynamic batch sizes) or logprob_micro_batch_samples, "
-                                "not both")
+    micro, micro_samples = _micro_batch_size("micro_batch", micro_batch_tokens, micro_batch_samples)
+    logprob_micro, logprob_samples = _micro_batch_size("logprob_micro_batch", logprob_micro_batch_tokens,
+                                                       logprob_micro_batch_samples)
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     if not isinstance(rollout_eager, (bool, np.bool_)):
         raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
