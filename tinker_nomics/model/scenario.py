@@ -75,7 +75,8 @@ def check_whole(values: dict) -> None:
         if value is None or isinstance(value, (str, bytes)):
             continue
         array = np.asarray(value, dtype=float)
-        broken = np.isfinite(array) & (array % 1 != 0)
+        with np.errstate(invalid="ignore"):   # inf % 1 is NaN: a non-finite value is refused elsewhere, by name
+            broken = np.isfinite(array) & (array % 1 != 0)
         if np.any(broken):
             raise TinkerNomicsError(f"{name} must be a whole number, got {_fmt(float(array[broken].flat[0]))}")
 TEXT_FIELDS = ("model", "prices", "sandbox", "method", "decode_model", "fine_tune", "model_config",
