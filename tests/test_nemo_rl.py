@@ -267,3 +267,43 @@ def test_a_console_cut_mid_step_keeps_the_whole_steps(tmp_path):
     hosted = detect.read_hosted(console)
     assert list(hosted.steps["step"]) == [1, 2, 3]
     assert any("stopped mid-step" in n for n in hosted.notes)
+
+
+def test_a_nemo_rl_console_reads_the_config_its_run_script_prints(tmp_path):
+    """examples/run_grpo_math.py prints `Final config:` and pprint's the resolved config before training: the
+    console reader takes the model, the GPUs, the batch, the engine (tensor parallelism, memory share,
+    enforce_eager) and the trainer's micro-batches from it, each said where, as from the TensorBoard
+    hyperparameters; `validate` then needs no --model."""
+    import pprint
+    config = {"grpo": {"num_prompts_per_step": 32, "num_generations_per_prompt": 16},
+              "loss_fn": {"reference_policy_kl_penalty": 0.01},
+              "policy": {"model_name": "Qwen/Qwen3-8B", "train_global_batch_size": 512, "train_micro_batch_size": 2,
+                         "logprob_batch_size": 4, "sequence_packing": {"enabled": False},
+                         "generation": {"vllm_cfg": {"tensor_parallel_size": 2, "gpu_memory_utilization": 0.6,
+                                                     "enforce_eager": False}}},
+              "cluster": {"gpus_per_node": 8, "num_nodes": 1}}
+    lines = nemo_console(nemo_rows()).splitlines()
+    at = lines.index("Final config:")
+    lines[at + 1] = pprint.pformat(config, width=60)            # several lines, as pprint breaks a long dict
+    console = tmp_path / "stdout.log"
+    console.write_text("\n".join(lines) + "\n")
+    hosted = detect.read_hosted(console)
+    assert hosted.model == "Qwen/Qwen3-8B"
+    c = hosted.config
+    assert (c["num_gpus"], c["samples_per_step"], c["rollout_tp"], c["enforce_eager"]) == (8.0, 512.0, 2.0, False)
+    assert (c["micro_batch_samples"], c["logprob_micro_batch_samples"]) == (2.0, 4.0)
+    assert f"line {at + 2}" in hosted.config_sources["rollout_tp"]   # the dump's first line, counted from 1
+    code, out, err = run("validate", str(console), "--gpu", "H100 SXM")
+    assert code == 0, err
+    assert "Qwen/Qwen3-8B · 8 × H100 SXM" in out
+
+
+def test_a_nemo_rl_console_config_that_never_closes_is_named_and_left_unread(tmp_path):
+    lines = nemo_console(nemo_rows()).splitlines()
+    at = lines.index("Final config:")
+    lines[at + 1] = "{'grpo': {'num_prompts_per_step': 32,"      # cut off: the next line is no dict
+    console = tmp_path / "stdout.log"
+    console.write_text("\n".join(lines) + "\n")
+    hosted = detect.read_hosted(console)
+    assert hosted.model is None
+    assert any("never closes" in n or "not read" in n for n in hosted.notes), hosted.notes

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..errors import TinkerNomicsError
 from . import stream
 from .hosted import HostedRun, StepRecord, StepTable, settle
-from .verl import strip_line, validation_inside
+from .verl import ConfigDumps, strip_line, validation_inside
 
 FRAMEWORK = "NeMo RL"
 
@@ -97,6 +97,23 @@ def _record(where, step, values: dict) -> StepRecord | None:
         if key is not None:
             rec.phases[phase] = (key, values[key])
     return rec if "step_seconds" in rec.values else None
+
+
+def is_config(value) -> bool:
+    """A dict of NeMo RL's master config (its top-level sections), not some other dict the run printed."""
+    return isinstance(value, dict) and "policy" in value and ("grpo" in value or "cluster" in value)
+
+
+def flattened(config: dict, prefix: str = "") -> dict:
+    """A nested config as NeMo RL's logger flattens it for add_hparams: `policy.generation.vllm_cfg.enforce_eager`."""
+    out = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flattened(value, name + "."))
+        else:
+            out[name] = value
+    return out
 
 
 def config_facts(hparams: dict) -> tuple[dict, dict]:
@@ -241,6 +258,7 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     step, header_line, values, in_timing = 0, 0, None, False
     cut = 0
     gpus: list[float] = []
+    dumps = ConfigDumps(accept=is_config)   # the run scripts' `print("Final config:"); pprint.pprint(config)`
 
     def flush():
         nonlocal cut
@@ -260,7 +278,8 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
         table.add(rec)
 
     for number, line in stream.text_lines(path, label):
-        text = strip_line(line)[0].rstrip()
+        text, owner = strip_line(line)
+        text = text.rstrip()
         header = STEP_HEADER.match(text.strip())
         if header:
             flush()
@@ -268,8 +287,9 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
             step = shown if shown > step else step + 1   # i restarts every epoch: number on from the last step
             header_line, values, in_timing = number, {}, False
             continue
-        if values is None:
-            continue                                     # set-up, and a validation before the first step
+        if values is None:                               # set-up (the config), a validation before the first step
+            dumps.feed(number, text, owner)
+            continue
         batch = BATCH.search(text)
         if batch:
             values.setdefault("samples", batch.group(1))
@@ -293,8 +313,14 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     flush()
     if cut:
         notes.append(f"{cut} step(s) without their Total step time line (a run stopped mid-step): not in the sums")
+    dumps.finish()
+    notes += dumps.problems
     facts, where = {}, {}
-    if gpus:
+    if dumps.dumps:   # the last config printed is the run's (a script run twice into one file prints two)
+        facts, where = config_facts(flattened(dumps.dumps[-1][1]))
+        where = {k: v.replace("the run's hyperparameters", f"the log's printed config (line {dumps.dumps[-1][0]})")
+                 for k, v in where.items()}
+    if gpus and "num_gpus" not in facts:
         facts["num_gpus"] = float(round(sum(gpus) / len(gpus)))
         where["num_gpus"] = "the log's E2E throughputs: Tokens/sec ÷ Tokens/sec/gpu"
     steps, derived, facts, where, model = settle(table, facts, where, facts_override)

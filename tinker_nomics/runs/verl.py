@@ -193,13 +193,15 @@ def is_config(value) -> bool:
     return isinstance(value, dict) and ("actor_rollout_ref" in value or "trainer" in value)
 
 
-class _ConfigDumps:
-    """Collects the driver's pprint'ed config dicts, one console line at a time. Each line is scanned once (the
+class ConfigDumps:
+    """Collects the driver's pprint'ed config dicts, one console line at a time (`accept`: which dicts are the
+    framework's config; verl's by default, NeMo RL's run scripts print theirs too). Each line is scanned once (the
     brackets outside strings, `bracket_depth`), and a dump is parsed once, when its brackets close: linear time
     in the length of the log. A step line never belongs to a dict, so one ends a dump that has not closed (the
     dump is then left unread, with a caveat naming both lines), and no step line is ever swallowed by a dump."""
 
-    def __init__(self):
+    def __init__(self, accept=is_config):
+        self.accept = accept
         self.lines: list[str] = []
         self.owner: tuple[str, str] | None = None
         self.start = 0
@@ -241,7 +243,7 @@ class _ConfigDumps:
             value = ast.literal_eval(body)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             value = None
-        if is_config(value):
+        if self.accept(value):
             self.dumps.append((self.start, value))
         elif value is None and self.start != number:   # a one-line dict that is not Python is just a line
             self.problems.append(f"the config dump at lines {self.start}-{number} is not a Python literal; it is "
@@ -304,7 +306,7 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
     """A verl console log (stdout of the trainer, with or without Ray's prefixes), read line by line."""
     table = StepTable(label)
-    dumps = _ConfigDumps()
+    dumps = ConfigDumps()
     repr_values = three_decimals = False
     val_only = 0
     keys: set[str] = set()
