@@ -83,6 +83,8 @@ def test_validate_reads_enforce_eager_and_the_log_prob_micro_batches_from_a_verl
     assert facts["coarse"]["logprob_micro_batch_samples"] == 64.0 and "logprob_micro_batch_samples" not in facts["plain"]
     r_plain, r_eager, r_coarse = plain.reconciliation, eager.reconciliation, coarse.reconciliation
     assert r_eager.predicted_mean("generation") > r_plain.predicted_mean("generation")
+    assert any("without CUDA graphs" in n for n in r_eager.notes)
+    assert not any("without CUDA graphs" in n for n in r_plain.notes)
     assert r_eager.predicted_mean("training") == pytest.approx(r_plain.predicted_mean("training"), rel=1e-12)
     assert r_coarse.predicted_mean("logprob") < r_plain.predicted_mean("logprob")
     assert r_coarse.predicted_mean("training") == pytest.approx(r_plain.predicted_mean("training"), rel=1e-12)

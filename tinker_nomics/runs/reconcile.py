@@ -153,6 +153,10 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         notes.append(f"the log does not give the rollout engine's tensor parallelism: verl's default "
                      f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
                      f"is used, as the calibration does for the published verl runs that do not state it")
+    if headline == "calibrated" and facts.get("rollout_eager"):
+        notes.append("the log's rollout engine ran without CUDA graphs (enforce_eager): each predicted decode step "
+                     "lasts at least the model's layers × the fitted host launch time per layer "
+                     f"({parameters().eager_layer_seconds * 1e6:.0f} µs)")
     if headline == "calibrated" and includes_refit:
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
                      "generation time holds it, so the predicted generation adds the model's refit")
