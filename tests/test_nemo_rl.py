@@ -307,3 +307,21 @@ def test_a_nemo_rl_console_config_that_never_closes_is_named_and_left_unread(tmp
     hosted = detect.read_hosted(console)
     assert hosted.model is None
     assert any("never closes" in n or "not read" in n for n in hosted.notes), hosted.notes
+
+
+def test_a_gpu_count_no_run_could_have_is_one_line_until_given(tmp_path):
+    """A config saying 10^9 GPUs (a typo, a hostile file) is refused in one line naming where it was read; with
+    --num-gpus the run is read as given."""
+    import pprint
+    config = {"grpo": {"num_prompts_per_step": 32, "num_generations_per_prompt": 16},
+              "policy": {"model_name": "Qwen/Qwen3-8B"}, "cluster": {"gpus_per_node": 10 ** 9, "num_nodes": 1}}
+    lines = nemo_console(nemo_rows()).splitlines()
+    lines[lines.index("Final config:") + 1] = pprint.pformat(config)
+    console = tmp_path / "stdout.log"
+    console.write_text("\n".join(lines) + "\n")
+    code, out, err = run("validate", str(console), "--gpu", "H100 SXM")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "GPU count" in err and "cluster.gpus_per_node" in err and "1e+09" in err and "--num-gpus" in err
+    code, out, err = run("validate", str(console), "--gpu", "H100 SXM", "--num-gpus", "8")
+    assert code == 0, err
+    assert "8 × H100 SXM" in out

@@ -37,6 +37,7 @@ Metrics block, whose `E2E (Tokens/sec)` × the step time is the step's token tot
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -125,8 +126,8 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
         facts["model_path"], where["model"] = model.strip(), "the run's hyperparameters: policy.model_name"
     def positive(key):
         value = hparams.get(key)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
-            else None
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and math.isfinite(value) and value > 0 else None
     per_node, nodes = positive("cluster.gpus_per_node"), positive("cluster.num_nodes")
     if per_node and nodes:
         facts["num_gpus"] = per_node * nodes

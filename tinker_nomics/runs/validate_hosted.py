@@ -237,6 +237,9 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
                          f"({run.config_sources.get('num_gpus')})")
     elif run.config.get("num_gpus"):
         count, where["num_gpus"] = float(run.config["num_gpus"]), run.config_sources.get("num_gpus", "the log")
+        if not (math.isfinite(count) and count == math.floor(count) and 1 <= count <= sources.number("max_gpus")):
+            raise TinkerNomicsError(f"the log's GPU count ({where['num_gpus']}) is {count:g}, not a whole number "
+                                    f"from 1 to {sources.number('max_gpus'):g}; pass --num-gpus")
     else:
         where["num_gpus"] = "unknown"
     if fine_tune is not None:
