@@ -80,7 +80,8 @@ def test_validate_reads_enforce_eager_and_the_log_prob_micro_batches_from_a_verl
     facts = {name: run_facts(r.run, r.run.steps)[0] for name, r in
              (("plain", plain), ("eager", eager), ("coarse", coarse))}
     assert "rollout_eager" not in facts["plain"] and facts["eager"]["rollout_eager"] is True
-    assert facts["coarse"]["logprob_micro_batch_samples"] == 64.0 and "logprob_micro_batch_samples" not in facts["plain"]
+    assert facts["coarse"]["logprob_micro_batch_samples"] == 64.0
+    assert "logprob_micro_batch_samples" not in facts["plain"]
     r_plain, r_eager, r_coarse = plain.reconciliation, eager.reconciliation, coarse.reconciliation
     assert r_eager.predicted_mean("generation") > r_plain.predicted_mean("generation")
     assert any("without CUDA graphs" in n for n in r_eager.notes)

@@ -44,7 +44,8 @@ COLUMNS = ["source_url", "source_family", "framework", "framework_version", "alg
            "response_len_max", "max_response_length", "tokens_per_step", "step_s", "gen_s", "old_log_prob_s", "ref_s",
            "values_s", "update_critic_s", "update_actor_s", "refit_s", "other_s", "mfu_reported", "steps_averaged",
            "optimizer_steps", "enforce_eager", "gen_includes_refit", "micro_batch_tokens", "micro_batch_samples",
-           "logprob_micro_batch_tokens", "logprob_micro_batch_samples", "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
+           "logprob_micro_batch_tokens", "logprob_micro_batch_samples", "padded_tokens", "critic_padded_tokens",
+           "date_read", "notes"]
 
 # folder -> (log file, repository URL of the file at its commit, source family, GPU type and why)
 RUNS = {

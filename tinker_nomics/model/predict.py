@@ -305,8 +305,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     graphs, vLLM's enforce_eager: each decode step waits on the host's kernel launches where they are slower than
     the GPU), and the log-prob passes' own micro-batches, `logprob_micro_batch_tokens` or
     `logprob_micro_batch_samples` (verl's rollout.log_prob_max_token_len_per_gpu, log_prob_micro_batch_size_per_gpu;
-    default: the update's); they are settings of the calibrated method's engine and trainer, which the seed and exact methods do
-    not have."""
+    default: the update's); they are settings of the calibrated method's engine and trainer, which the seed and
+    exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:

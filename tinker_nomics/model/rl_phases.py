@@ -318,8 +318,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
-                      a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit), a(off_policy),
-                      a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models))
+                      a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit),
+                      a(off_policy), a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
