@@ -365,11 +365,11 @@ def test_predict_rl_step_takes_the_runs_engine_and_trainer_settings():
 
 
 @pytest.mark.parametrize("extra, needle", [
-    (["--rollout-memory-fraction", "1.5"], "rollout_memory_fraction is a share of GPU memory, at most 1, got 1.5"),
-    (["--rollout-memory-fraction", "0"], "rollout_memory_fraction must be a finite number > 0"),
-    (["--micro-batch-tokens", "100.5"], "micro_batch_tokens must be a whole number"),
+    (["--rollout-memory-fraction", "1.5"], "--rollout-memory-fraction is a share of GPU memory, at most 1, got 1.5"),
+    (["--rollout-memory-fraction", "0"], "--rollout-memory-fraction must be a finite number > 0"),
+    (["--micro-batch-tokens", "100.5"], "--micro-batch-tokens must be a whole number"),
     (["--micro-batch-tokens", "4000", "--method", "seed"], "the seed method has none"),
-    (["--rollout-tensor-parallel", "2", "--method", "exact"], "rollout_tensor_parallel"),
+    (["--rollout-tensor-parallel", "2", "--method", "exact"], "--rollout-tensor-parallel: a setting"),
 ])
 def test_predict_rl_step_refuses_a_bad_engine_setting_in_one_line(extra, needle):
     code, out, err = run("predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
@@ -395,7 +395,7 @@ def test_predict_answers_on_the_added_gpus(gpu):
     (["decode", "--model", "Llama-3.1-70B", "--gpu", "RTX 4090", "--num-gpus", "1", "--concurrency", "8",
       "--input-len", "100", "--output-len", "100"], "does not fit"),
     (["rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "1",
-      "--response-len", "10", "--fine-tune", "qlora"], "fine_tune must be one of full, lora"),
+      "--response-len", "10", "--fine-tune", "qlora"], "--fine-tune must be one of full, lora"),
     (["rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "1",
       "--response-len", "10", "--method", "magic"], "method must be one of seed, exact, calibrated"),
     (["decode", "--model", "Qwen3-8B"], "the following arguments are required"),
@@ -446,3 +446,16 @@ def test_a_table_narrows_only_its_cuttable_columns_and_never_below_their_floor()
     assert max(len(line) for line in floor.splitlines()) == len("alpha") + 2 + MIN_CUT_WIDTH
     untouched = table(rows, ["name", "note"], width=30)                     # nothing cuttable: whole cells
     assert untouched == full
+
+
+def test_predict_messages_name_the_flags_a_user_typed():
+    """model.predict names its Python arguments; the command says the flags (--enforce-eager sets rollout_eager),
+    a one-word name only where it opens the message, so prose ("the 512 samples") stays as it is."""
+    from tinker_nomics.faces.cli.predict import as_flags
+    assert as_flags("rollout_tensor_parallel (3) must divide num_gpus (8)") \
+        == "--rollout-tensor-parallel (3) must divide --num-gpus (8)"
+    assert as_flags("rollout_eager: a setting of the calibrated method") \
+        == "--enforce-eager: a setting of the calibrated method"
+    assert as_flags("samples must be a whole number, got 2.5") == "--samples must be a whole number, got 2.5"
+    assert as_flags("the 512 samples fit; config.json lacks intermediate_size; use --method calibrated") \
+        == "the 512 samples fit; config.json lacks intermediate_size; use --method calibrated"

@@ -55,9 +55,9 @@ RL = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--prompt-le
 
 
 def test_rl_step_refuses_fractional_samples_and_an_engine_that_cannot_split():
-    _refused([*RL, "--num-gpus", "8", "--samples", "1.5"], "samples", "whole number")
+    _refused([*RL, "--num-gpus", "8", "--samples", "1.5"], "--samples", "whole number")
     _refused([*RL, "--num-gpus", "8", "--samples", "1024", "--rollout-tensor-parallel", "3"],
-             "rollout_tensor_parallel", "divide num_gpus")
+             "--rollout-tensor-parallel", "divide --num-gpus")
 
 
 def test_decode_refuses_a_tensor_parallel_size_that_does_not_split_the_heads():

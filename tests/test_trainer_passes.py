@@ -269,14 +269,14 @@ def test_predict_takes_the_epochs_and_micro_batches_a_published_table_states():
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--ppo-epochs", "1.5"], "ppo_epochs must be a whole number from 1 to 1,000,000, got 1.5"),
+    (["--ppo-epochs", "1.5"], "--ppo-epochs must be a whole number from 1 to 1,000,000, got 1.5"),
     (["--micro-batch-samples", "4", "--micro-batch-tokens", "8000"], "not both"),
-    (["--micro-batch-samples", "4", "--method", "exact"], "micro_batch_samples: a setting of the calibrated"),
-    (["--micro-batch-samples", "0"], "micro_batch_samples"),
-    (["--enforce-eager", "--method", "exact"], "rollout_eager: a setting of the calibrated"),
+    (["--micro-batch-samples", "4", "--method", "exact"], "--micro-batch-samples: a setting of the calibrated"),
+    (["--micro-batch-samples", "0"], "--micro-batch-samples must be"),
+    (["--enforce-eager", "--method", "exact"], "--enforce-eager: a setting of the calibrated"),
     (["--logprob-micro-batch-samples", "4", "--logprob-micro-batch-tokens", "8000"], "not both"),
-    (["--logprob-micro-batch-samples", "0"], "logprob_micro_batch_samples"),
-    (["--logprob-micro-batch-tokens", "2.5"], "logprob_micro_batch_tokens must be a whole number"),
+    (["--logprob-micro-batch-samples", "0"], "--logprob-micro-batch-samples must be"),
+    (["--logprob-micro-batch-tokens", "2.5"], "--logprob-micro-batch-tokens must be a whole number"),
 ])
 def test_predict_refuses_a_bad_trainer_setting_in_one_line(args, words):
     import contextlib

@@ -7,11 +7,14 @@
                                   [--max-response-len R] [--no-reference] [--critic] [--optimizer-steps N]
                                   [--rollout-tensor-parallel T] [--rollout-memory-fraction F]
                                   [--micro-batch-tokens B | --micro-batch-samples S] [--ppo-epochs E]
+                                  [--logprob-micro-batch-tokens B | --logprob-micro-batch-samples S]
+                                  [--enforce-eager]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
 from __future__ import annotations
 
+import re
 
 from ... import fmt
 from ...errors import TinkerNomicsError
@@ -109,7 +112,32 @@ def _arch(args):
     raise TinkerNomicsError("give --model or --model-config")
 
 
+# The Python arguments of model.predict whose names its messages use, as the flags a command-line user typed: every
+# argument is its flag with dashes, but for the engine setting --enforce-eager sets.
+FLAG_OF = {"rollout_eager": "--enforce-eager"}
+PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_parallel", "max_num_seqs", "precision",
+                "kv_precision", "method", "samples", "prompt_len", "response_len", "off_policy", "fine_tune",
+                "max_response_len", "optimizer_steps", "rollout_tensor_parallel", "rollout_memory_fraction",
+                "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
+                "logprob_micro_batch_samples", "ppo_epochs", "rollout_eager")
+# a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
+_NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
+                    + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
+
+
+def as_flags(message: str) -> str:
+    """A model.predict message with each Python argument it names written as its command-line flag."""
+    return _NAMED.sub(lambda m: FLAG_OF.get(m.group(0), "--" + m.group(0).replace("_", "-")), message)
+
+
 def run(args) -> str:
+    try:
+        return _run(args)
+    except TinkerNomicsError as exc:   # the Python names model.predict uses, as the flags this command takes
+        raise TinkerNomicsError(as_flags(str(exc))) from None
+
+
+def _run(args) -> str:
     if not getattr(args, "kind", None):
         raise TinkerNomicsError("predict needs a kind: decode or rl-step (see tinker-nomics predict --help)")
     arch, gpu = _arch(args), get_gpu(args.gpu)
