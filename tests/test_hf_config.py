@@ -359,6 +359,21 @@ PUBLISHED = [
     ("MiniMaxAI--MiniMax-M2.json", "minimax_m2", "active", 10_000_000_000, 500_000_000,
      "the same card: '10 billion active parameters' (whole billions; the reader's 10.42B leaves out the input "
      "embedding lookup, as the FLOPs a token does)"),
+    # model types added 2026-12-04 (sources.csv says where each config's fields were read)
+    ("allenai--Olmo-3-7B-Instruct.json", "olmo3", "total", 7_298_011_136, 0,
+     "allenai/Olmo-3-7B-Instruct's three safetensors files: 355 tensors, 7,298,011,136 parameters, checked against "
+     "the Hub's LFS metadata (index id 60424842778); the safetensors index's total_parameters (index id 70603421118)"),
+    ("ibm-granite--granite-4.0-h-tiny.json", "granitemoehybrid", "total", 6_939_037_248, 0,
+     "safetensors metadata of ibm-granite/granite-4.0-h-tiny-base @f95c8e83 (the instruct model's base, the same "
+     "architecture): 6,939,037,248 (index ids 68997933905 and 70196246186)"),
+    ("tencent--Hunyuan-A13B-Instruct.json", "hunyuan_v1_moe", "total", 80_393_183_232, 0,
+     "the safetensors headers of Hunyuan-A13B: 80,393,183,232 parameters (index id 69713764538)"),
+    ("tencent--Hunyuan-A13B-Instruct.json", "hunyuan_v1_moe", "active_incl", 13_000_000_000, 500_000_000,
+     "Hunyuan-A13B README (README_CN.md of the tianyu1412/Hunyuan-A13B copy): '800亿总参数和130亿激活参数', 80 "
+     "billion total and 13 billion active (whole billions; the reader's 12.75B)"),
+    ("zai-org--GLM-4.7-Flash.json", "glm4_moe_lite", "total", 29_943_393_920, 0,
+     "llama.cpp n_params of GLM-4.7-Flash's GGUF (index id 60005726306) and Ollama's parameter count of "
+     "glm-4.7-flash:q4_K_M (index id 59304774749); the MTP layer is not in it"),
 ]
 
 
@@ -476,6 +491,51 @@ def test_the_layouts_of_the_families_added_on_2026_12_03():
     # MiniCPM-2B's published config has no model_type: its architectures entry names the family
     assert "model_type" not in bundled("openbmb--MiniCPM-2B-sft-bf16.json")
     assert load_config(CONFIGS / "openbmb--MiniCPM-2B-sft-bf16.json").arch_type == "minicpm"
+
+
+def test_the_layouts_of_the_families_added_on_2026_12_04(tmp_path):
+    """What each family added on 2026-12-04 says about its layers, beyond the counts PUBLISHED checks."""
+    olmo = load_config(CONFIGS / "allenai--Olmo-3-7B-Instruct.json")
+    # three sliding layers (window 4096) then a global one, eight times: only 8 layers cache the whole context
+    assert (olmo.full_attention_layers, olmo.sliding_window) == (8, 4096)
+    assert olmo.kv_bytes_per_token == 2 * 8 * 32 * 128 * 2
+    # without layer_types or sliding_window, Olmo3Config's defaults: every fourth layer global, a 4096 window
+    bare = load_config(_bad_config(tmp_path, "allenai--Olmo-3-7B-Instruct.json",
+                                   {"layer_types": None, "sliding_window": None}))
+    assert (bare.full_attention_layers, bare.sliding_window, bare.total_params) == (8, 4096, olmo.total_params)
+    # OLMo 2's weights: the same widths as OLMo-2-1124-7B, with Olmo 3's 100,278-token vocabulary
+    olmo2 = load_config(CONFIGS / "allenai--OLMo-2-1124-7B.json")
+    assert olmo2.total_params - olmo.total_params == (olmo2.vocab_size - 100278) * 4096 * 2
+
+    granite = load_config(CONFIGS / "ibm-granite--granite-4.0-h-tiny.json")
+    # attention on 4 of 40 layers, Mamba-2 on 36; experts and the shared MLP on every layer
+    assert (granite.full_attention_layers, granite.linear_or_mamba_layers, granite.moe_layers) == (4, 36, 40)
+    assert granite.kv_bytes_per_token == 2 * 4 * 4 * 128 * 2
+    # each Mamba-2 layer keeps 48 heads × 64 × state 128 in FP32 and 3 conv inputs of x, B and C (3072 + 2 × 128)
+    assert granite.recurrent_bytes_per_sequence == 36 * (3072 * 128 * 4 + (3072 + 256) * 3 * 2)
+    assert granite.shared_expert_intermediate_size == 1024 and granite.tied_embeddings
+    # num_local_experts 0 (Granite 4.0 H 1B, Micro): the shared MLP alone, dense
+    dense = load_config(_bad_config(tmp_path, "ibm-granite--granite-4.0-h-tiny.json",
+                                    {"num_local_experts": 0, "num_experts_per_tok": 0}))
+    assert not dense.is_moe and dense.intermediate_size == 1024
+    assert granite.total_params - dense.total_params == 40 * (64 * 1536 + 64 * 3 * 1536 * 512)
+
+    hunyuan = load_config(CONFIGS / "tencent--Hunyuan-A13B-Instruct.json")
+    assert (hunyuan.num_experts, hunyuan.experts_per_token, hunyuan.moe_layers) == (64, 8, 32)
+    assert hunyuan.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2 and hunyuan.tied_embeddings
+    as_numbers = load_config(_bad_config(tmp_path, "tencent--Hunyuan-A13B-Instruct.json",
+                                         {"moe_topk": 8, "moe_intermediate_size": 3072, "num_shared_expert": 1}))
+    assert as_numbers.total_params == hunyuan.total_params   # per-layer lists of one value read as the value
+
+    flash = load_config(CONFIGS / "zai-org--GLM-4.7-Flash.json")
+    # latent attention: one 512 + 64 latent a token a layer, 47 layers
+    assert flash.is_mla and flash.kv_bytes_per_token == 47 * (512 + 64) * 2
+    assert (flash.first_k_dense, flash.moe_layers) == (1, 46)
+    listed = load_config(_bad_config(tmp_path, "zai-org--GLM-4.7-Flash.json",
+                                     {"mlp_layer_types": ["dense"] * 2 + ["sparse"] * 45}))
+    # a layer made dense trades 64 experts, their router and its bias, and the shared expert for one 10240 MLP
+    assert listed.moe_layers == 45
+    assert flash.total_params - listed.total_params == 64 * 2048 + 64 + 65 * 3 * 2048 * 1536 - 3 * 2048 * 10240
 
 
 def test_glm4_is_glm_with_two_more_norms_a_layer():
@@ -655,6 +715,16 @@ BAD = [
     ("LGAI-EXAONE--EXAONE-4.0-32B.json", {"sliding_window_pattern": "LLXG"}, ["sliding_window_pattern", "LLXG"]),
     ("LGAI-EXAONE--EXAONE-4.0-32B.json", {"sliding_window_pattern": 0}, ["sliding_window_pattern", "0"]),
     ("MiniMaxAI--MiniMax-M2.json", {"num_experts_per_tok": 256}, ["num_experts_per_tok", "256"]),
+    ("allenai--Olmo-3-7B-Instruct.json", {"sliding_window": 0}, ["sliding_window", "0"]),
+    ("allenai--Olmo-3-7B-Instruct.json", {"layer_types": ["full_attention"] * 31}, ["layer_types", "32"]),
+    ("ibm-granite--granite-4.0-h-tiny.json", {"layer_types": ["mamba"] * 39 + ["moe"]}, ["layer_types", "'moe'"]),
+    ("ibm-granite--granite-4.0-h-tiny.json", {"mamba_n_heads": 47}, ["mamba_n_heads", "47", "3072"]),
+    ("ibm-granite--granite-4.0-h-tiny.json", {"num_experts_per_tok": 64}, ["num_experts_per_tok", "64"]),
+    ("tencent--Hunyuan-A13B-Instruct.json", {"moe_topk": [8] * 31 + [4]}, ["moe_topk", "32"]),
+    ("tencent--Hunyuan-A13B-Instruct.json", {"num_experts": "64"}, ["num_experts", "'64'"]),
+    ("tencent--Hunyuan-A13B-Instruct.json", {"moe_topk": 65}, ["moe_topk", "65", "64"]),
+    ("zai-org--GLM-4.7-Flash.json", {"mlp_layer_types": ["dense"] + ["moe"] * 46}, ["mlp_layer_types", "'moe'"]),
+    ("zai-org--GLM-4.7-Flash.json", {"v_head_dim": None}, ["glm4_moe_lite", "v_head_dim"]),
 ]
 
 

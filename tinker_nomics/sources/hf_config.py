@@ -41,6 +41,10 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
                  variants seed_oss, hunyuan_v1_dense, exaone, minicpm, baichuan, glm, glm4 (_llama_variant);
                  cohere2 (Cohere's block, interleaved sliding window); jamba (Mamba and attention layers, experts on
                  every other layer)
+  added 2026-12  olmo3 (OLMo 2's weights, three sliding-window layers in four); granitemoehybrid (Granite 4.0:
+                 Mamba-2 or attention layers, experts with a shared MLP, or the shared MLP alone); hunyuan_v1_moe
+                 (Hunyuan-A13B: per-head q/k norms, experts and a shared MLP in every layer); glm4_moe_lite
+                 (GLM-4.7-Flash: DeepSeek's latent attention with GLM-4.5's experts, read by the MLA formula)
 
 Multimodal configs are read from their `text_config` (the language model; vision towers are not counted).
 Every field is checked for its type, sign and range, and against the fields it depends on (layer indices within
@@ -278,13 +282,13 @@ FAMILY_OF = {
     "llama": "llama", "mistral": "llama", "qwen2": "llama", "qwen3": "llama", "phi3": "llama", "olmo": "llama",
     "olmo2": "llama", "mixtral": "llama", "qwen2_moe": "llama", "qwen3_moe": "llama", "qwen3_vl": "llama",
     "qwen3_vl_moe": "llama", "qwen2_vl": "llama", "qwen2_5_vl": "llama", "olmoe": "llama", "granite": "llama",
-    "smollm3": "llama", "minimax_m2": "llama",
+    "smollm3": "llama", "minimax_m2": "llama", "olmo3": "llama",
     "glm4_moe": "glm4_moe",
     "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma",
     "llama4": "llama4",
     "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
     "refinedweb": "falcon", "refinedwebmodel": "falcon", "starcoder2": "starcoder2", "bloom": "bloom",
-    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla", "kimi_k25": "mla",
+    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla", "kimi_k25": "mla", "glm4_moe_lite": "mla",
     "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
     "nemotron_h": "nemotron_h",
     "gpt_bigcode": "gpt_bigcode", "gpt_neo": "gpt_neo", "stablelm": "stablelm", "cohere": "cohere",
@@ -293,7 +297,8 @@ FAMILY_OF = {
     "deepseek": "deepseek", "ernie4_5": "ernie4_5", "ernie4_5_moe": "ernie4_5", "seed_oss": "llama_variant",
     "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "exaone4": "llama_variant", "minicpm": "llama_variant",
     "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
-    "jamba": "jamba", "nemotron-nas": "nemotron_nas",
+    "jamba": "jamba", "nemotron-nas": "nemotron_nas", "granitemoehybrid": "granitemoehybrid",
+    "hunyuan_v1_moe": "hunyuan_moe",
 }
 
 # Remote-code configs that leave model_type out (MiniCPM-2B's): the model class their `architectures` names.
@@ -382,7 +387,13 @@ def _llama_sliding(c: _Config, model_type: str, L: int) -> tuple[int, int | None
     """(full-attention layers, window) of a llama-style model: `layer_types` where given; else every layer slides
     where the config sets a window shorter than its context (Mistral 7B v0.1, Phi-3 4k, StarCoder2), Qwen's only
     above max_window_layers and only with use_sliding_window; EXAONE 4.0's on all but every sliding_window_pattern-th
-    layer (a number), or as a repeating string of L (local) and G (global) says."""
+    layer (a number), or as a repeating string of L (local) and G (global) says; OLMo 3's window is Olmo3Config's
+    4096 where the config names none, and without layer_types every fourth layer is global ((i + 1) % 4 == 0)."""
+    if model_type == "olmo3":
+        window = c.int("sliding_window", default=4096, maximum=MAX_LENGTH)
+        kinds = _counted_kinds(c, L)
+        full = kinds[0] if kinds is not None else L // 4
+        return full, window if full < L else None
     window = _window(c)
     kinds = _counted_kinds(c, L)
     if kinds is not None:
@@ -435,7 +446,7 @@ def _llama(c: _Config, model_type: str) -> dict:
     if model_type.startswith("qwen3") or c.flag("qk_norm", False):
         attn += 2 * d                             # q_norm, k_norm over one head
     norm_h = 0 if model_type == "olmo" else H     # OLMo 1: LayerNorm without weights
-    if model_type in ("olmo2", "olmoe"):
+    if model_type in ("olmo2", "olmoe", "olmo3"):
         attn += q + kv                            # q_norm, k_norm over the full projections
     if model_type == "minimax_m2" and c.flag("use_qk_norm", False):
         norm_type = c.data.get("qk_norm_type", "per_layer")
@@ -543,7 +554,7 @@ def _glm4_moe(c: _Config, model_type: str) -> dict:
     prediction layer (num_nextn_predict_layers) is left out, as for DeepSeek-V3: transformers does not load it."""
     if c.has("kv_lora_rank"):
         c.fail("glm4_moe config has MLA fields (kv_lora_rank): GLM-4.7-Flash is model_type glm4_moe_lite, "
-               "which this reader does not count")
+               "whose latent attention this reader counts under that name")
     b = _common(c)
     H, L, nh, nkv, d = b["H"], b["L"], b["nh"], b["nkv"], b["d"]
     q, kv = nh * d, nkv * d
@@ -849,8 +860,14 @@ def _gpt_oss(c: _Config, model_type: str) -> dict:
 
 def _mla(c: _Config, model_type: str) -> dict:
     """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): latent KV, a query LoRA or a plain q_proj
-    (`"q_lora_rank": null`, DeepSeek-V2-Lite), first dense layers, shared experts, router bias under noaux_tc."""
-    b = _common(c)
+    (`"q_lora_rank": null`, DeepSeek-V2-Lite), first dense layers, shared experts, router bias under noaux_tc;
+    biases on q_a_proj, kv_a_proj_with_mqa and o_proj with attention_bias (DeepseekV3Attention). glm4_moe_lite
+    (GLM-4.7-Flash) is this attention with GLM-4.5's experts: a router that always keeps its score-correction bias,
+    dense layers where mlp_layer_types says "dense" (Glm4MoeLiteConfig: the first only); its multi-token-prediction
+    layer (num_nextn_predict_layers, layer 47 of the checkpoint) is left out, as transformers leaves it. The heads
+    need not divide the width (GLM-4.7-Flash: 20 heads of 2048): their widths are the *_head_dim fields."""
+    c.int("v_head_dim")                          # named before the widths it excuses from dividing
+    b = _common(c, head_dim=("v_head_dim",))
     H, L, nh = b["H"], b["L"], b["nh"]
     q_rank = c.opt_int("q_lora_rank")
     kv_rank = c.int("kv_lora_rank")
@@ -860,8 +877,18 @@ def _mla(c: _Config, model_type: str) -> dict:
     else:
         q = H * nh * (nope + rope)
     attn = q + H * (kv_rank + rope) + kv_rank + kv_rank * nh * (nope + v) + nh * v * H
+    if c.flag("attention_bias", False):
+        attn += (q_rank or 0) + kv_rank + rope + H
     moe = _moe(c)
-    dense_layers = c.int("first_k_dense_replace", default=0, minimum=0, maximum=MAX_LAYERS) if moe else L
+    kinds = c.layer_list("mlp_layer_types", L) if model_type == "glm4_moe_lite" else None
+    if kinds is not None:
+        if set(kinds) - {"dense", "sparse"}:
+            c.fail(f"field 'mlp_layer_types' must list 'dense' or 'sparse' for each layer, got "
+                   f"{_show(sorted(set(kinds) - {'dense', 'sparse'}))}")
+        dense_layers = kinds.count("dense") if moe else L
+    else:
+        dense_layers = c.int("first_k_dense_replace", default=1 if model_type == "glm4_moe_lite" else 0, minimum=0,
+                             maximum=MAX_LAYERS) if moe else L
     if dense_layers > L:
         c.fail(f"field 'first_k_dense_replace' ({dense_layers}) exceeds num_hidden_layers ({L})")
     moe_layers = L - dense_layers
@@ -870,7 +897,7 @@ def _mla(c: _Config, model_type: str) -> dict:
     if moe is not None:
         per_expert = 3 * H * moe["Ie"]
         default_topk = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
-        bias = moe["E"] if c.text("topk_method", default_topk) == "noaux_tc" else 0
+        bias = moe["E"] if model_type == "glm4_moe_lite" or c.text("topk_method", default_topk) == "noaux_tc" else 0
         moe_mlp = moe["E"] * H + bias + moe["E"] * per_expert + moe["n_shared"] * 3 * H * moe["Ie"]
         inactive = (moe["E"] - moe["k"]) * per_expert * moe_layers
     body = dense_layers * (attn + dense_mlp + 2 * H) + moe_layers * (attn + moe_mlp + 2 * H) + H
@@ -1311,13 +1338,114 @@ def _jamba(c: _Config, model_type: str) -> dict:
             "linear_layers": n_mamba, "mamba_shape": (inner, 0, 0), "inter": inter}
 
 
+def _mamba2(c: _Config, H: int, names: dict, inner: int | None = None) -> dict:
+    """A Mamba-2 mixer (Bamba's, Granite 4.0's, Falcon-H1's): in_proj to z, x, B, C and dt (2 × inner + 2 × groups ×
+    state + heads), a depthwise conv over x, B and C with its bias, dt_bias, A_log and D per head, the gated RMSNorm
+    over inner (where `norm` is true), out_proj; biases on in_proj with `proj_bias`, on out_proj with `out_bias`.
+    `names` maps heads, head_dim, groups, state, conv, expand to the family's field names."""
+    if inner is None:
+        inner = c.int(names["expand"], default=2, maximum=MAX_LAYERS) * H
+    heads = c.int(names["heads"], default=names.get("heads_default", 128), maximum=MAX_WIDTH)
+    head_dim = c.get(names["head_dim"], default="auto")
+    head_dim = inner // heads if head_dim == "auto" else c.int(names["head_dim"])
+    if heads * head_dim != inner:
+        c.fail(f"fields {names['heads']!r} ({heads}) × {names['head_dim']!r} ({head_dim}) must give the Mamba inner "
+               f"width ({inner})")
+    groups = c.int(names["groups"], default=1, maximum=MAX_WIDTH)
+    state_n = c.int(names["state"], default=names.get("state_default", 256))
+    kernel = c.int(names["conv"], default=4)
+    gn = 2 * groups * state_n
+    conv_dim = inner + gn
+    in_bias = c.flag(names["proj_bias"], False)
+    out_bias = c.flag(names["out_bias"], False) if "out_bias" in names else in_bias
+    params = H * (inner + conv_dim + heads) + (inner + conv_dim + heads if in_bias else 0) + conv_dim * kernel \
+        + (conv_dim if c.flag(names["conv_bias"], True) else 0) + 3 * heads \
+        + (inner if names.get("norm", True) else 0) + inner * H + (H if out_bias else 0)
+    return {"params": params, "inner": inner, "gn": gn, "heads": heads,
+            "state": inner * state_n * FP32_BYTES + conv_dim * (kernel - 1) * BF16_BYTES}
+
+
+GRANITE_MAMBA = {"heads": "mamba_n_heads", "head_dim": "mamba_d_head", "groups": "mamba_n_groups",
+                 "state": "mamba_d_state", "conv": "mamba_d_conv", "expand": "mamba_expand",
+                 "proj_bias": "mamba_proj_bias", "conv_bias": "mamba_conv_bias"}
+
+
+def _granitemoehybrid(c: _Config, model_type: str) -> dict:
+    """Granite 4.0 (granitemoehybrid): each layer one mixer, Mamba-2 (Bamba's mixer) or GQA attention (biases with
+    attention_bias; rotary or none, no weights either way) as layer_types says (all Mamba without it, as
+    GraniteMoeHybridConfig reads it), then num_local_experts experts of intermediate_size (input_linear gate and up,
+    output_linear) with a router, and beside them the shared MLP of shared_intermediate_size, the layer's dense MLP
+    where num_local_experts is 0 (Granite 4.0 H 1B, Granite 4.0 Micro); two RMSNorms a layer. The embedding,
+    residual, attention and logits multipliers are scalars and add no weights."""
+    if c.get("num_local_experts") is None:       # GraniteMoeHybridConfig's defaults: 8 experts, 2 a token
+        c.data = {**c.data, "num_local_experts": 8, "num_experts_per_tok": c.get("num_experts_per_tok", default=2)}
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    kinds = c.layer_list("layer_types", L) or c.layer_list("layers_block_type", L) or ["mamba"] * L
+    if set(kinds) - {"mamba", "attention"}:
+        c.fail(f"field 'layer_types' must list 'mamba' or 'attention' for each layer, got "
+               f"{_show(sorted(set(kinds) - {'mamba', 'attention'}))}")
+    n_attn = kinds.count("attention")
+    n_mamba = L - n_attn
+    mamba = _mamba2(c, H, GRANITE_MAMBA)
+    attn = _gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False))
+    shared = c.int("shared_intermediate_size", default=1024)
+    moe = _moe(c, width_names=("intermediate_size",))
+    per_expert = 3 * H * moe["Ie"] if moe else 0
+    if moe:
+        moe["Is"], moe["n_shared"] = shared, 1
+    mlp = 3 * H * shared + (moe["E"] * H + moe["E"] * per_expert if moe else 0)
+    body = n_attn * attn + n_mamba * mamba["params"] + L * (mlp + 2 * H) + H
+    return {**b, "body": body, "inactive": (moe["E"] - moe["k"]) * per_expert * L if moe else 0, "moe": moe,
+            "moe_layers": L if moe else 0, "full_layers": n_attn, "sliding_window": None,
+            "kv_per_token": 2 * n_attn * b["nkv"] * b["d"] * BF16_BYTES, "state": n_mamba * mamba["state"],
+            "arch_type": "granitemoehybrid", "linear_layers": n_mamba,
+            "mamba_shape": (mamba["inner"], mamba["gn"], mamba["heads"]), "inter": None if moe else shared}
+
+
+def _uniform(c: _Config, name: str, L: int, default=_MISSING) -> int:
+    """A per-model number that Hunyuan's configs may also give per layer (a list of L equal values)."""
+    value = c.data.get(name)
+    if isinstance(value, list):
+        if len(value) != L or len(set(map(repr, value))) != 1:
+            c.fail(f"field {name!r} must be a number or list {L} equal numbers (one a layer), got {_show(value)}")
+        return c._whole(name, value[0], 1, MAX_WIDTH)
+    return c.int(name, default=default, maximum=MAX_WIDTH)
+
+
+def _hunyuan_moe(c: _Config, model_type: str) -> dict:
+    """Hunyuan-A13B (hunyuan_v1_moe): Llama attention with per-head q/k RMSNorms (query_layernorm, key_layernorm),
+    then in every layer num_experts experts (moe_intermediate_size where given, else intermediate_size: the released
+    configs give both equal), a router (wg) without a bias, and the shared MLP of intermediate_size ×
+    num_shared_expert (transformers always builds one); num_experts, moe_topk and the widths may be per-layer lists,
+    which must then be equal; head tied as the config says."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    inter = c.int("intermediate_size")
+    e = _uniform(c, "num_experts", L, default=1)
+    k = _uniform(c, "moe_topk", L, default=1)
+    if k > e:
+        c.fail(f"field 'moe_topk' ({k}) must not exceed num_experts ({e})")
+    width = _uniform(c, "moe_intermediate_size", L, default=inter)
+    n_shared = _uniform(c, "num_shared_expert", L, default=1)
+    moe = {"E": e, "k": k, "Ie": width, "Is": n_shared * inter, "n_shared": n_shared}
+    per_expert = 3 * H * width
+    full, window = _llama_sliding(c, model_type, L)
+    attn = _gqa(b, qkv_bias=c.flag("attention_bias", False), o_bias=c.flag("attention_bias", False),
+                qk_norm=2 * b["d"])
+    return _assemble(b, attn=attn, norms=2 * H, final_norm=H, dense_layers=0, dense_mlp=0, moe=moe,
+                     moe_mlp=e * H + e * per_expert + 3 * H * n_shared * inter, per_expert=per_expert,
+                     arch_type="hunyuan_v1_moe", inter=inter, full=full, window=window)
+
+
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
             "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe,
             "gpt_bigcode": _gpt_bigcode, "gpt_neo": _gpt_neo, "stablelm": _stablelm, "cohere": _cohere,
             "internlm2": _internlm2, "chatglm": _chatglm, "dbrx": _dbrx, "mpt": _mpt, "phimoe": _phimoe,
             "nemotron": _nemotron, "deepseek": _deepseek, "ernie4_5": _ernie4_5, "llama_variant": _llama_variant,
-            "cohere2": _cohere2, "jamba": _jamba, "nemotron_nas": _nemotron_nas}
+            "cohere2": _cohere2, "jamba": _jamba, "nemotron_nas": _nemotron_nas,
+            "granitemoehybrid": _granitemoehybrid, "hunyuan_moe": _hunyuan_moe}
 
 
 # ------------------------------------------------------------------------------------------------ the record
