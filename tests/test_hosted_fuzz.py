@@ -1,6 +1,6 @@
-"""Fuzzing the self-hosted readers (verl, TRL) and the usage-export reader: whatever bytes they are given, the only
+"""Fuzzing the self-hosted readers (verl, TRL, OpenRLHF) and the usage-export reader: whatever bytes they are given, the only
 outcomes are a result whose JSON is strict (no NaN or Infinity) or one TinkerNomicsError line. Inputs are the valid
-logs of tests/hosted_shapes.py damaged the ways real files get damaged (tests/fuzz_damage.py), plus verl step lines
+logs of tests/hosted_shapes.py (and tests/test_openrlhf.py's run) damaged the ways real files get damaged (tests/fuzz_damage.py), plus verl step lines
 built from random items.
 """
 import json
@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hosted_shapes as hs
+import test_openrlhf as orl
 from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.runs.ledger import check_run
@@ -41,6 +42,8 @@ SOURCES = {  # name -> (file name, valid bytes)
                                               "chart.csv")),
     "trainer_state.json": ("trainer_state.json", _state_bytes()),
     "trl-history.csv": ("trl.csv", _bytes_of(lambda p: hs.write_table(p, hs.trl_wandb_rows(), "csv"), "trl.csv")),
+    "openrlhf.log": ("train.log", orl.console().encode()),
+    "openrlhf-history.csv": ("orl.csv", _bytes_of(lambda p: orl.write(p, orl.wandb_rows()), "orl.csv")),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),
     "usage.json": ("usage.json", _bytes_of(hs.write_usage_json, "usage.json")),
 }
@@ -74,7 +77,7 @@ def test_damaged_self_hosted_logs_give_a_result_or_one_error_line(case, options)
     file_name, data = case
     if file_name.startswith("usage"):
         options = {}
-    elif not (file_name.startswith("trainer") or file_name.startswith("trl")):
+    elif not (file_name.startswith("trainer") or file_name.startswith("trl") or file_name.startswith("orl")):
         options = {k: v for k, v in options.items() if k not in ("prompts_per_step",)}
     _outcome(data, file_name, **options)
 

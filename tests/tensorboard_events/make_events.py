@@ -11,6 +11,8 @@ repository root:
   with a GPU monitor's tags on another clock (ray/..., step = seconds) interleaved, as logger.monitor_gpus logs,
   and its config as Logger.log_hyperparams gives it to add_hparams (an event file of its own, one folder down);
 - trl/: the TRL run of tests/hosted_shapes.py as transformers' TensorBoardCallback logs it;
+- openrlhf/: the OpenRLHF run of tests/test_openrlhf.py as its TensorboardLogger.log_train logs it (every status key
+  under train/ at the global step; the sample as text);
 - tf2/: two steps of NeMo RL scalars written the TF2 way (a TensorProto float in `tensor`, not `simple_value`).
 """
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import hosted_shapes as hs  # noqa: E402
 import test_nemo_rl as nemo  # noqa: E402
+import test_openrlhf as orl  # noqa: E402
 from tensorboardX import SummaryWriter  # noqa: E402
 
 
@@ -76,6 +79,17 @@ def write_trl() -> None:
     writer.close()
 
 
+def write_openrlhf() -> None:
+    """openrlhf/utils/logging_utils.py TensorboardLogger: log_dir = use_tensorboard / wandb_run_name;
+    add_scalar(f"train/{k}", v, global_step) for each status key, add_text for the generated sample."""
+    writer = SummaryWriter(logdir=str(fresh("openrlhf") / "logs" / "qwen3_grpo"), filename_suffix=".host")
+    for i in range(4):
+        writer.add_text("train/generated_samples", "Sample:\\n2 + 2 = 4\\n\\nReward: 1.0000", i + 1)
+        for key, value in orl.status(i).items():
+            writer.add_scalar(f"train/{key}", value, i + 1)
+    writer.close()
+
+
 def write_tf2() -> None:
     from tensorboardX.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
     from tensorboardX.event_file_writer import EventFileWriter
@@ -93,6 +107,7 @@ if __name__ == "__main__":
     write_verl()
     write_nemo()
     write_trl()
+    write_openrlhf()
     write_tf2()
     for path in sorted(HERE.rglob("events.out.tfevents.*")):
         print(path.relative_to(HERE), path.stat().st_size)

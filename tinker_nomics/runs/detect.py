@@ -1,14 +1,15 @@
 """Which framework wrote a log, and on which side of the ledger the run ran.
 
 `detect(path)` looks at as little as it can (a folder's file names, a file's first bytes, a table's column names,
-the keys of the first JSON record) and names the framework: tinker-cookbook (the run ran on Tinker), verl, TRL or
-NeMo RL (self-hosted), or a `tinker billing usage` export (Tinker's own record of what it billed). `read_hosted` then reads
-a self-hosted log with its framework's reader; tinker-cookbook logs are read by runs.read.
+the keys of the first JSON record) and names the framework: tinker-cookbook (the run ran on Tinker), verl, TRL,
+NeMo RL or OpenRLHF (self-hosted), or a `tinker billing usage` export (Tinker's own record of what it billed).
+`read_hosted` then reads a self-hosted log with its framework's reader; tinker-cookbook logs are read by runs.read.
 
 Keys that identify a framework (any one is enough): tinker-cookbook `env/all/total_ac_tokens` (or W&B's
 `env_all_total_ac_tokens`); verl `timing_s/step`, `perf/total_num_tokens`, `timing_s/gen`, `response_length/mean`;
 TRL `num_tokens` or `completions/mean_length` (under `train/` in W&B); NeMo RL `timing/train/total_step_time` with
-one of its phases (`timing/train/policy_training`, `generation`). A usage export has `bucket_start` and an
+one of its phases (`timing/train/policy_training`, `generation`); OpenRLHF `timing/make_experience` or
+`timing/ppo_train` (under `train/` in W&B and TensorBoard). A usage export has `bucket_start` and an
 event type.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, stream, tensorboard, trl, verl
+from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -42,7 +43,8 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
     """The framework whose keys a table or record carries; keys of both sides need `side` (--ran-on) to choose."""
     keys = set(keys)
     cookbook = any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys)
-    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys) or nemo_rl.is_nemo_rl_keys(keys)
+    hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys) or nemo_rl.is_nemo_rl_keys(keys) \
+        or openrlhf.is_openrlhf_keys(keys)
     if cookbook and hosted and side is None:
         raise TinkerNomicsError(f"{where}: keys of a Tinker run (env/all/…) and of a self-hosted run (verl or TRL) "
                                 f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
@@ -52,12 +54,15 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
         return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
     if nemo_rl.is_nemo_rl_keys(keys):
         return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has NeMo RL's timing/train/ keys")
+    if openrlhf.is_openrlhf_keys(keys):
+        return Detected(openrlhf.FRAMEWORK, SELF_HOSTED, shape, f"{where} has OpenRLHF's timing/make_experience or "
+                                                                f"timing/ppo_train keys")
     if trl.is_trl_keys(keys):
         return Detected(trl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has TRL's num_tokens / completions keys")
     if "bucket_start" in keys and ("type" in keys or "event_info" in keys):
         return Detected("tinker billing usage", USAGE, shape, f"{where} has the usage export's bucket_start and type")
     raise TinkerNomicsError(f"{where}: no keys of a known log (tinker-cookbook env/all/…, verl timing_s/…, TRL "
-                            f"num_tokens/completions/…, NeMo RL timing/train/…)")
+                            f"num_tokens/completions/…, NeMo RL timing/train/…, OpenRLHF train/timing/…)")
 
 
 def _table_keys(path: Path, label: str) -> set[str]:
@@ -127,9 +132,9 @@ CONSOLE_SUFFIXES = ("", ".log", ".txt", ".out", ".err")   # files of a folder re
 
 
 def console_logs(folder: Path) -> list[tuple[Path, str]]:
-    """The regular files directly in `folder` that are a verl or NeMo RL console log, each with its framework: a
-    verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of either
-    framework further in (NeMo RL prints its first step header after the set-up's long output)."""
+    """The regular files directly in `folder` that are a verl, NeMo RL or OpenRLHF console log, each with its
+    framework: a verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of
+    any of them further in (NeMo RL prints its first step header after the set-up's long output)."""
     found = []
     for i, entry in enumerate(sorted(folder.iterdir())):
         if i >= MAX_FOLDER_FILES:
@@ -156,6 +161,8 @@ def _console_framework(path: Path) -> str | None:
             return verl.FRAMEWORK
         if nemo_rl.looks_like_console(line):
             return nemo_rl.FRAMEWORK
+        if openrlhf.looks_like_console(line):
+            return openrlhf.FRAMEWORK
     return None
 
 
@@ -191,15 +198,16 @@ def detect(path, side: str | None = None) -> Detected:
         consoles = console_logs(p)
         if len(consoles) == 1:
             (log, framework), = consoles
-            lines = "step lines" if framework == verl.FRAMEWORK else "step headers and Timing blocks"
+            lines = {verl.FRAMEWORK: "step lines", nemo_rl.FRAMEWORK: "step headers and Timing blocks"}.get(
+                framework, "Global step status lines")
             return Detected(framework, SELF_HOSTED, "console", f"{log.name} in the folder has {framework} {lines}",
                             log)
         if consoles:
             raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} console logs "
                                     f"({', '.join(c.name for c, _ in consoles[:6])}); pass the one to read")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
-                                f"(TRL), .parquet files (a W&B run-history artifact), TensorBoard event file or verl "
-                                f"or NeMo RL console log")
+                                f"(TRL), .parquet files (a W&B run-history artifact), TensorBoard event file or verl, "
+                                f"NeMo RL or OpenRLHF console log")
     stream.check_regular(p, label)
     if tensorboard.is_event_file(p):
         return _tensorboard_kind(p, label, side)
@@ -242,9 +250,13 @@ def detect(path, side: str | None = None) -> Detected:
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
         if nemo_rl.looks_like_console(line):
             return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, "console", "NeMo RL's step header and Timing block")
-    raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl "
-                            f"or NeMo RL console log, a verl file-logger .jsonl, a TRL trainer_state.json, a TensorBoard event file, "
-                            f"or a W&B export (verl, TRL, NeMo RL) as .csv, .json, .jsonl or .parquet)")
+        if openrlhf.looks_like_console(line):
+            return Detected(openrlhf.FRAMEWORK, SELF_HOSTED, "console",
+                            "OpenRLHF's `Global step N: {…}` status lines")
+    raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl, "
+                            f"NeMo RL or OpenRLHF console log, a verl file-logger .jsonl, a TRL trainer_state.json, "
+                            f"a TensorBoard event file, "
+                            f"or a W&B export (verl, TRL, NeMo RL, OpenRLHF) as .csv, .json, .jsonl or .parquet)")
 
 
 def read_hosted(path, detected: Detected | None = None, run: str | None = None,
@@ -275,6 +287,11 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
             _no_run(run, label, "a console log")
             return nemo_rl.read_console(p, label, facts)
         return nemo_rl.read_records(_table(p, label, run), label, None, facts)
+    if found.framework == openrlhf.FRAMEWORK:
+        if found.shape == "console":
+            _no_run(run, label, "a console log")
+            return openrlhf.read_console(p, label, facts)
+        return openrlhf.read_records(_table(p, label, run), label, None, facts)
     if found.shape == "trainer-state":
         _no_run(run, label, "a trainer_state.json")
         return trl.read_state(p, label, facts)
@@ -304,6 +321,8 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
             if all(other.resolve() != f.resolve() for f in files):
                 found.update(tensorboard.hparams(other, str(other)))
         return nemo_rl.read_records(rows, label, kind, facts, notes, config=nemo_rl.config_facts(found))
+    if framework == openrlhf.FRAMEWORK:   # its TensorBoardLogger logs at the global step, under train/
+        return openrlhf.read_records(rows, label, kind, facts, notes)
     # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
     return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
                             facts, notes)

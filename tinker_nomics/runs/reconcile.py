@@ -34,7 +34,7 @@ from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
-from . import nemo_rl, verl
+from . import nemo_rl, openrlhf, verl
 from .hosted import HostedRun
 from .measured import Measured
 
@@ -47,8 +47,8 @@ PHASES = (("generation", "generation_seconds", "generation_predicted"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
 # The logged phases that time the log-prob passes and the weight refit, in each framework's names.
-LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES
-REFIT_PHASES = verl.REFIT_PHASES + nemo_rl.REFIT_PHASES
+LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES + openrlhf.LOGPROB_PHASES
+REFIT_PHASES = verl.REFIT_PHASES + nemo_rl.REFIT_PHASES + openrlhf.REFIT_PHASES
 CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
 FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered")   # what run_facts reads per row
 
@@ -96,6 +96,8 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     index = np.flatnonzero(usable.to_numpy())
     notes: list[str] = []
     facts, includes_refit = run_facts(run, t.loc[usable, [c for c in FACT_COLUMNS if c in t]])
+    # verl and NeMo RL time the critic's passes apart; OpenRLHF's make_experience and ppo_train hold them
+    critic_apart = not (run.config or {}).get("critic_in_phases")
     response_max = facts.get("response_max_tokens")   # one value per usable row: sliced with the rows below
     tp_defaulted = run.framework == "verl" and "rollout_tensor_parallel" not in facts
     if tp_defaulted:   # not logged (an export without its config): verl's default, as the fit reads its published
@@ -122,7 +124,8 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
             if m == "calibrated":
                 given["run_facts"] = facts if response_max is None else \
                     {**facts, "response_max_tokens": response_max[first:first + CHUNK_STEPS]}
-            frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit)
+            frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit,
+                                       critic_apart)
             sums.add(frame)
             if m == headline:
                 fit.add(frame)
@@ -233,7 +236,7 @@ def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:
 
 
 def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GPU, num_gpus: float,
-               fine_tune: str, util: float, includes_refit: bool):
+               fine_tune: str, util: float, includes_refit: bool, critic_apart: bool = True):
     """The model's prediction of `rows` by method `m`, beside what they measured: (one row per step, the model's
     SelfHosted result)."""
     facts = given.get("run_facts") or {}
@@ -259,9 +262,10 @@ def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GP
     generation = hosted.rollout_hours * 3600.0 + (hosted.refit_hours * 3600.0 if calibrated and includes_refit
                                                   else 0.0)
     # the phases compared are the actor's (timing_s/old_log_prob + ref, update_actor): under PPO the critic's
-    # values pass and update are timed apart, so they are predicted apart and only the step holds them
+    # values pass and update are timed apart, so they are predicted apart and only the step holds them (not so
+    # where the log's phases hold the critic's passes too: OpenRLHF's)
     actor = hosted
-    if calibrated and facts.get("critic"):
+    if calibrated and facts.get("critic") and critic_apart:
         actor = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
                          prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
                          **{**given, "run_facts": {**facts, "critic": False,

@@ -1,8 +1,8 @@
 """`tinker-nomics validate RUN`: both sides of the ledger for a finished run, from its logs.
 
 A run on Tinker (tinker-cookbook logs): its bill from the logs, the cost model's prediction per meter, the same steps
-priced on rented GPUs, and (with --usage) Tinker's own usage export against the log. A self-hosted run (verl, TRL, NeMo RL):
-what the GPUs did, the self-hosted model's per-phase error and the efficiencies that would have matched, and the same
+priced on rented GPUs, and (with --usage) Tinker's own usage export against the log. A self-hosted run (verl, TRL,
+NeMo RL, OpenRLHF): what the GPUs did, the self-hosted model's per-phase error and the efficiencies that would have matched, and the same
 tokens billed on Tinker. The run readers (and pandas) are imported when the command runs, so `estimate` starts
 without them.
 """
@@ -44,8 +44,8 @@ def add_parser(sub) -> None:
     val.add_argument("--group-size", type=number("--group-size"), metavar="G",
                      help="rollouts (samples) per prompt (default: the log's config)")
     val.add_argument("--prompts-per-step", type=number("--prompts-per-step"), metavar="B",
-                     help="self-hosted: prompts per step (default: the log's config; TRL, and NeMo RL logs without "
-                          "token counts, need it with --group-size)")
+                     help="self-hosted: prompts per step (default: the log's config; TRL, NeMo RL logs without "
+                          "token counts and OpenRLHF logs without rollout/num_samples need it with --group-size)")
     gpus = val.add_argument_group("GPUs", "self-hosted runs: the GPUs they ran on; Tinker runs: the GPUs to price "
                                           "them on (default: the package's, data/assumptions/defaults.csv)")
     gpus.add_argument("--gpu", help="GPU type (H100 SXM, B200, ...; `tinker-nomics gpus` lists them)")

@@ -1,0 +1,191 @@
+"""OpenRLHF's PPO / GRPO / REINFORCE++ metrics: a W&B export, TensorBoard events or the trainer's console log.
+
+Where each name is defined (OpenRLHF/OpenRLHF, openrlhf/trainer/ppo_trainer.py, `BasePPOTrainer.train_step` and
+`PPOTrainer.fit`, 2025-2026 code):
+
+- `timing/generation`: the seconds `samples_generator.generate_samples` took (the vLLM rollout);
+  `timing/make_experience`: `experience_maker.make_experience_batch`, which runs the actor's old-policy log-prob
+  pass, the reference model's pass, the critic's values pass (PPO) and the rewards; `timing/ppo_train`: the
+  update (`ppo_train`: the actor's `fit`, and the critic's beside it under PPO); `timing/broadcast`: the weight
+  hand-off to the vLLM engines (`broadcast_to_vllm`); `timing/step_total`: their sum in the synchronous trainer,
+  the wall-clock between two steps in the asynchronous one (`ppo_trainer_async.py`: generation then runs on its
+  own GPUs, beside training, so the phases overlap).
+- `rollout/num_samples`, `rollout/response_length_mean`, `rollout/reward_mean` (`_compute_rollout_stats`): the
+  step's sequences, their mean generated length and reward. The actor's status adds `response_length` and
+  `total_length` (each sequence's prompt + generated tokens, `Experience.info`, averaged over the micro-batches),
+  so the mean prompt is total_length - response_length. Versions before the rollout stats log no sample count: it
+  is `rollout_batch_size × n_samples_per_prompt` (`--prompts-per-step` and `--group-size`).
+- `critic_loss` in the status marks a run with a critic (PPO with GAE).
+
+Where they go: `WandbLogger.log_train` and `TensorboardLogger.log_train` (openrlhf/utils/logging_utils.py) log
+every key under `train/` with `train/global_step` (W&B) or the TensorBoard step; `fit` also prints
+`✨ Global step N: {…}` (the status dict, Python repr) through the `openrlhf` logger on stdout, read here line by
+line. W&B's config (the launch arguments) is not in a history export: the model, GPUs and batch come from the
+command line.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
+from . import stream
+from .hosted import HostedRun, StepRecord, StepTable, settle
+
+FRAMEWORK = "OpenRLHF"
+PREFIX = "train/"
+STEP_TOTAL = "timing/step_total"
+GENERATION = "timing/generation"
+UPDATE = ("timing/ppo_train", "timing/policy_train")   # the update; `policy_train` in some 2026 forks' trainers
+PHASES = {"make_experience": "timing/make_experience", "broadcast": "timing/broadcast"}
+LOGPROB_PHASES = ("make_experience",)   # the log-prob passes (old policy, reference; PPO's values) and rewards
+REFIT_PHASES = ("broadcast",)
+SEQUENTIAL = (GENERATION, *UPDATE, *PHASES.values())   # what step_total sums in the synchronous trainer
+RESPONSE = ("rollout/response_length_mean", "response_length")
+REWARD = ("rollout/reward_mean", "reward")
+SAMPLES = "rollout/num_samples"
+TOTAL_LENGTH = "total_length"
+CRITIC_KEY = "critic_loss"
+# Keys that mark an OpenRLHF log (under train/ in W&B and TensorBoard): its own phase timers.
+SIGNATURE = ("timing/make_experience", "timing/ppo_train", "timing/policy_train")
+# The phases of an asynchronous step overlap; a step total below their sum by more than this share is one.
+OVERLAP_SHARE = 0.01
+CONSOLE_LINE = re.compile(r"Global step (\d+): (\{.*\})\s*$")
+CONSOLE_PAIR = re.compile(r"'([^'\\]+)': (?:np\.float\d+\()?([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)")
+
+
+def is_openrlhf_keys(keys) -> bool:
+    keys = set(keys)
+    return any(k in keys or PREFIX + k in keys for k in SIGNATURE)
+
+
+def looks_like_console(line: str) -> bool:
+    """A line only OpenRLHF's trainer prints: its per-step status with a phase timer in it."""
+    m = CONSOLE_LINE.search(line)
+    return bool(m) and any(f"'{k}'" in m.group(2) for k in SIGNATURE)
+
+
+def _unprefixed(raw: dict) -> dict:
+    """A W&B or TensorBoard row's keys without `train/` (OpenRLHF's own names); other sections (eval/) dropped."""
+    out = {k[len(PREFIX):]: v for k, v in raw.items() if k.startswith(PREFIX)}
+    if "global_step" not in out and raw.get("_step") is not None:
+        out["global_step"] = raw["_step"]   # TensorBoard's step is the global step
+    return out
+
+
+def _first(values: dict, keys) -> str | None:
+    return next((k for k in keys if values.get(k) is not None), None)
+
+
+def _record(where, step, values: dict, table: StepTable) -> StepRecord | None:
+    """A StepRecord from one logged status; None for a record without phase timers (an eval row, a sample
+    table)."""
+    if not any(values.get(k) is not None for k in SEQUENTIAL + (STEP_TOTAL,)):
+        return None
+    rec = StepRecord(where, step)
+    parts = {k: table.number(where, k, values[k], 0.0) for k in SEQUENTIAL if values.get(k) is not None}
+    if values.get(STEP_TOTAL) is not None:
+        rec.values["step_seconds"] = (STEP_TOTAL, values[STEP_TOTAL])
+    else:   # a version without the total: the synchronous phases one after the other
+        rec.values["step_seconds"] = (" + ".join(parts), sum(parts.values()))
+    if values.get(GENERATION) is not None:
+        rec.values["generation_seconds"] = (GENERATION, values[GENERATION])
+    update = _first(values, UPDATE)
+    if update:
+        rec.values["training_seconds"] = (update, values[update])
+    for phase, key in PHASES.items():
+        if values.get(key) is not None:
+            rec.phases[phase] = (key, values[key])
+    response = _first(values, RESPONSE)
+    if response:
+        rec.values["response_mean"] = (response, values[response])
+        if values.get(TOTAL_LENGTH) is not None and values.get("response_length") is not None:
+            total = table.number(where, TOTAL_LENGTH, values[TOTAL_LENGTH], 0.0)
+            own = table.number(where, "response_length", values["response_length"], 0.0)
+            if total + 0.5 < own:
+                table.fail(where, f"{TOTAL_LENGTH} ({total:g}) is shorter than response_length ({own:g}), which "
+                                  f"it includes")
+            rec.values["prompt_mean"] = (f"{TOTAL_LENGTH} − response_length", max(total - own, 0.0))
+    if values.get(SAMPLES) is not None:
+        rec.values["samples"] = (SAMPLES, values[SAMPLES])
+    reward = _first(values, REWARD)
+    if reward:
+        rec.values["reward"] = (reward, values[reward])
+    return rec
+
+
+def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
+                 run_name=None) -> HostedRun:
+    """A W&B export or TensorBoard scalars of an OpenRLHF run (`train/…` keys, `train/global_step` as the step).
+    A stream.Table gives its kind, notes and run name once read."""
+    def rows():
+        for where, raw in records:
+            yield where, _unprefixed(raw)
+    table = StepTable(label, text_numbers=True)
+    found = _read(rows(), table, label)
+    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
+    return _finish(table, found, label, kind, facts_override, list(notes), run_name)
+
+
+def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
+    """The trainer's stdout: one `✨ Global step N: {…}` status line per step, read line by line."""
+    def rows():
+        for number, line in stream.text_lines(path, label):
+            m = CONSOLE_LINE.search(line)
+            if not m:
+                continue
+            values = {key: raw for key, raw in CONSOLE_PAIR.findall(m.group(2))}
+            values["global_step"] = m.group(1)
+            yield ("line", number), values
+    table = StepTable(label, text_numbers=True)
+    found = _read(rows(), table, label)
+    return _finish(table, found, label, "OpenRLHF console log", facts_override, [], None)
+
+
+def _read(rows, table: StepTable, label: str) -> dict:
+    """Every status into `table`; what the reading found (keys seen, overlapping steps, rows skipped)."""
+    keys: set[str] = set()
+    skipped = overlapped = 0
+    for where, values in rows:
+        keys.update(values)
+        step = values.get("global_step")
+        rec = _record(where, step, values, table)
+        if rec is None:
+            skipped += 1
+            continue
+        if step is None:
+            raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (train/global_step)")
+        if values.get(STEP_TOTAL) is not None:
+            total = table.number(where, STEP_TOTAL, values[STEP_TOTAL], 0.0)
+            parts = sum(table.number(where, k, values[k], 0.0) for k in SEQUENTIAL if values.get(k) is not None)
+            overlapped += total < (1.0 - OVERLAP_SHARE) * parts
+        table.add(rec)
+    return {"keys": keys, "skipped": skipped, "overlapped": overlapped}
+
+
+def _finish(table: StepTable, found: dict, label: str, kind: str, facts_override: dict | None, notes: list,
+            run_name: str | None) -> HostedRun:
+    keys = found["keys"]
+    facts, where = {}, {}
+    if CRITIC_KEY in keys:
+        facts["critic"], where["critic"] = True, f"the log's {CRITIC_KEY} (a critic is trained)"
+        facts["critic_in_phases"] = True   # make_experience holds its values pass, ppo_train its update
+    if found["skipped"]:
+        notes.append(f"{found['skipped']} record(s) without phase timers (evaluation, sample tables): not in the sums")
+    if found["overlapped"]:
+        notes.append(f"at {found['overlapped']} step(s) the step total is below the sum of its phases: the "
+                     f"asynchronous trainer, whose generation runs on its own GPUs beside training; the step is the "
+                     f"wall-clock between steps, and the phases overlap")
+    if STEP_TOTAL not in keys:
+        notes.append(f"no {STEP_TOTAL} in this log: each step is the sum of its logged phases (generation, "
+                     f"make_experience, ppo_train, broadcast), as the synchronous trainer runs them")
+    steps, derived, facts, where, model = settle(table, facts, where, facts_override)
+    notes += derived
+    if steps["samples"].isna().any():
+        notes.append(f"this log has no {SAMPLES} (OpenRLHF before its rollout stats): pass --prompts-per-step "
+                     f"(rollout_batch_size) and --group-size (n_samples_per_prompt)")
+    if steps["prompt_tokens"].isna().all():
+        notes.append(f"no {TOTAL_LENGTH} and response_length in this log: the prompt tokens are unknown")
+    return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, None, tuple(notes), run_name,
+                     frozenset(keys))
