@@ -374,6 +374,9 @@ PUBLISHED = [
     ("zai-org--GLM-4.7-Flash.json", "glm4_moe_lite", "total", 29_943_393_920, 0,
      "llama.cpp n_params of GLM-4.7-Flash's GGUF (index id 60005726306) and Ollama's parameter count of "
      "glm-4.7-flash:q4_K_M (index id 59304774749); the MTP layer is not in it"),
+    ("LiquidAI--LFM2-2.6B.json", "lfm2", "total", 2_569_272_320, 0,
+     "parameters_raw 2569272320 of LiquidAI/LFM2-2.6B ('2.6B') in two model catalogs (index ids 52555998385, "
+     "55778153074); with block_auto_adjust_ff_dim left to its default (true) the count would be 1.91B"),
 ]
 
 
@@ -531,6 +534,17 @@ def test_the_layouts_of_the_families_added_on_2026_12_04(tmp_path):
     # latent attention: one 512 + 64 latent a token a layer, 47 layers
     assert flash.is_mla and flash.kv_bytes_per_token == 47 * (512 + 64) * 2
     assert (flash.first_k_dense, flash.moe_layers) == (1, 46)
+    lfm2 = load_config(CONFIGS / "LiquidAI--LFM2-2.6B.json")
+    # attention on 8 of 30 layers; the 22 short-convolution layers keep the last 2 inputs of 2048 channels
+    assert (lfm2.full_attention_layers, lfm2.linear_or_mamba_layers) == (8, 22)
+    assert lfm2.kv_bytes_per_token == 2 * 8 * 8 * 64 * 2
+    assert lfm2.recurrent_bytes_per_sequence == 22 * 2048 * 2 * 2
+    assert lfm2.tied_embeddings and lfm2.active_params == lfm2.total_params
+    # block_auto_adjust_ff_dim (Lfm2Config's default): 2/3 of 10752, rounded up to a multiple of 256
+    adjusted = load_config(_bad_config(tmp_path, "LiquidAI--LFM2-2.6B.json", {"block_auto_adjust_ff_dim": True}))
+    assert adjusted.intermediate_size == 7168
+    assert lfm2.total_params - adjusted.total_params == 30 * 3 * 2048 * (10752 - 7168)
+
     listed = load_config(_bad_config(tmp_path, "zai-org--GLM-4.7-Flash.json",
                                      {"mlp_layer_types": ["dense"] * 2 + ["sparse"] * 45}))
     # a layer made dense trades 64 experts, their router and its bias, and the shared expert for one 10240 MLP
@@ -725,6 +739,10 @@ BAD = [
     ("tencent--Hunyuan-A13B-Instruct.json", {"moe_topk": 65}, ["moe_topk", "65", "64"]),
     ("zai-org--GLM-4.7-Flash.json", {"mlp_layer_types": ["dense"] + ["moe"] * 46}, ["mlp_layer_types", "'moe'"]),
     ("zai-org--GLM-4.7-Flash.json", {"v_head_dim": None}, ["glm4_moe_lite", "v_head_dim"]),
+    ("LiquidAI--LFM2-2.6B.json", {"layer_types": ["conv"] * 29 + ["mamba"]}, ["layer_types", "'mamba'"]),
+    ("LiquidAI--LFM2-2.6B.json", {"block_auto_adjust_ff_dim": True, "block_ffn_dim_multiplier": "1"},
+     ["block_ffn_dim_multiplier", "'1'"]),
+    ("LiquidAI--LFM2-2.6B.json", {"conv_L_cache": 0}, ["conv_L_cache", "0"]),
 ]
 
 

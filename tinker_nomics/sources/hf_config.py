@@ -44,7 +44,8 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
   added 2026-12  olmo3 (OLMo 2's weights, three sliding-window layers in four); granitemoehybrid (Granite 4.0:
                  Mamba-2 or attention layers, experts with a shared MLP, or the shared MLP alone); hunyuan_v1_moe
                  (Hunyuan-A13B: per-head q/k norms, experts and a shared MLP in every layer); glm4_moe_lite
-                 (GLM-4.7-Flash: DeepSeek's latent attention with GLM-4.5's experts, read by the MLA formula)
+                 (GLM-4.7-Flash: DeepSeek's latent attention with GLM-4.5's experts, read by the MLA formula);
+                 lfm2 (Liquid LFM2: gated short-convolution and attention layers)
 
 Multimodal configs are read from their `text_config` (the language model; vision towers are not counted).
 Every field is checked for its type, sign and range, and against the fields it depends on (layer indices within
@@ -298,7 +299,7 @@ FAMILY_OF = {
     "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "exaone4": "llama_variant", "minicpm": "llama_variant",
     "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
     "jamba": "jamba", "nemotron-nas": "nemotron_nas", "granitemoehybrid": "granitemoehybrid",
-    "hunyuan_v1_moe": "hunyuan_moe",
+    "hunyuan_v1_moe": "hunyuan_moe", "lfm2": "lfm2",
 }
 
 # Remote-code configs that leave model_type out (MiniCPM-2B's): the model class their `architectures` names.
@@ -1438,6 +1439,46 @@ def _hunyuan_moe(c: _Config, model_type: str) -> dict:
                      arch_type="hunyuan_v1_moe", inter=inter, full=full, window=window)
 
 
+def _lfm2(c: _Config, model_type: str) -> dict:
+    """LFM2 (Liquid): each layer one operator, GQA attention (q/k/v/out_proj without biases, per-head q/k RMSNorms)
+    where layer_types says full_attention (or full_attn_idxs lists; every layer without either, as Lfm2Config reads
+    it), a gated short convolution elsewhere (in_proj to B, C and x, a depthwise conv of conv_L_cache taps, out_proj
+    over hidden_size; biases with conv_bias); then a SwiGLU MLP of block_ff_dim (intermediate_size), cut to 2/3, times
+    block_ffn_dim_multiplier and rounded up to block_multiple_of when block_auto_adjust_ff_dim (the default); two
+    RMSNorms a layer and the final embedding_norm; head tied unless told (tie_embedding, tie_word_embeddings)."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    b["tied"] = c.flag("tie_embedding", c.flag("tie_word_embeddings", True))
+    kinds = c.layer_list("layer_types", L)
+    if kinds is None:
+        listed = c.layer_indices("full_attn_idxs", L) if c.get("full_attn_idxs") is not None else set(range(L))
+        kinds = ["full_attention" if i in listed else "conv" for i in range(L)]
+    if set(kinds) - {"full_attention", "conv"}:
+        c.fail(f"field 'layer_types' must list 'full_attention' or 'conv' for each layer, got "
+               f"{_show(sorted(set(kinds) - {'full_attention', 'conv'}))}")
+    n_attn = kinds.count("full_attention")
+    inter = c.int("block_ff_dim", "intermediate_size")
+    if c.flag("block_auto_adjust_ff_dim", True):
+        inter = int(2 * inter / 3)
+        multiplier = c.get("block_ffn_dim_multiplier")
+        if multiplier is not None:
+            if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) \
+                    or not math.isfinite(multiplier) or not 0 < multiplier <= 1000:
+                c.fail(f"field 'block_ffn_dim_multiplier' must be a number in (0, 1000], got {_show(multiplier)}")
+            inter = int(multiplier * inter)
+        step = c.int("block_multiple_of", default=256)
+        inter = step * -(-inter // step)
+    kernel = c.int("conv_L_cache", default=3)
+    bias = c.flag("conv_bias", False)
+    conv = H * kernel + 3 * H * H + H * H + (H + 3 * H + H if bias else 0)
+    attn = _gqa(b, qk_norm=2 * b["d"])
+    body = n_attn * attn + (L - n_attn) * conv + L * (3 * H * inter + 2 * H) + H
+    return {**b, "body": body, "inactive": 0, "moe": None, "moe_layers": 0, "full_layers": n_attn,
+            "sliding_window": None, "kv_per_token": 2 * n_attn * b["nkv"] * b["d"] * BF16_BYTES,
+            "state": (L - n_attn) * H * (kernel - 1) * BF16_BYTES, "arch_type": "lfm2", "linear_layers": L - n_attn,
+            "inter": inter}
+
+
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
             "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe,
@@ -1445,7 +1486,7 @@ FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "g
             "internlm2": _internlm2, "chatglm": _chatglm, "dbrx": _dbrx, "mpt": _mpt, "phimoe": _phimoe,
             "nemotron": _nemotron, "deepseek": _deepseek, "ernie4_5": _ernie4_5, "llama_variant": _llama_variant,
             "cohere2": _cohere2, "jamba": _jamba, "nemotron_nas": _nemotron_nas,
-            "granitemoehybrid": _granitemoehybrid, "hunyuan_moe": _hunyuan_moe}
+            "granitemoehybrid": _granitemoehybrid, "hunyuan_moe": _hunyuan_moe, "lfm2": _lfm2}
 
 
 # ------------------------------------------------------------------------------------------------ the record
