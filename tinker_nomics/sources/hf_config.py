@@ -1409,7 +1409,7 @@ def _uniform(c: _Config, name: str, L: int, default=_MISSING) -> int:
     value = c.data.get(name)
     if isinstance(value, list):
         if len(value) != L or len(set(map(repr, value))) != 1:
-            c.fail(f"field {name!r} must be a number or list {L} equal numbers (one a layer), got {_show(value)}")
+            c.fail(f"field {name!r} must be a number or a list of {L} equal numbers (one a layer), got {_show(value)}")
         return c._whole(name, value[0], 1, MAX_WIDTH)
     return c.int(name, default=default, maximum=MAX_WIDTH)
 
