@@ -119,6 +119,8 @@ ATTENTION_KINDS = {
     "cohere2": "GQA, sliding window with every n-th layer global", "jamba": "hybrid: Mamba + GQA",
     "minimax_m2": "GQA", "exaone4": "GQA, sliding window with every n-th layer global",
     "nemotron_nas": "GQA on the layers that keep attention (the others pruned away)",
+    "olmo3": "MHA/GQA, sliding window on three layers in four", "granitemoehybrid": "hybrid: Mamba-2 + GQA",
+    "hunyuan_v1_moe": "GQA", "lfm2": "hybrid: short convolution + GQA",
 }
 
 
