@@ -161,9 +161,16 @@ def test_an_early_openrlhf_log_sums_its_phases_and_asks_for_its_batch(tmp_path):
 
 
 def test_an_async_openrlhf_log_says_its_phases_overlap(tmp_path):
-    hosted = detect.read_hosted(write(tmp_path / "async.csv", wandb_rows("async")))
+    """The asynchronous trainer's step total is the wall-clock between steps, 20 s below its phases' sum here:
+    validate says the phases overlap by the mean 9.5 s (75 - 20 - 43 - 21.5 = -9.5), never an 'other' of -9.5 s."""
+    path = write(tmp_path / "async.csv", wandb_rows("async"))
+    hosted = detect.read_hosted(path)
     assert list(hosted.steps["step_seconds"]) == pytest.approx([50.5, 53.5, 56.5, 59.5])
     assert any("asynchronous" in n and "4 step(s)" in n for n in hosted.notes)
+    code, out, err = run("validate", str(path), "--model", "Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "8")
+    assert code == 0, err
+    measured = next(line for line in out.splitlines() if line.startswith("Measured"))
+    assert "− 9.50 s (the phases overlap" in measured and "other" not in measured and "-9.5" not in measured
 
 
 def test_a_critic_in_the_status_marks_ppo_and_its_passes_are_in_the_phases(tmp_path):

@@ -361,7 +361,7 @@ def render_hosted(d: dict) -> str:
              f"validation, {m['checkpoint_runs']:,} with a checkpoint"]
     if m["phased_steps"] == m["steps"]:
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
-                     f"actor update {_s(m['training_seconds_mean'])} + other {_s(m['other_seconds_mean'])} (means)")
+                     f"actor update {_s(m['training_seconds_mean'])} {_other(m['other_seconds_mean'])} (means)")
     elif m["phased_steps"] == 0:   # TRL: one step timer, no phases
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); the log does "
                      f"not time generation and the actor update apart")
@@ -369,7 +369,7 @@ def render_hosted(d: dict) -> str:
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); on the "
                      f"{m['phased_steps']:,} that time both phases step {_s(m['phased_step_seconds_mean'])} = "
                      f"generation {_s(m['phased_generation_seconds_mean'])} + actor update "
-                     f"{_s(m['phased_training_seconds_mean'])} + other {_s(m['other_seconds_mean'])}")
+                     f"{_s(m['phased_training_seconds_mean'])} {_other(m['other_seconds_mean'])}")
     lines.append(f"              wall-clock {fmt.hours(m['wallclock_seconds'] / 3600)}; GPU-hours "
                  f"{_num(m['gpu_hours'], ',.2f')} ({m['basis']['gpu_hours']})")
     lines.append(f"              tokens generated {_tok(m['generated_tokens'])}, prompt {_tok(m['prompt_tokens'])}, "
@@ -424,6 +424,14 @@ def render_hosted(d: dict) -> str:
     lines += [f"Note: {n}" for n in d["notes"]]
     return "\n".join(lines)
 
+
+
+def _other(seconds: float) -> str:
+    """The rest of the step after generation and the update; an asynchronous run's phases overlap, so they may add
+    up to more than the step: said so, never shown as a negative time."""
+    if isinstance(seconds, float) and seconds < 0:
+        return f"− {_s(-seconds)} (the phases overlap: generation runs beside training)"
+    return f"+ other {_s(seconds)}"
 
 def _s(x) -> str:
     return "n/a" if x is None else f"{x:,.2f} s"
