@@ -5,7 +5,9 @@
   launches wherever they are slower than its own work, so a decode step takes at least the layers × the fitted
   launch time per layer. It binds for a small model at a small batch and not for a large one.
 - The log-prob passes may run micro-batches of their own size (verl's rollout.log_prob_micro_batch_size_per_gpu or
-  log_prob_max_token_len_per_gpu): the dstack PPO log sets 8 sequences where its update runs 4.
+  log_prob_max_token_len_per_gpu): the dstack PPO log sets 8 sequences where its update runs 4. The reference's
+  pass (ref.log_prob_*) and the critic's values pass (critic.forward_*) have their own settings too: the dstack
+  critic's values pass runs 4 sequences a micro-batch, the play-verl PPO critic's dynamic batches 32,768 tokens.
 - Each log-prob pass, and each model's update, is one call from the framework's controller to the trainer's workers,
   at a fitted fixed cost per call.
 """
@@ -64,6 +66,21 @@ def test_the_real_verl_logs_carry_their_engine_and_log_prob_settings():
     assert bool(np.all(cases["phase-46"].actor.decode.eager_layers > 0))
 
 
+def test_the_real_verl_ppo_logs_size_the_critic_s_values_pass_their_own_way():
+    """The dstack PPO log: critic.forward_micro_batch_size_per_gpu 4 (use_dynamic_bsz off), no reference pass (no KL
+    term), so its ref.log_prob_micro_batch_size_per_gpu (4) is not read; the play-verl PPO log:
+    critic.forward_max_token_len_per_gpu 32,768 with the critic's dynamic batches, ref.log_prob_max_token_len_per_gpu
+    12,000 with the reference's. In the features, the mean over the passes: dstack 16 sequences a GPU, 2
+    micro-batches of 8 for the old policy, 4 of 4 for the values, (2 + 4) / 2 = 3."""
+    rows = {r["case_id"]: r for r in calibration._phase_rows()}
+    assert (rows["phase-46"]["values_micro_batch_samples"], rows["phase-46"]["reference_micro_batch_samples"]) \
+        == (4.0, None)
+    assert (rows["phase-44"]["values_micro_batch_tokens"], rows["phase-44"]["reference_micro_batch_tokens"]) \
+        == (32768.0, 12000.0)
+    whole = {c.case_id: c for c in calibration.rl_cases()}["phase-46"].whole
+    assert float(whole.micro_batches) == 3.0
+
+
 def _validated(tmp_path, monkeypatch, name, **rollout):
     config = copy.deepcopy(hs.CONFIG)
     config["actor_rollout_ref"]["rollout"].update(rollout)
@@ -91,6 +108,22 @@ def test_validate_reads_enforce_eager_and_the_log_prob_micro_batches_from_a_verl
     assert r_coarse.predicted_mean("training") == pytest.approx(r_plain.predicted_mean("training"), rel=1e-12)
 
 
+def test_validate_reads_the_reference_pass_s_own_micro_batches_from_a_verl_log(tmp_path, monkeypatch):
+    """ref.log_prob_micro_batch_size_per_gpu with ref.log_prob_use_dynamic_bsz off sizes the reference's pass (the
+    run has one: use_kl_loss): one sequence a micro-batch costs the log-prob phase more than the old policy's size."""
+    plain = _validated(tmp_path, monkeypatch, "plain")
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["ref"] = {"log_prob_micro_batch_size_per_gpu": 1, "log_prob_use_dynamic_bsz": False}
+    monkeypatch.setattr(hs, "CONFIG", config)
+    fine = _validated(tmp_path, monkeypatch, "fine")
+    facts = run_facts(fine.run, fine.run.steps)[0]
+    assert facts["reference"] is True and facts["reference_micro_batch_samples"] == 1.0
+    assert "reference_micro_batch_samples" not in run_facts(plain.run, plain.run.steps)[0]
+    assert fine.reconciliation.predicted_mean("logprob") > plain.reconciliation.predicted_mean("logprob")
+    assert fine.reconciliation.predicted_mean("training") == pytest.approx(
+        plain.reconciliation.predicted_mean("training"), rel=1e-12)
+
+
 def _predicted(**settings):
     return predict_rl_step(get_arch("Qwen/Qwen2.5-0.5B"), get_gpu("H100 SXM"), 8, 512, 100, 200, **settings)
 
@@ -105,6 +138,23 @@ def test_predict_takes_enforce_eager_and_the_log_prob_micro_batches():
     assert float(fine.logprob_seconds - coarse.logprob_seconds) == pytest.approx(
         passes * (32 - 8) * parameters().micro_batch_overhead_seconds, rel=1e-9)
     assert float(fine.training_seconds) == float(coarse.training_seconds)
+
+
+def test_the_reference_and_values_passes_take_their_own_micro_batches():
+    """512 sequences over 8 GPUs: 64 each. The reference's pass at 2 a micro-batch runs 32 against the old policy's
+    8 of 8, the critic's values pass at 32 runs 2: each adds (its count − the old policy's) × the fixed cost of a
+    micro-batch to the log-prob phase, and a pass the step does not run cannot be sized."""
+    per = parameters().micro_batch_overhead_seconds
+    base = _predicted(logprob_micro_batch_samples=8, critic=True)
+    reference = _predicted(logprob_micro_batch_samples=8, critic=True, reference_micro_batch_samples=2)
+    values = _predicted(logprob_micro_batch_samples=8, critic=True, values_micro_batch_samples=32)
+    assert float(reference.logprob_seconds - base.logprob_seconds) == pytest.approx((32 - 8) * per, rel=1e-9)
+    assert float(values.logprob_seconds - base.logprob_seconds) == pytest.approx((2 - 8) * per, rel=1e-9)
+    assert float(reference.training_seconds) == float(base.training_seconds)
+    with pytest.raises(TinkerNomicsError, match="values_micro_batch_samples sizes the critic's pass"):
+        _predicted(values_micro_batch_samples=4)
+    with pytest.raises(TinkerNomicsError, match="reference_micro_batch_tokens sizes the reference model's pass"):
+        _predicted(reference=False, reference_micro_batch_tokens=4096)
 
 
 def test_each_trainer_call_pays_the_fixed_cost_once():

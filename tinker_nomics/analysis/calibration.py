@@ -233,7 +233,7 @@ def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
 def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, response, response_max, *, critic,
              reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean,
              micro_batch_tokens=None, micro_batch_samples=None, padded_tokens=None, critic_padded_tokens=None,
-             logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None,
+             logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None, own_micro_batches=None,
              rollout_memory_fraction=None, rollout_eager=False):
     arch, gpus = get_arch(model), gpu_specs(gpu)
     common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
@@ -241,7 +241,7 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
                   rollout_memory_fraction=rollout_memory_fraction, rollout_eager=rollout_eager,
                   micro_batch_tokens=micro_batch_tokens, micro_batch_samples=micro_batch_samples,
                   logprob_micro_batch_tokens=logprob_micro_batch_tokens,
-                  logprob_micro_batch_samples=logprob_micro_batch_samples,
+                  logprob_micro_batch_samples=logprob_micro_batch_samples, **(own_micro_batches or {}),
                   padded_tokens_per_sample=padded_tokens, critic_padded_tokens_per_sample=critic_padded_tokens)
     actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
                                   **common)
@@ -250,6 +250,11 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
     return RLCase(case_id, source, fam, model, gpu, actor, whole, measured, includes_refit,
                   _rl_regimes(arch, gpus, float(actor.tensor_parallel), prompt + (response_max or response),
                               fine_tune))
+
+
+# the log-prob passes beside the old policy's that may size their micro-batches their own way (verl's ref.log_prob_*,
+# critic.forward_*): the columns `<stem>_micro_batch_tokens` and `_samples` of rl_phase_cases.csv
+OWN_MICRO_BATCHES = ("reference", "values")
 
 
 @functools.lru_cache(maxsize=None)
@@ -264,6 +269,8 @@ def _phase_rows() -> tuple[dict, ...]:
         Column("optimizer_steps", "float", False),
         Column("micro_batch_tokens", "float", False), Column("micro_batch_samples", "float", False),
         Column("logprob_micro_batch_tokens", "float", False), Column("logprob_micro_batch_samples", "float", False),
+        *(Column(f"{stem}_micro_batch_{unit}", "float", False) for stem in OWN_MICRO_BATCHES
+          for unit in ("tokens", "samples")),
         Column("padded_tokens", "float", False), Column("critic_padded_tokens", "float", False),
         Column("off_policy", "float", False), Column("generation_includes_refit", required=False),
         Column("enforce_eager", required=False),
@@ -301,6 +308,8 @@ def rl_cases() -> tuple[RLCase, ...]:
                             micro_batch_tokens=r["micro_batch_tokens"], micro_batch_samples=r["micro_batch_samples"],
                             logprob_micro_batch_tokens=r["logprob_micro_batch_tokens"],
                             logprob_micro_batch_samples=r["logprob_micro_batch_samples"],
+                            own_micro_batches={f"{stem}_micro_batch_{unit}": r[f"{stem}_micro_batch_{unit}"]
+                                               for stem in OWN_MICRO_BATCHES for unit in ("tokens", "samples")},
                             padded_tokens=r["padded_tokens"], critic_padded_tokens=r["critic_padded_tokens"],
                             rollout_memory_fraction=r["rollout_memory_fraction"],
                             rollout_eager=r["enforce_eager"] == "yes"))

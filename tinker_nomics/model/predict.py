@@ -291,7 +291,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     rollout_tensor_parallel=None, rollout_memory_fraction=None,
                     micro_batch_tokens=None, micro_batch_samples=None, ppo_epochs=None,
                     rollout_eager: bool = False, logprob_micro_batch_tokens=None,
-                    logprob_micro_batch_samples=None) -> RLStepPrediction:
+                    logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
+                    reference_micro_batch_samples=None, values_micro_batch_tokens=None,
+                    values_micro_batch_samples=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -305,7 +307,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     graphs, vLLM's enforce_eager: each decode step waits on the host's kernel launches where they are slower than
     the GPU), and the log-prob passes' own micro-batches, `logprob_micro_batch_tokens` or
     `logprob_micro_batch_samples` (verl's rollout.log_prob_max_token_len_per_gpu, log_prob_micro_batch_size_per_gpu;
-    default: the update's); they are settings of the calibrated method's engine and trainer, which the seed and
+    default: the update's), the reference model's, `reference_micro_batch_tokens` or `..._samples` (verl's
+    ref.log_prob_*; default: the old policy's), and the critic's values pass, `values_micro_batch_tokens` or
+    `..._samples` (verl's critic.forward_max_token_len_per_gpu, forward_micro_batch_size_per_gpu; default: the old
+    policy's); they are settings of the calibrated method's engine and trainer, which the seed and
     exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -336,6 +341,17 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     micro, micro_samples = _micro_batch_size("micro_batch", micro_batch_tokens, micro_batch_samples)
     logprob_micro, logprob_samples = _micro_batch_size("logprob_micro_batch", logprob_micro_batch_tokens,
                                                        logprob_micro_batch_samples)
+    reference_micro, reference_samples = _micro_batch_size("reference_micro_batch", reference_micro_batch_tokens,
+                                                           reference_micro_batch_samples)
+    values_micro, values_samples = _micro_batch_size("values_micro_batch", values_micro_batch_tokens,
+                                                     values_micro_batch_samples)
+    for name, value, needs, on in (
+            ("reference_micro_batch", (reference_micro, reference_samples), "reference", reference),
+            ("values_micro_batch", (values_micro, values_samples), "critic", critic)):
+        if not on and any(v is not None for v in value):
+            raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes the "
+                                    f"{'reference model' if needs == 'reference' else 'critic'}'s pass, which this "
+                                    f"step does not run (no {needs})")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     if not isinstance(rollout_eager, (bool, np.bool_)):
         raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
@@ -345,7 +361,11 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
                                       ("logprob_micro_batch_tokens", logprob_micro),
-                                      ("logprob_micro_batch_samples", logprob_samples))
+                                      ("logprob_micro_batch_samples", logprob_samples),
+                                      ("reference_micro_batch_tokens", reference_micro),
+                                      ("reference_micro_batch_samples", reference_samples),
+                                      ("values_micro_batch_tokens", values_micro),
+                                      ("values_micro_batch_samples", values_samples))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
@@ -360,7 +380,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   rollout_memory_fraction=fraction, micro_batch_tokens=micro,
                                   micro_batch_samples=micro_samples, update_epochs=epochs,
                                   rollout_eager=bool(rollout_eager), logprob_micro_batch_tokens=logprob_micro,
-                                  logprob_micro_batch_samples=logprob_samples)
+                                  logprob_micro_batch_samples=logprob_samples,
+                                  reference_micro_batch_tokens=reference_micro,
+                                  reference_micro_batch_samples=reference_samples,
+                                  values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

@@ -161,7 +161,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               kv_precision: str = "bf16", terms: Terms = CALIBRATED, decode_context=None, kv_context=None,
               concurrency=None, multi_turn=False, compact_plan: bool = False, padded_tokens_per_sample=None,
               critic_padded_tokens_per_sample=None, update_epochs=None, rollout_eager=False,
-              logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None) -> RLFeatures:
+              logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None,
+              reference_micro_batch_tokens=None, reference_micro_batch_samples=None,
+              values_micro_batch_tokens=None, values_micro_batch_samples=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -176,7 +178,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     position through the weights, while its attention (FlashAttention, which drops the padding) and its
     micro-batches (counted in real tokens) stay at the real lengths. `update_epochs` is the passes the update makes
     over the step's batch (verl's ppo_epochs; default 1): each repeats its FLOPs and micro-batches (`optimizer_steps`
-    counts every epoch's steps already). `terms` names the method's terms (Terms).
+    counts every epoch's steps already). The log-prob passes split the batch their own way where the run says:
+    `logprob_micro_batch_*` the old policy's pass (verl's rollout.log_prob_*), `reference_micro_batch_*` the
+    reference model's (ref.log_prob_*), `values_micro_batch_*` the critic's values pass (critic.forward_*); each
+    unset one takes the old policy's, and that the update's. `terms` names the method's terms (Terms).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -293,9 +298,15 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         return np.maximum(count, 1.0)
 
     micro = micro_batches(micro_batch_samples, micro_batch_tokens)
-    # the log-prob passes' own micro-batches where the run sets them (verl's rollout.log_prob_*), else the update's
-    logprob_micro = micro if logprob_micro_batch_samples is None and logprob_micro_batch_tokens is None \
-        else micro_batches(logprob_micro_batch_samples, logprob_micro_batch_tokens)
+    # the log-prob passes' own micro-batches where the run sets them (verl's rollout.log_prob_*, ref.log_prob_*,
+    # critic.forward_*), else the old policy's, and that the update's; the features hold their mean over the passes
+    def own(samples_each, tokens_each, default):
+        return default if samples_each is None and tokens_each is None else micro_batches(samples_each, tokens_each)
+    old_micro = own(logprob_micro_batch_samples, logprob_micro_batch_tokens, micro)
+    logprob_micro = (old_micro
+                     + (own(reference_micro_batch_samples, reference_micro_batch_tokens, old_micro) if reference else 0.0)
+                     + (own(values_micro_batch_samples, values_micro_batch_tokens, old_micro) if critic else 0.0)) \
+        / (1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0))
     update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)

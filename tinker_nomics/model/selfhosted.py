@@ -90,7 +90,9 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                optimizer_steps=None, rollout_tensor_parallel=None, rollout_memory_fraction=None,
                micro_batch_tokens=None, micro_batch_samples=None, padded_tokens_per_sample=None,
                critic_padded_tokens_per_sample=None, update_epochs=None, rollout_eager=False,
-               logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None) -> SelfHosted:
+               logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
+               reference_micro_batch_samples=None, values_micro_batch_tokens=None,
+               values_micro_batch_samples=None) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
@@ -111,7 +113,11 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               critic_padded_tokens_per_sample=critic_padded_tokens_per_sample,
                               update_epochs=update_epochs, rollout_eager=rollout_eager,
                               logprob_micro_batch_tokens=logprob_micro_batch_tokens,
-                              logprob_micro_batch_samples=logprob_micro_batch_samples, terms=terms,
+                              logprob_micro_batch_samples=logprob_micro_batch_samples,
+                              reference_micro_batch_tokens=reference_micro_batch_tokens,
+                              reference_micro_batch_samples=reference_micro_batch_samples,
+                              values_micro_batch_tokens=values_micro_batch_tokens,
+                              values_micro_batch_samples=values_micro_batch_samples, terms=terms,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below

@@ -197,12 +197,18 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["micro_batch_tokens"] = float(c["micro_batch_tokens"])
     elif c.get("dynamic_batch") is False and _positive(c.get("micro_batch_samples")):
         facts["micro_batch_samples"] = float(c["micro_batch_samples"])
-    # the log-prob passes' own micro-batches (verl's rollout.log_prob_*; a config without them: the update's)
+    # each log-prob pass's own micro-batches (verl's rollout.log_prob_*, ref.log_prob_*, critic.forward_*; a config
+    # without them: the old policy's, and that the update's), for the passes the step runs
     logprob_dynamic = c.get("logprob_dynamic_batch", c.get("dynamic_batch"))
-    if logprob_dynamic is True and _positive(c.get("logprob_micro_batch_tokens")):
-        facts["logprob_micro_batch_tokens"] = float(c["logprob_micro_batch_tokens"])
-    elif logprob_dynamic is False and _positive(c.get("logprob_micro_batch_samples")):
-        facts["logprob_micro_batch_samples"] = float(c["logprob_micro_batch_samples"])
+    for stem, dynamic, runs in (("logprob", logprob_dynamic, True),
+                                ("reference", c.get("reference_dynamic_batch"), facts["reference"]),
+                                ("values", c.get("values_dynamic_batch"), facts["critic"])):
+        if not runs:
+            continue
+        if dynamic is True and _positive(c.get(f"{stem}_micro_batch_tokens")):
+            facts[f"{stem}_micro_batch_tokens"] = float(c[f"{stem}_micro_batch_tokens"])
+        elif dynamic is False and _positive(c.get(f"{stem}_micro_batch_samples")):
+            facts[f"{stem}_micro_batch_samples"] = float(c[f"{stem}_micro_batch_samples"])
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)

@@ -8,6 +8,8 @@
                                   [--rollout-tensor-parallel T] [--rollout-memory-fraction F]
                                   [--micro-batch-tokens B | --micro-batch-samples S] [--ppo-epochs E]
                                   [--logprob-micro-batch-tokens B | --logprob-micro-batch-samples S]
+                                  [--reference-micro-batch-tokens B | --reference-micro-batch-samples S]
+                                  [--values-micro-batch-tokens B | --values-micro-batch-samples S]
                                   [--enforce-eager]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
@@ -82,12 +84,17 @@ def add_parser(sub) -> None:
     rl.add_argument("--ppo-epochs", type=number("--ppo-epochs"),
                     help="passes of the update over the step's batch (verl's ppo_epochs; default 1); "
                          "--optimizer-steps then counts every pass's steps (default 4 a pass)")
-    rl.add_argument("--logprob-micro-batch-tokens", type=number("--logprob-micro-batch-tokens"),
-                    help="tokens per GPU in one micro-batch of the log-prob passes (verl's "
-                         "rollout.log_prob_max_token_len_per_gpu; default: the update's)")
-    rl.add_argument("--logprob-micro-batch-samples", type=number("--logprob-micro-batch-samples"),
-                    help="sequences per GPU in one micro-batch of the log-prob passes instead (verl's "
-                         "rollout.log_prob_micro_batch_size_per_gpu)")
+    # each log-prob pass's own micro-batches: (flag stem, the pass, verl's settings for it, its default)
+    for stem, what, verl, fallback in (
+            ("logprob", "the old policy's log-prob pass", "rollout.log_prob_", "the update's"),
+            ("reference", "the reference model's log-prob pass", "ref.log_prob_", "the old policy's"),
+            ("values", "the critic's values pass (--critic)", "critic.forward_", "the old policy's")):
+        rl.add_argument(f"--{stem}-micro-batch-tokens", type=number(f"--{stem}-micro-batch-tokens"),
+                        help=f"tokens per GPU in one micro-batch of {what} (verl's {verl}max_token_len_per_gpu; "
+                             f"default: {fallback})")
+        rl.add_argument(f"--{stem}-micro-batch-samples", type=number(f"--{stem}-micro-batch-samples"),
+                        help=f"sequences per GPU in one micro-batch of {what} instead (verl's "
+                             f"{verl}micro_batch_size_per_gpu)")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -119,7 +126,8 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "kv_precision", "method", "samples", "prompt_len", "response_len", "off_policy", "fine_tune",
                 "max_response_len", "optimizer_steps", "rollout_tensor_parallel", "rollout_memory_fraction",
                 "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
-                "logprob_micro_batch_samples", "ppo_epochs", "rollout_eager")
+                "logprob_micro_batch_samples", "reference_micro_batch_tokens", "reference_micro_batch_samples",
+                "values_micro_batch_tokens", "values_micro_batch_samples", "ppo_epochs", "rollout_eager")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -162,7 +170,9 @@ def _run(args) -> str:
                                            args.optimizer_steps, args.rollout_tensor_parallel,
                                            args.rollout_memory_fraction, args.micro_batch_tokens,
                                            args.micro_batch_samples, args.ppo_epochs, args.enforce_eager,
-                                           args.logprob_micro_batch_tokens, args.logprob_micro_batch_samples)
+                                           args.logprob_micro_batch_tokens, args.logprob_micro_batch_samples,
+                                           args.reference_micro_batch_tokens, args.reference_micro_batch_samples,
+                                           args.values_micro_batch_tokens, args.values_micro_batch_samples)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
