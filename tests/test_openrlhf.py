@@ -189,6 +189,15 @@ def test_a_critic_in_the_status_marks_ppo_and_its_passes_are_in_the_phases(tmp_p
     assert trained["ppo"]["predicted_seconds_mean"] > 1.5 * trained["grpo"]["predicted_seconds_mean"]
 
 
+def test_a_wandb_export_without_the_global_step_is_refused_not_numbered_by_wandb_s_own_step(tmp_path):
+    """W&B's `_step` counts log calls (two a step here: the sample table, then the metrics), so an export that left
+    out train/global_step cannot be read as steps 1, 3, 5, 7: one line names the missing column."""
+    rows = [{k: v for k, v in r.items() if k != "train/global_step"} for r in wandb_rows()]
+    code, out, err = run("validate", str(write(tmp_path / "no_step.csv", rows)), "--model", "Qwen3-8B", "--gpu",
+                         "H100 SXM", "--num-gpus", "8")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "train/global_step" in err, err
+
+
 @pytest.mark.parametrize("change, words", [
     ({"train/timing/ppo_train": "fast"}, ("timing/ppo_train", "'fast'")),
     ({"train/timing/generation": -3.0}, ("timing/generation", "negative")),

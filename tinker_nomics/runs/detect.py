@@ -321,8 +321,9 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
             if all(other.resolve() != f.resolve() for f in files):
                 found.update(tensorboard.hparams(other, str(other)))
         return nemo_rl.read_records(rows, label, kind, facts, notes, config=nemo_rl.config_facts(found))
-    if framework == openrlhf.FRAMEWORK:   # its TensorBoardLogger logs at the global step, under train/
-        return openrlhf.read_records(rows, label, kind, facts, notes)
+    if framework == openrlhf.FRAMEWORK:   # its TensorboardLogger logs at the global step, which W&B has as a column
+        return openrlhf.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows),
+                                     label, kind, facts, notes)
     # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
     return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
                             facts, notes)

@@ -67,11 +67,9 @@ def looks_like_console(line: str) -> bool:
 
 
 def _unprefixed(raw: dict) -> dict:
-    """A W&B or TensorBoard row's keys without `train/` (OpenRLHF's own names); other sections (eval/) dropped."""
-    out = {k[len(PREFIX):]: v for k, v in raw.items() if k.startswith(PREFIX)}
-    if "global_step" not in out and raw.get("_step") is not None:
-        out["global_step"] = raw["_step"]   # TensorBoard's step is the global step
-    return out
+    """A W&B or TensorBoard row's keys without `train/` (OpenRLHF's own names); other sections (eval/) dropped.
+    W&B's own `_step` counts log calls (the sample table is one more a step), never the global step."""
+    return {k[len(PREFIX):]: v for k, v in raw.items() if k.startswith(PREFIX)}
 
 
 def _first(values: dict, keys) -> str | None:
