@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import hosted_shapes as hs
 import test_openrlhf as orl
+import test_trl_profiling as trl_profiling
 from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.runs.ledger import check_run
@@ -42,6 +43,8 @@ SOURCES = {  # name -> (file name, valid bytes)
                                               "chart.csv")),
     "trainer_state.json": ("trainer_state.json", _state_bytes()),
     "trl-history.csv": ("trl.csv", _bytes_of(lambda p: hs.write_table(p, hs.trl_wandb_rows(), "csv"), "trl.csv")),
+    "trl-profiled.csv": ("trl-p.csv", _bytes_of(lambda p: hs.write_table(p, trl_profiling.profiled_rows(), "csv"),
+                                                "trl-p.csv")),
     "openrlhf.log": ("train.log", orl.console().encode()),
     "openrlhf-history.csv": ("orl.csv", _bytes_of(lambda p: orl.write(p, orl.wandb_rows()), "orl.csv")),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),

@@ -34,7 +34,7 @@ from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
-from . import nemo_rl, openrlhf, verl
+from . import nemo_rl, openrlhf, trl, verl
 from .hosted import HostedRun
 from .measured import Measured
 
@@ -48,7 +48,8 @@ PHASES = (("generation", "generation_seconds", "generation_predicted"),
 
 # The logged phases that time the log-prob passes and the weight refit, in each framework's names.
 LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES + openrlhf.LOGPROB_PHASES
-REFIT_PHASES = verl.REFIT_PHASES + nemo_rl.REFIT_PHASES + openrlhf.REFIT_PHASES
+REFIT_PHASES = tuple(dict.fromkeys(verl.REFIT_PHASES + nemo_rl.REFIT_PHASES + openrlhf.REFIT_PHASES
+                                   + trl.REFIT_PHASES))   # each name once: NeMo RL's and TRL's are both `refit`
 CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
 FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered")   # what run_facts reads per row
 

@@ -15,7 +15,15 @@ Where each name is defined:
 - W&B (transformers' `WandbCallback.on_log`): the same keys under `train/`, with `train/global_step` as the step
   (W&B's own `_step` counts log calls, not optimizer steps); `train_runtime` goes to the run summary, not the history.
 
-TRL logs no split between generation and training time, and no prompt length: generated tokens are the mean
+- Profiling (trl/extras/profiling.py, `profiling_context` and `profiling_decorator`): the seconds of each timed
+  block, as `profiling/Time taken: <trainer class>.<block>`, sent to W&B with `wandb.log` on its own (no step: a row
+  of W&B's own between the trainer's log rows) from the main process. The blocks read here are the rollout
+  (`vLLM.generate`, `transformers.generate`, `transformers.generate_batch` in `_generate_and_score_completions`) and
+  the weight hand-off to vLLM (`_move_model_to_vllm`); each is summed over the rows since the previous log row and
+  spread over that row's optimizer steps. The log-prob blocks (`_get_per_token_logps_and_entropies`) are not read:
+  the loss's own forward pass runs through the same method, so its time mixes the update with the log-prob passes.
+
+Without profiling rows TRL logs no split between generation and training time, and no prompt length: generated tokens are the mean
 completion length × completions per step (which TRL does not record: it is per_device_train_batch_size ×
 processes × gradient_accumulation_steps, given here as prompts per step × group size), and prompt tokens are the
 logged total minus the generated tokens. No model name and no GPU type or count are in `trainer_state.json`; a
@@ -39,6 +47,21 @@ REWARD = "reward"
 RUNTIME = "train_runtime"
 SIGNATURE = (TOKENS, *LENGTHS, STEP_TIME)
 WANDB_PREFIX = "train/"
+PROFILING = "profiling/Time taken: "
+# profiled blocks (after the trainer class's name) -> the phase they time
+PROFILED = {"vLLM.generate": "generation", "transformers.generate": "generation",
+            "transformers.generate_batch": "generation", "_move_model_to_vllm": "refit"}
+REFIT_PHASES = ("refit",)
+PROFILED_ROWS = "_profiled"   # a log row's profiled seconds since the previous one: phase -> [(key, raw value)]
+
+
+def profiled_phase(key: str) -> str | None:
+    """The phase a W&B profiling column times (`profiling/Time taken: GRPOTrainer.vLLM.generate` -> generation), or
+    None for a block not read."""
+    if not key.startswith(PROFILING):
+        return None
+    _, _, block = key[len(PROFILING):].partition(".")
+    return PROFILED.get(block)
 
 
 def is_trl_keys(keys) -> bool:
@@ -110,10 +133,17 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     """A W&B export of a TRL run: `train/…` columns, `train/global_step` as the step. A stream.Table gives its
     kind, notes and run name once read."""
     def unprefixed():
+        profiled: dict[str, list] = {}   # the profiling rows since the last log row
         for where, rec in records:
+            for key, value in rec.items():
+                phase = profiled_phase(key)
+                if phase and value is not None:
+                    profiled.setdefault(phase, []).append((key, value))
             out = {k[len(WANDB_PREFIX):]: v for k, v in rec.items() if k.startswith(WANDB_PREFIX)}
             if "global_step" in out:
                 out["step"] = out.pop("global_step")
+            if TOKENS in out or any(k in out for k in LENGTHS):   # a log row closes the window
+                out[PROFILED_ROWS], profiled = profiled, {}
             yield where, out
     entries = list(unprefixed())   # TRL logs one entry per logging_steps: a short list, sorted by step below
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
@@ -141,6 +171,7 @@ def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_overri
         return _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, global_step, notes,
                           keys, run_name)
     previous_step, previous_tokens = 0.0, 0.0
+    profiled = False
     for place, entry in rows:
         step = _step_of(entry, label, place)
         rec = StepRecord(place, step)
@@ -163,10 +194,15 @@ def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_overri
             rec.values["response_mean"] = (length, entry[length])
         if REWARD in entry:
             rec.values["reward"] = (REWARD, entry[REWARD])
+        profiled |= _profiled(rec, entry, table, covered)
         previous_step = step
         table.add(rec)
     notes.append("TRL logs each metric as a mean over the optimizer steps since the previous log entry "
                  "(logging_steps); a row stands for that window")
+    if profiled:
+        notes.append("generation and the weight hand-off to vLLM from TRL's profiling rows (profiling/Time taken: "
+                     "…vLLM.generate, …_move_model_to_vllm), summed over each log window and spread over its steps; "
+                     "the update and the log-prob passes are not timed apart (one profiled method serves both)")
     return _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name)
 
 
@@ -197,6 +233,20 @@ def _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, 
     notes.append(f"no per-step time in this log (TRL logs step_time from late 2025): the run is one row timed by "
                  f"{RUNTIME} / global_step, which includes evaluation, checkpointing and the start of train()")
     return _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name)
+
+
+def _profiled(rec: StepRecord, entry: dict, table: StepTable, steps: float) -> bool:
+    """The profiled generation and refit seconds of the window a log row closes, per optimizer step; whether
+    there were any."""
+    found = entry.get(PROFILED_ROWS) or {}
+    for phase, items in found.items():
+        seconds = sum(table.number(rec.where, key, value, 0.0) for key, value in items) / steps
+        key = items[0][0] if len(items) == 1 else f"Σ {items[0][0]} ({len(items)} rows)"
+        if phase == "generation":
+            rec.values["generation_seconds"] = (key, seconds)
+        else:
+            rec.phases[phase] = (key, seconds)
+    return bool(found)
 
 
 def _step_of(entry, label, place) -> float:

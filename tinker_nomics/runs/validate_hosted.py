@@ -362,6 +362,10 @@ def render_hosted(d: dict) -> str:
     if m["phased_steps"] == m["steps"]:
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation {_s(m['generation_seconds_mean'])} + "
                      f"actor update {_s(m['training_seconds_mean'])} {_other(m['other_seconds_mean'])} (means)")
+    elif m["phased_steps"] == 0 and m["generation_seconds_mean"] is not None:   # TRL with profiling rows
+        lines.append(f"Measured      step {_s(m['step_seconds_mean'])} = generation "
+                     f"{_s(m['generation_seconds_mean'])} + the rest (means of {m['steps']:,} steps); the log does not "
+                     f"time the actor update apart")
     elif m["phased_steps"] == 0:   # TRL: one step timer, no phases
         lines.append(f"Measured      step {_s(m['step_seconds_mean'])} (mean of {m['steps']:,} steps); the log does "
                      f"not time generation and the actor update apart")
