@@ -377,6 +377,9 @@ PUBLISHED = [
     ("LiquidAI--LFM2-2.6B.json", "lfm2", "total", 2_569_272_320, 0,
      "parameters_raw 2569272320 of LiquidAI/LFM2-2.6B ('2.6B') in two model catalogs (index ids 52555998385, "
      "55778153074); with block_auto_adjust_ff_dim left to its default (true) the count would be 1.91B"),
+    ("tiiuae--Falcon-H1-7B-Instruct.json", "falcon_h1", "total", 7_585_654_880, 0,
+     "a census of tiiuae/Falcon-H1-7B-Instruct's checkpoint @41e72f27: 'layers=44 total_params=7585654880' (index "
+     "id 62411905097); '7.59' billion in a model catalog (index id 69872841183)"),
 ]
 
 
@@ -544,6 +547,29 @@ def test_the_layouts_of_the_families_added_on_2026_12_04(tmp_path):
     adjusted = load_config(_bad_config(tmp_path, "LiquidAI--LFM2-2.6B.json", {"block_auto_adjust_ff_dim": True}))
     assert adjusted.intermediate_size == 7168
     assert lfm2.total_params - adjusted.total_params == 30 * 3 * 2048 * (10752 - 7168)
+
+    falcon = load_config(CONFIGS / "tiiuae--Falcon-H1-7B-Instruct.json")
+    # attention and Mamba-2 side by side in all 44 layers: every layer caches K and V and keeps a Mamba state of 24
+    # heads × 128 × state 256 in FP32 and 3 conv inputs of x, B and C (3072 + 2 × 256)
+    assert (falcon.full_attention_layers, falcon.linear_or_mamba_layers, falcon.num_layers) == (44, 44, 44)
+    assert falcon.kv_bytes_per_token == 2 * 44 * 2 * 128 * 2
+    assert falcon.recurrent_bytes_per_sequence == 44 * (3072 * 256 * 4 + (3072 + 512) * 3 * 2)
+    assert not falcon.tied_embeddings and not falcon.is_moe
+    # mamba_rms_norm (FalconH1Config's default false; the 7B sets it) adds the gated norm's 3072 weights a layer
+    no_norm = load_config(_bad_config(tmp_path, "tiiuae--Falcon-H1-7B-Instruct.json", {"mamba_rms_norm": None}))
+    assert falcon.total_params - no_norm.total_params == 44 * 3072
+    # without mamba_d_ssm the mixer is mamba_expand × hidden_size wide: 6144 channels of 48 heads of 128
+    wide = load_config(_bad_config(tmp_path, "tiiuae--Falcon-H1-7B-Instruct.json",
+                                   {"mamba_d_ssm": None, "mamba_n_heads": 48}))
+    assert wide.mamba_shape == (6144, 512, 48)
+    # projectors_bias biases the mixer's out_proj, mamba_proj_bias its in_proj (3072 + 3584 + 24 outputs)
+    biased = load_config(_bad_config(tmp_path, "tiiuae--Falcon-H1-7B-Instruct.json",
+                                     {"projectors_bias": True, "mamba_proj_bias": True}))
+    assert biased.total_params - falcon.total_params == 44 * (3072 + 6680)
+    # the muP multipliers scale activations only
+    plain = load_config(_bad_config(tmp_path, "tiiuae--Falcon-H1-7B-Instruct.json",
+                                    {"ssm_multipliers": None, "mlp_multipliers": None, "key_multiplier": None}))
+    assert plain.total_params == falcon.total_params
 
     listed = load_config(_bad_config(tmp_path, "zai-org--GLM-4.7-Flash.json",
                                      {"mlp_layer_types": ["dense"] * 2 + ["sparse"] * 45}))
@@ -721,6 +747,7 @@ BAD = [
     ("deepseek-ai--deepseek-moe-16b-base.json", {"moe_layer_freq": 0}, ["moe_layer_freq", "0"]),
     (MOE, {"model_type": "t5"}, ["model_type", "'t5'", "llama"]),
     (MOE, {"model_type": "mamba"}, ["'mamba'"]),
+    (MOE, {"model_type": "gemma3n"}, ["'gemma3n'"]),   # per-layer embeddings, AltUp, LAuReL: no exact count checked
     (MOE, {"model_type": None}, ["model_type"]),
     (MOE, {"model_type": ["qwen2_moe"]}, ["model_type"]),
     (MOE, {"_name_or_path": "org/model\nSelf-hosted $0"}, ["_name_or_path"]),
@@ -743,6 +770,10 @@ BAD = [
     ("LiquidAI--LFM2-2.6B.json", {"block_auto_adjust_ff_dim": True, "block_ffn_dim_multiplier": "1"},
      ["block_ffn_dim_multiplier", "'1'"]),
     ("LiquidAI--LFM2-2.6B.json", {"conv_L_cache": 0}, ["conv_L_cache", "0"]),
+    ("tiiuae--Falcon-H1-7B-Instruct.json", {"mamba_n_heads": 25}, ["mamba_n_heads", "25", "3072"]),
+    ("tiiuae--Falcon-H1-7B-Instruct.json", {"mamba_rms_norm": "yes"}, ["mamba_rms_norm", "'yes'"]),
+    ("tiiuae--Falcon-H1-7B-Instruct.json", {"mamba_d_ssm": 0}, ["mamba_d_ssm", "0"]),
+    ("tiiuae--Falcon-H1-7B-Instruct.json", {"intermediate_size": None}, ["falcon_h1", "intermediate_size"]),
 ]
 
 

@@ -121,6 +121,7 @@ ATTENTION_KINDS = {
     "nemotron_nas": "GQA on the layers that keep attention (the others pruned away)",
     "olmo3": "MHA/GQA, sliding window on three layers in four", "granitemoehybrid": "hybrid: Mamba-2 + GQA",
     "hunyuan_v1_moe": "GQA", "lfm2": "hybrid: short convolution + GQA",
+    "falcon_h1": "hybrid: Mamba-2 beside GQA in every layer",
 }
 
 

@@ -45,7 +45,8 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
                  Mamba-2 or attention layers, experts with a shared MLP, or the shared MLP alone); hunyuan_v1_moe
                  (Hunyuan-A13B: per-head q/k norms, experts and a shared MLP in every layer); glm4_moe_lite
                  (GLM-4.7-Flash: DeepSeek's latent attention with GLM-4.5's experts, read by the MLA formula);
-                 lfm2 (Liquid LFM2: gated short-convolution and attention layers)
+                 lfm2 (Liquid LFM2: gated short-convolution and attention layers); falcon_h1 (Falcon-H1: a Mamba-2
+                 mixer and GQA attention side by side in every layer, then the MLP; its muP multipliers add no weights)
 
 Multimodal configs are read from their `text_config` (the language model; vision towers are not counted).
 Every field is checked for its type, sign and range, and against the fields it depends on (layer indices within
@@ -299,7 +300,7 @@ FAMILY_OF = {
     "hunyuan_v1_dense": "llama_variant", "exaone": "llama_variant", "exaone4": "llama_variant", "minicpm": "llama_variant",
     "baichuan": "llama_variant", "glm": "llama_variant", "glm4": "llama_variant", "cohere2": "cohere2",
     "jamba": "jamba", "nemotron-nas": "nemotron_nas", "granitemoehybrid": "granitemoehybrid",
-    "hunyuan_v1_moe": "hunyuan_moe", "lfm2": "lfm2",
+    "hunyuan_v1_moe": "hunyuan_moe", "lfm2": "lfm2", "falcon_h1": "falcon_h1",
 }
 
 # Remote-code configs that leave model_type out (MiniCPM-2B's): the model class their `architectures` names.
@@ -1479,6 +1480,37 @@ def _lfm2(c: _Config, model_type: str) -> dict:
             "inter": inter}
 
 
+FALCON_H1_MAMBA = {"heads": "mamba_n_heads", "head_dim": "mamba_d_head", "groups": "mamba_n_groups",
+                   "state": "mamba_d_state", "conv": "mamba_d_conv", "expand": "mamba_expand",
+                   "proj_bias": "mamba_proj_bias", "out_bias": "projectors_bias", "conv_bias": "mamba_conv_bias"}
+
+
+def _falcon_h1(c: _Config, model_type: str) -> dict:
+    """Falcon-H1: every layer runs a Mamba-2 mixer and GQA attention side by side on the same RMSNorm'd input (their
+    outputs summed), then a SwiGLU MLP of intermediate_size after a second RMSNorm (FalconH1DecoderLayer in
+    transformers, FalconH1ParallelHybrid in vLLM). The mixer is Bamba's of mamba_d_ssm channels (mamba_expand ×
+    hidden_size without it), its in_proj biased with mamba_proj_bias, its out_proj with projectors_bias, its gated
+    RMSNorm only with mamba_rms_norm (FalconH1Config's default false; the released 7B sets it); q/k/v/o biased with
+    attention_bias, the MLP with mlp_bias. The muP multipliers (embedding, key, attention and SSM in/out, lm_head, ssm
+    and mlp lists) scale activations and add no weights; mamba_use_mlp and attn_layer_indices are read by neither
+    transformers nor vLLM, which give every layer its attention and its MLP. Untied head unless told. Every layer
+    caches K and V and keeps a Mamba state."""
+    b = _common(c)
+    H, L = b["H"], b["L"]
+    c.flag("mamba_use_mlp", True)
+    mamba = _mamba2(c, H, {**FALCON_H1_MAMBA, "norm": c.flag("mamba_rms_norm", False)},
+                    inner=c.opt_int("mamba_d_ssm"))
+    bias = c.flag("attention_bias", False)
+    attn = _gqa(b, qkv_bias=bias, o_bias=bias)
+    inter = c.int("intermediate_size")
+    mlp = 3 * H * inter + (2 * inter + H if c.flag("mlp_bias", False) else 0)
+    body = L * (attn + mamba["params"] + mlp + 2 * H) + H
+    return {**b, "body": body, "inactive": 0, "moe": None, "moe_layers": 0, "full_layers": L,
+            "sliding_window": None, "kv_per_token": 2 * L * b["nkv"] * b["d"] * BF16_BYTES,
+            "state": L * mamba["state"], "arch_type": "falcon_h1", "linear_layers": L,
+            "mamba_shape": (mamba["inner"], mamba["gn"], mamba["heads"]), "inter": inter}
+
+
 FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "gpt_neox": _gpt_neox, "gptj": _gptj,
             "gpt2": _gpt2, "opt": _opt, "falcon": _falcon, "starcoder2": _starcoder2, "bloom": _bloom,
             "gpt_oss": _gpt_oss, "mla": _mla, "qwen35": _qwen35, "nemotron_h": _nemotron_h, "glm4_moe": _glm4_moe,
@@ -1486,7 +1518,8 @@ FAMILIES = {"llama": _llama, "gemma": _gemma, "llama4": _llama4, "phi": _phi, "g
             "internlm2": _internlm2, "chatglm": _chatglm, "dbrx": _dbrx, "mpt": _mpt, "phimoe": _phimoe,
             "nemotron": _nemotron, "deepseek": _deepseek, "ernie4_5": _ernie4_5, "llama_variant": _llama_variant,
             "cohere2": _cohere2, "jamba": _jamba, "nemotron_nas": _nemotron_nas,
-            "granitemoehybrid": _granitemoehybrid, "hunyuan_moe": _hunyuan_moe, "lfm2": _lfm2}
+            "granitemoehybrid": _granitemoehybrid, "hunyuan_moe": _hunyuan_moe, "lfm2": _lfm2,
+            "falcon_h1": _falcon_h1}
 
 
 # ------------------------------------------------------------------------------------------------ the record
