@@ -17,15 +17,13 @@ small run this file builds:
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-import run_shapes
-from tinker_nomics.faces.cli import main
+import hosted_shapes as hs
+from test_nemo_rl import run
 from tinker_nomics.runs import detect, openrlhf
 
 SAMPLES, PROMPT, GPUS = 512, 150.0, 8
@@ -78,19 +76,7 @@ def console(era: str = "2026") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(path, rows, layout="csv"):
-    if layout == "csv":
-        return run_shapes.write_wandb_csv(path, rows)
-    if layout == "parquet":
-        return run_shapes.write_parquet(path, rows)
-    return run_shapes.write_wandb_json(path, rows, layout)
-
-
-def run(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
+write = hs.write_table   # a W&B history export of the rows: csv, parquet, records or lines
 
 
 def check_steps(t) -> None:

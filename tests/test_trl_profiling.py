@@ -12,14 +12,12 @@ one block not read (`_get_per_token_logps_and_entropies`, which the loss's own f
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 
 import hosted_shapes as hs
-from tinker_nomics.faces.cli import main
+from test_nemo_rl import run
 from tinker_nomics.runs import detect, trl
 
 GENERATE = ((12.0, 14.0), (15.0, 15.0), (16.0, 18.0))
@@ -43,13 +41,6 @@ def profiled_rows(trainer_class: str = "GRPOTrainer") -> list[dict]:
             rows.extend(evals)
     rows.append({prefix + "vLLM.generate": 99.0})   # after the last log row: no window closes it
     return [{**row, "_step": i} for i, row in enumerate(rows)]
-
-
-def run(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 GIVEN = ("--prompts-per-step", str(hs.TRL_PROMPTS), "--group-size", str(hs.TRL_GROUP), "--num-gpus",

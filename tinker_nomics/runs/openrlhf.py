@@ -25,7 +25,6 @@ command line.
 """
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
