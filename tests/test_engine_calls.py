@@ -77,6 +77,9 @@ def test_the_real_verl_ppo_logs_size_the_critic_s_values_pass_their_own_way():
         == (4.0, None)
     assert (rows["phase-44"]["values_micro_batch_tokens"], rows["phase-44"]["reference_micro_batch_tokens"]) \
         == (32768.0, 12000.0)
+    # the critics' updates: critic.ppo_micro_batch_size_per_gpu 4 (dstack), critic.ppo_max_token_len_per_gpu 32,768
+    assert (rows["phase-46"]["critic_micro_batch_samples"], rows["phase-44"]["critic_micro_batch_tokens"]) \
+        == (4.0, 32768.0)
     whole = {c.case_id: c for c in calibration.rl_cases()}["phase-46"].whole
     assert float(whole.micro_batches) == 3.0
 
@@ -151,10 +154,23 @@ def test_the_reference_and_values_passes_take_their_own_micro_batches():
     assert float(reference.logprob_seconds - base.logprob_seconds) == pytest.approx((32 - 8) * per, rel=1e-9)
     assert float(values.logprob_seconds - base.logprob_seconds) == pytest.approx((2 - 8) * per, rel=1e-9)
     assert float(reference.training_seconds) == float(base.training_seconds)
-    with pytest.raises(TinkerNomicsError, match="values_micro_batch_samples sizes the critic's pass"):
+    with pytest.raises(TinkerNomicsError, match="values_micro_batch_samples sizes the critic's values pass"):
         _predicted(values_micro_batch_samples=4)
     with pytest.raises(TinkerNomicsError, match="reference_micro_batch_tokens sizes the reference model's pass"):
         _predicted(reference=False, reference_micro_batch_tokens=4096)
+    with pytest.raises(TinkerNomicsError, match="critic_micro_batch_samples sizes the critic's update"):
+        _predicted(critic_micro_batch_samples=4)
+
+
+def test_the_critic_s_update_takes_its_own_micro_batches():
+    """64 sequences a GPU: the actor's update at 2 a micro-batch runs 32, the critic's at 8 runs 8 (verl's
+    critic.ppo_micro_batch_size_per_gpu). Each micro-batch of the critic's update runs its forward, backward and
+    recomputed forward (3 passes), each paying the fixed cost: 3 × (32 − 8) fewer than at the actor's size."""
+    per = parameters().micro_batch_overhead_seconds
+    same = _predicted(critic=True, micro_batch_samples=2)
+    own = _predicted(critic=True, micro_batch_samples=2, critic_micro_batch_samples=8)
+    assert float(same.training_seconds - own.training_seconds) == pytest.approx(3 * (32 - 8) * per, rel=1e-9)
+    assert float(own.logprob_seconds) == float(same.logprob_seconds)
 
 
 def test_each_trainer_call_pays_the_fixed_cost_once():

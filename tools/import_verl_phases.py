@@ -46,7 +46,7 @@ COLUMNS = ["source_url", "source_family", "framework", "framework_version", "alg
            "optimizer_steps", "enforce_eager", "gen_includes_refit", "micro_batch_tokens", "micro_batch_samples",
            "logprob_micro_batch_tokens", "logprob_micro_batch_samples", "reference_micro_batch_tokens",
            "reference_micro_batch_samples", "values_micro_batch_tokens", "values_micro_batch_samples",
-           "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
+           "critic_micro_batch_tokens", "critic_micro_batch_samples", "padded_tokens", "critic_padded_tokens", "date_read", "notes"]
 
 # folder -> (log file, repository URL of the file at its commit, source family, GPU type and why)
 RUNS = {
@@ -120,7 +120,9 @@ def rows() -> list[dict]:
             "micro_batch_samples": "" if c.get("dynamic_batch") else f"{c['micro_batch_samples']:g}",
             "logprob_micro_batch_tokens": f"{c['logprob_micro_batch_tokens']:g}" if logprob_dynamic else "",
             "logprob_micro_batch_samples": "" if logprob_dynamic else f"{c['logprob_micro_batch_samples']:g}",
-            **_own_micro_batches(c, "reference", kl_reference), **_own_micro_batches(c, "values", c.get("critic")),
+            **_own_micro_batches(c, "reference", "reference_dynamic_batch", kl_reference),
+            **_own_micro_batches(c, "values", "critic_dynamic_batch", c.get("critic")),
+            **_own_micro_batches(c, "critic", "critic_dynamic_batch", c.get("critic")),
             "padded_tokens": actor_padded, "critic_padded_tokens": critic_padded,
             "date_read": "2026-12-02",
             "notes": (f"computed by tools/import_verl_phases.py from the log read in place (no licence: not copied); "
@@ -129,19 +131,21 @@ def rows() -> list[dict]:
                       f"timer); optimizer steps = train_batch_size / ppo_mini_batch_size × ppo_epochs; micro-batches: "
                       f"ppo_max_token_len_per_gpu with use_dynamic_bsz, else ppo_micro_batch_size_per_gpu (the "
                       f"log-prob passes: rollout.log_prob_max_token_len_per_gpu with log_prob_use_dynamic_bsz, else "
-                      f"rollout.log_prob_micro_batch_size_per_gpu; the reference's ref.log_prob_* and the critic's "
-                      f"values pass critic.forward_* likewise, where the step runs them); padded "
+                      f"rollout.log_prob_micro_batch_size_per_gpu; the reference's ref.log_prob_*, the critic's "
+                      f"values pass critic.forward_* and its update critic.ppo_* likewise, where the step runs "
+                      f"them); padded "
                       f"tokens (actor, critic): max_prompt_length + max_response_length for a model whose "
                       f"use_remove_padding is False (its passes compute every padded position), empty where it is "
                       f"True")})
     return out
 
 
-def _own_micro_batches(c: dict, stem: str, runs) -> dict:
-    """A log-prob pass's own micro-batch setting from the config (verl's ref.log_prob_* for `reference`,
-    critic.forward_* for `values`), as the columns say it: a token budget with dynamic batch sizes, else
-    sequences; both empty where the step does not run the pass or the config does not set it."""
-    dynamic = c.get(f"{stem}_dynamic_batch")
+def _own_micro_batches(c: dict, stem: str, dynamic_fact: str, runs) -> dict:
+    """A pass's own micro-batch setting from the config (verl's ref.log_prob_* for `reference`, critic.forward_*
+    for `values`, critic.ppo_* for the critic's update, `critic`), as the columns say it: a token budget with
+    dynamic batch sizes (`dynamic_fact`), else sequences; both empty where the step does not run the pass or the
+    config does not set it."""
+    dynamic = c.get(dynamic_fact)
     tokens, samples = c.get(f"{stem}_micro_batch_tokens"), c.get(f"{stem}_micro_batch_samples")
     out = {f"{stem}_micro_batch_tokens": "", f"{stem}_micro_batch_samples": ""}
     if runs and dynamic is True and isinstance(tokens, (int, float)) and tokens > 0:

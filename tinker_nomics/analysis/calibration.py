@@ -252,9 +252,10 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
                               fine_tune))
 
 
-# the log-prob passes beside the old policy's that may size their micro-batches their own way (verl's ref.log_prob_*,
-# critic.forward_*): the columns `<stem>_micro_batch_tokens` and `_samples` of rl_phase_cases.csv
-OWN_MICRO_BATCHES = ("reference", "values")
+# the passes beside the old policy's log-probs and the actor's update that may size their micro-batches their own way
+# (verl's ref.log_prob_*, critic.forward_*, critic.ppo_*): the columns `<stem>_micro_batch_tokens` and `_samples` of
+# rl_phase_cases.csv
+OWN_MICRO_BATCHES = ("reference", "values", "critic")
 
 
 @functools.lru_cache(maxsize=None)

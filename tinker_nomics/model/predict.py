@@ -293,7 +293,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     rollout_eager: bool = False, logprob_micro_batch_tokens=None,
                     logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
                     reference_micro_batch_samples=None, values_micro_batch_tokens=None,
-                    values_micro_batch_samples=None) -> RLStepPrediction:
+                    values_micro_batch_samples=None, critic_micro_batch_tokens=None,
+                    critic_micro_batch_samples=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -310,7 +311,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     default: the update's), the reference model's, `reference_micro_batch_tokens` or `..._samples` (verl's
     ref.log_prob_*; default: the old policy's), and the critic's values pass, `values_micro_batch_tokens` or
     `..._samples` (verl's critic.forward_max_token_len_per_gpu, forward_micro_batch_size_per_gpu; default: the old
-    policy's); they are settings of the calibrated method's engine and trainer, which the seed and
+    policy's), and the critic's update, `critic_micro_batch_tokens` or `..._samples` (critic.ppo_max_token_len_per_gpu,
+    ppo_micro_batch_size_per_gpu; default: the actor's); they are settings of the calibrated method's engine and trainer, which the seed and
     exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -345,13 +347,16 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                                            reference_micro_batch_samples)
     values_micro, values_samples = _micro_batch_size("values_micro_batch", values_micro_batch_tokens,
                                                      values_micro_batch_samples)
-    for name, value, needs, on in (
-            ("reference_micro_batch", (reference_micro, reference_samples), "reference", reference),
-            ("values_micro_batch", (values_micro, values_samples), "critic", critic)):
+    critic_micro, critic_samples = _micro_batch_size("critic_micro_batch", critic_micro_batch_tokens,
+                                                     critic_micro_batch_samples)
+    for name, value, what, needs, on in (
+            ("reference_micro_batch", (reference_micro, reference_samples), "the reference model's pass",
+             "reference", reference),
+            ("values_micro_batch", (values_micro, values_samples), "the critic's values pass", "critic", critic),
+            ("critic_micro_batch", (critic_micro, critic_samples), "the critic's update", "critic", critic)):
         if not on and any(v is not None for v in value):
-            raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes the "
-                                    f"{'reference model' if needs == 'reference' else 'critic'}'s pass, which this "
-                                    f"step does not run (no {needs})")
+            raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes {what}, which "
+                                    f"this step does not run (no {needs})")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     if not isinstance(rollout_eager, (bool, np.bool_)):
         raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
@@ -365,7 +370,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("reference_micro_batch_tokens", reference_micro),
                                       ("reference_micro_batch_samples", reference_samples),
                                       ("values_micro_batch_tokens", values_micro),
-                                      ("values_micro_batch_samples", values_samples))
+                                      ("values_micro_batch_samples", values_samples),
+                                      ("critic_micro_batch_tokens", critic_micro),
+                                      ("critic_micro_batch_samples", critic_samples))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
@@ -383,7 +390,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   logprob_micro_batch_samples=logprob_samples,
                                   reference_micro_batch_tokens=reference_micro,
                                   reference_micro_batch_samples=reference_samples,
-                                  values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples)
+                                  values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples,
+                                  critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

@@ -163,7 +163,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               critic_padded_tokens_per_sample=None, update_epochs=None, rollout_eager=False,
               logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None,
               reference_micro_batch_tokens=None, reference_micro_batch_samples=None,
-              values_micro_batch_tokens=None, values_micro_batch_samples=None) -> RLFeatures:
+              values_micro_batch_tokens=None, values_micro_batch_samples=None,
+              critic_micro_batch_tokens=None, critic_micro_batch_samples=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -181,7 +182,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     counts every epoch's steps already). The log-prob passes split the batch their own way where the run says:
     `logprob_micro_batch_*` the old policy's pass (verl's rollout.log_prob_*), `reference_micro_batch_*` the
     reference model's (ref.log_prob_*), `values_micro_batch_*` the critic's values pass (critic.forward_*); each
-    unset one takes the old policy's, and that the update's. `terms` names the method's terms (Terms).
+    unset one takes the old policy's, and that the update's; `critic_micro_batch_*` the critic's update
+    (critic.ppo_max_token_len_per_gpu, ppo_micro_batch_size_per_gpu; default: the actor's). `terms` names the
+    method's terms (Terms).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -308,6 +311,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                      + (own(values_micro_batch_samples, values_micro_batch_tokens, old_micro) if critic else 0.0)) \
         / (1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0))
     update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
+    if critic and (critic_micro_batch_samples is not None or critic_micro_batch_tokens is not None):
+        # the critic's update at its own size: the features hold the mean over the two models' updates
+        critic_micro = micro_batches(critic_micro_batch_samples, critic_micro_batch_tokens)
+        update_micro = (update_micro + np.maximum(critic_micro * epochs, opt)) / 2.0
     if terms.passes:
         passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
         exchange = models * opt * _exchange_seconds(arch, gpus, trainer_gpus)

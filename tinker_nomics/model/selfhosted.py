@@ -92,7 +92,8 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                critic_padded_tokens_per_sample=None, update_epochs=None, rollout_eager=False,
                logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
                reference_micro_batch_samples=None, values_micro_batch_tokens=None,
-               values_micro_batch_samples=None) -> SelfHosted:
+               values_micro_batch_samples=None, critic_micro_batch_tokens=None,
+               critic_micro_batch_samples=None) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
@@ -117,7 +118,9 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               reference_micro_batch_tokens=reference_micro_batch_tokens,
                               reference_micro_batch_samples=reference_micro_batch_samples,
                               values_micro_batch_tokens=values_micro_batch_tokens,
-                              values_micro_batch_samples=values_micro_batch_samples, terms=terms,
+                              values_micro_batch_samples=values_micro_batch_samples,
+                              critic_micro_batch_tokens=critic_micro_batch_tokens,
+                              critic_micro_batch_samples=critic_micro_batch_samples, terms=terms,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below

@@ -199,11 +199,13 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     elif c.get("dynamic_batch") is False and _positive(c.get("micro_batch_samples")):
         facts["micro_batch_samples"] = float(c["micro_batch_samples"])
     # each log-prob pass's own micro-batches (verl's rollout.log_prob_*, ref.log_prob_*, critic.forward_*; a config
-    # without them: the old policy's, and that the update's), for the passes the step runs
+    # without them: the old policy's, and that the update's) and the critic's update's (critic.ppo_*), for the
+    # passes the step runs
     logprob_dynamic = c.get("logprob_dynamic_batch", c.get("dynamic_batch"))
     for stem, dynamic, runs in (("logprob", logprob_dynamic, True),
                                 ("reference", c.get("reference_dynamic_batch"), facts["reference"]),
-                                ("values", c.get("values_dynamic_batch"), facts["critic"])):
+                                ("values", c.get("critic_dynamic_batch"), facts["critic"]),
+                                ("critic", c.get("critic_dynamic_batch"), facts["critic"])):
         if not runs:
             continue
         if dynamic is True and _positive(c.get(f"{stem}_micro_batch_tokens")):

@@ -10,6 +10,7 @@
                                   [--logprob-micro-batch-tokens B | --logprob-micro-batch-samples S]
                                   [--reference-micro-batch-tokens B | --reference-micro-batch-samples S]
                                   [--values-micro-batch-tokens B | --values-micro-batch-samples S]
+                                  [--critic-micro-batch-tokens B | --critic-micro-batch-samples S]
                                   [--enforce-eager]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
@@ -88,7 +89,8 @@ def add_parser(sub) -> None:
     for stem, what, verl, fallback in (
             ("logprob", "the old policy's log-prob pass", "rollout.log_prob_", "the update's"),
             ("reference", "the reference model's log-prob pass", "ref.log_prob_", "the old policy's"),
-            ("values", "the critic's values pass (--critic)", "critic.forward_", "the old policy's")):
+            ("values", "the critic's values pass (--critic)", "critic.forward_", "the old policy's"),
+            ("critic", "the critic's update (--critic)", "critic.ppo_", "the actor's")):
         rl.add_argument(f"--{stem}-micro-batch-tokens", type=number(f"--{stem}-micro-batch-tokens"),
                         help=f"tokens per GPU in one micro-batch of {what} (verl's {verl}max_token_len_per_gpu; "
                              f"default: {fallback})")
@@ -127,7 +129,8 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "max_response_len", "optimizer_steps", "rollout_tensor_parallel", "rollout_memory_fraction",
                 "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
                 "logprob_micro_batch_samples", "reference_micro_batch_tokens", "reference_micro_batch_samples",
-                "values_micro_batch_tokens", "values_micro_batch_samples", "ppo_epochs", "rollout_eager")
+                "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
+                "critic_micro_batch_samples", "ppo_epochs", "rollout_eager")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -172,7 +175,8 @@ def _run(args) -> str:
                                            args.micro_batch_samples, args.ppo_epochs, args.enforce_eager,
                                            args.logprob_micro_batch_tokens, args.logprob_micro_batch_samples,
                                            args.reference_micro_batch_tokens, args.reference_micro_batch_samples,
-                                           args.values_micro_batch_tokens, args.values_micro_batch_samples)
+                                           args.values_micro_batch_tokens, args.values_micro_batch_samples,
+                                           args.critic_micro_batch_tokens, args.critic_micro_batch_samples)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
