@@ -173,6 +173,8 @@ def test_a_critic_in_the_status_marks_ppo_and_its_passes_are_in_the_phases(tmp_p
         rows = json.loads(out)["predicted"]["by_method"]
         trained[name] = next(r for r in rows if r["method"] == "calibrated" and r["phase"] == "training")
     assert trained["ppo"]["predicted_seconds_mean"] > 1.5 * trained["grpo"]["predicted_seconds_mean"]
+    code, text, err = run("validate", str(tmp_path / "ppo.csv"), *args[:-2])
+    assert code == 0 and "make_experience holds the critic's values pass" in text, err
 
 
 def test_a_wandb_export_without_the_global_step_is_refused_not_numbered_by_wandb_s_own_step(tmp_path):

@@ -342,8 +342,12 @@ def _caveats(run: HostedRun) -> list[str]:
         out.append(f"the first logged step is {run.first_step}: earlier steps (a run resumed from a checkpoint, or "
                    f"a log that starts late) are not in the sums")
     if run.framework == "verl" and run.config.get("critic"):
-        out.append("PPO with a critic (adv_estimator gae): the critic's forward and update passes are in the step "
-                   "time and the 'other' phases, which the model does not predict")
+        out.append("PPO with a critic (adv_estimator gae): verl times the critic's values pass and update apart "
+                   "(timing_s/values, update_critic), so the log-prob and update rows compare the actor's passes "
+                   "alone; the step holds the critic's too, predicted and measured")
+    if run.framework == "OpenRLHF" and run.config.get("critic"):
+        out.append("PPO with a critic (critic_loss in the log): make_experience holds the critic's values pass and "
+                   "ppo_train its update, so those rows compare the model's actor and critic together")
     out.append("the Tinker price counts the training rollouts only: validation generations are not in the logged "
                "token counts")
     return out
