@@ -555,8 +555,12 @@ def weight_tensors(arch: ModelArch) -> int:
     shared experts'); then the embedding, the final norm and an untied head. gpt-oss stores each layer's experts as
     two stacked tensors with their biases (and its attention's biases and sinks); Nemotron-H's layers are one block
     each (Mamba, attention or a mixture of squared-ReLU experts, two matrices each); Nemotron-NAS's layers keep
-    attention (4 and a norm), a linear (1 and a norm) or nothing, and the same of the MLP (3 and a norm). Other biases
-    are not counted."""
+    attention (4 and a norm), a linear (1 and a norm) or nothing, and the same of the MLP (3 and a norm). Granite 4.0
+    (granitemoehybrid) layers hold attention (4) or a Mamba-2 mixer (8: in_proj, conv1d's weight and bias, dt_bias,
+    A_log, D, norm, out_proj), then the router with the stacked experts' input_linear and output_linear, and the
+    shared MLP's two; LFM2's hold attention with its q/k layernorms (6) or a short convolution (3: conv, in_proj,
+    out_proj), then the MLP's three; GLM's MLA checkpoints (glm4_moe_lite, read as mla_moe) keep each router's
+    score-correction bias. Other biases are not counted."""
     L = int(arch.num_layers)
     if arch.layer_plan is not None:                      # Nemotron-NAS: what each layer kept, each with its norm
         sizes = {"attention": {"linear": 2, None: 0}, "ffn": {"linear": 2, None: 0}}
@@ -584,18 +588,30 @@ def weight_tensors(arch: ModelArch) -> int:
         moe_layers = int(arch.moe_layers or 0)
         return L * 2 + attn_layers * 4 + mamba_layers * 11 + moe_layers * (3 * int(arch.num_experts) + 1) \
             + (L - moe_layers) * 3 + 2 + (0 if arch.tied_embeddings else 1)
+    if arch.arch_type == "granitemoehybrid":             # attention or Mamba-2 a layer, experts and the shared MLP
+        moe_layers = int(arch.moe_layers or 0)
+        return L * (2 + 2) + int(arch.full_attention_layers) * 4 + int(arch.linear_or_mamba_layers or 0) * 8 \
+            + moe_layers * 3 + 2 + (0 if arch.tied_embeddings else 1)
+    if arch.arch_type == "lfm2":                         # attention with q/k norms or a short convolution a layer
+        return L * (2 + arch.mlp_matrices) + int(arch.full_attention_layers) * 6 \
+            + int(arch.linear_or_mamba_layers or 0) * 3 + 2 + (0 if arch.tied_embeddings else 1)
     if arch.arch_type == "nemotron_h":                   # one block a layer: the mixer or the experts, one norm
         expert_matrices = 2
         moe_layers = L - int(arch.linear_or_mamba_layers or 0) - int(arch.full_attention_layers)
         attention = 0
     if arch.is_moe:
         shared = arch.mlp_matrices if (arch.n_shared_experts or arch.shared_expert_intermediate_size) else 0
-        mlp = moe_layers * (expert_matrices * int(arch.num_experts) + 1 + shared) \
+        router = 2 if arch.kv_lora_rank and GLM_MLA_ID in arch.hf_id.lower() else 1     # GLM: the router's bias too
+        mlp = moe_layers * (expert_matrices * int(arch.num_experts) + router + shared) \
             + (L - moe_layers) * (0 if arch.arch_type == "nemotron_h" else arch.mlp_matrices)
     else:
         mlp = L * arch.mlp_matrices
     return L * (attention + 2) + mlp + 2 + (0 if arch.tied_embeddings else 1)
 
+
+# GLM's MLA checkpoints (glm4_moe_lite, which the config reader files under mla_moe with DeepSeek and Kimi): known by
+# their Hugging Face id; each MoE layer's router stores its score-correction bias beside its weight.
+GLM_MLA_ID = "glm-"
 
 # Families whose checkpoints hold each layer's experts as stacked tensors (so many a layer): DBRX's w1, v1, w2;
 # Granite MoE's input_linear (gate and up) and output_linear.
