@@ -330,3 +330,10 @@ def peakless(monkeypatch):
     monkeypatch.setattr(hardware, "gpus", lambda: table)
     monkeypatch.setattr(sources, "gpus", lambda: table)
     return table
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Commands fit their text to the terminal (COLUMNS where a shell exports it); tests read the full-width
+    output a pipe gets, whatever the shell that runs them. A test that wants a width sets COLUMNS itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)

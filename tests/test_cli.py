@@ -442,10 +442,50 @@ def test_a_table_narrows_only_its_cuttable_columns_and_never_below_their_floor()
     assert "goes on and on about the option" in full
     narrow = table(rows, ["name", "note"], cuttable=("note",), width=30)
     assert max(len(line) for line in narrow.splitlines()) <= 30 and "alpha" in narrow and "beta" in narrow
-    floor = table(rows, ["name", "note"], cuttable=("note",), width=5)    # cannot fit: the note keeps its floor
-    assert max(len(line) for line in floor.splitlines()) == len("alpha") + 2 + MIN_CUT_WIDTH
-    untouched = table(rows, ["name", "note"], width=30)                     # nothing cuttable: whole cells
-    assert untouched == full
+    floor = table(rows, ["name", "note"], cuttable=("note",), width=len("alpha") + 2 + MIN_CUT_WIDTH)
+    assert max(len(line) for line in floor.splitlines()) == len("alpha") + 2 + MIN_CUT_WIDTH   # cut to its floor
+    assert table(rows, ["name", "note"], width=0) == full                    # nothing cuttable, no terminal: whole
+
+
+def test_a_table_that_cannot_fit_becomes_one_record_per_row_with_every_cell_whole():
+    """Below what cutting can reach, each row is a record: its first two cells, then `header value` pairs filled to
+    the width under an indent, empty cells left out; no line is longer than the width and no cell is cut."""
+    from tinker_nomics.faces.cli.common import STACK_INDENT, table
+    header = ["rank", "where", "GPUs", "cost", "note"]
+    rows = [[1, "mithril a100-80gb.sxm.2x × 1", "2 × A100", "$14.27 ($10.10–$21.81)", "best, frontier"],
+            [2, "Tinker (2026-10-07 list)", "—", "$146.13 ($135.31–$174.67)", ""]]
+    text = table(rows, header, cuttable=("note",), width=40)
+    records = text.split("\n\n")
+    assert len(records) == 2 and all(len(line) <= 40 for line in text.splitlines())
+    assert records[0].splitlines()[0] == "1  mithril a100-80gb.sxm.2x × 1"
+    assert all(line.startswith(STACK_INDENT) for r in records for line in r.splitlines()[1:])
+    assert "cost $14.27 ($10.10–$21.81)" in records[0] and "note best, frontier" in records[0]
+    assert "GPUs" not in records[1] and "note" not in records[1] and "…" not in text
+    # a table with nothing to cut that is wider than the terminal is stacked too, not wrapped by the terminal
+    assert table([["alpha", "x" * 50]], ["name", "value"], width=30).startswith("alpha")
+
+
+def test_prose_lines_fill_the_terminal_under_their_label():
+    from tinker_nomics.faces.cli.common import wrapped
+    line = "Spot          interruptions per instance-month uniform(low 0.1, high 0.2), restart triangular minutes"
+    out = wrapped([line, "", "short"], width=50)
+    assert all(len(x) <= 50 for x in out) and out[-2:] == ["", "short"]
+    assert out[0].startswith("Spot          interruptions")
+    assert all(x.startswith(" " * 14) and not x.startswith(" " * 15) for x in out[1:-2])
+    assert " ".join(" ".join(out[:-2]).split()) == " ".join(line.split())     # every word kept, in order
+    assert wrapped([line], width=0) == [line]                              # piped: untouched
+
+
+def test_plan_fits_an_80_column_terminal(monkeypatch):
+    """`plan` printed to an 80-column terminal: no line longer than 80 (the table as records, the prose filled);
+    piped, the table keeps its columns."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run("plan", "--workload", "math_rl", "--deadline", "24h", "--draws", "200", "--top", "3")
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert "Tinker (" in out and "\n1  " in out
+    monkeypatch.delenv("COLUMNS")
+    code, piped, _ = run("plan", "--workload", "math_rl", "--deadline", "24h", "--draws", "200", "--top", "3")
+    assert code == 0 and "rank   where" in piped
 
 
 def test_predict_messages_name_the_flags_a_user_typed():

@@ -13,7 +13,7 @@ import traceback
 from ...errors import TinkerNomicsError
 from ...version import __version__
 from . import estimate, listings, plan, predict, validate
-from .common import OneLineParser
+from .common import OneLineParser, wrapped
 from .estimate import NUMERIC_FLAGS
 
 __all__ = ["NUMERIC_FLAGS", "build_parser", "main"]
@@ -53,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.command:
             parser.print_help()
             return 2
-        print(COMMANDS[args.command](args))
+        text = COMMANDS[args.command](args)
+        if getattr(args, "format", "table") != "json":   # JSON stays one document; prose fills the terminal
+            text = "\n".join(wrapped(text.split("\n")))
+        print(text)
         return 0
     except TinkerNomicsError as exc:
         print(f"tinker-nomics: error: {exc}", file=sys.stderr)

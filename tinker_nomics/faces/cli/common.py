@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
+import textwrap
 
 from ... import fmt
 
@@ -50,21 +52,82 @@ def terminal_width() -> int | None:
 def table(rows: list[list], header: list[str], cuttable: tuple[str, ...] = (), width: int | None = None) -> str:
     """Rows under a header, columns padded to their widest cell. Where the table is wider than `width` (default:
     the terminal's, when printing to one), the `cuttable` text columns are narrowed, widest first, each cell cut
-    at a word with an ellipsis (fmt.cut); --format json keeps every cell whole."""
+    at a word with an ellipsis (fmt.cut); where even that does not fit, each row becomes a record of its own lines
+    (stacked), so that no line wraps. --format json keeps every cell whole."""
     cells = [header] + [[str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     width = terminal_width() if width is None else width
     if width:
         floor = {i: max(len(header[i]), MIN_CUT_WIDTH) for i, name in enumerate(header) if name in cuttable}
-        while sum(widths) + 2 * (len(widths) - 1) > width:
+        while _line_width(widths) > width:
             narrowable = [i for i in floor if widths[i] > floor[i]]
             if not narrowable:
                 break
             i = max(narrowable, key=lambda j: widths[j])
-            widths[i] = max(floor[i], widths[i] - (sum(widths) + 2 * (len(widths) - 1) - width))
+            widths[i] = max(floor[i], widths[i] - (_line_width(widths) - width))
+        if _line_width(widths) > width:
+            return stacked(cells[1:], header, width)
         for r in cells[1:]:
             for i in floor:
                 r[i] = fmt.cut(r[i], widths[i])
     out = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     out.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(out)
+
+
+LABEL = re.compile(r"^(\S[^ ]*(?: \S+)? {2,})\S")   # "Best          …": a label padded to the text's column
+
+
+def wrapped(lines: list[str], width: int | None = None) -> list[str]:
+    """Prose lines filled to `width` (default: the terminal's; none when piped), each continuation indented under
+    the text of a labelled line ("Spot          …"), as deep as an indented line, or by two spaces; lines that fit
+    (a fitted table's) are kept as they are."""
+    width = terminal_width() if width is None else width
+    if not width:
+        return lines
+    out = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        label = LABEL.match(line)
+        lead = len(line) - len(line.lstrip(" "))
+        indent = " " * len(label.group(1)) if label and len(label.group(1)) < width // 2 else \
+            " " * lead if 0 < lead < width // 2 else "  "
+        out += textwrap.wrap(line, max(width, MIN_STACK_WIDTH), subsequent_indent=indent, break_on_hyphens=False)
+    return out
+
+
+def _line_width(widths: list[int]) -> int:
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+STACK_INDENT = "    "
+MIN_STACK_WIDTH = 24   # a terminal narrower than this still gets records this wide
+EMPTY_CELLS = ("", "-", "—")   # cells that say nothing: a record leaves them out
+
+
+def stacked(rows: list[list[str]], header: list[str], width: int) -> str:
+    """Each row as a record: its first two cells on the first line, then its other cells as `header value` (empty ones
+    left out), joined by " · " and filled to `width` under an indent; a blank line between records. Every cell stays whole."""
+    width = max(width, MIN_STACK_WIDTH)
+    records = []
+    for r in rows:
+        title = "  ".join(c for c in r[:2] if c)
+        lines = textwrap.wrap(title, width, subsequent_indent=STACK_INDENT, break_on_hyphens=False) or [""]
+        line = ""
+        for piece in (f"{h} {c}" for h, c in zip(header[2:], r[2:]) if c not in EMPTY_CELLS):
+            joined = f"{line} · {piece}" if line else piece
+            if len(STACK_INDENT + joined) <= width:
+                line = joined
+                continue
+            if line:
+                lines.append(STACK_INDENT + line)
+            wrapped = textwrap.wrap(piece, width, initial_indent=STACK_INDENT, subsequent_indent=STACK_INDENT,
+                                    break_on_hyphens=False)
+            lines += wrapped[:-1]
+            line = wrapped[-1][len(STACK_INDENT):]
+        if line:
+            lines.append(STACK_INDENT + line)
+        records.append("\n".join(lines))
+    return "\n\n".join(records)

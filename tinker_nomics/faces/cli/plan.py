@@ -158,18 +158,19 @@ def render(result, data: dict, top: int | None) -> str:
                      "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
     lines.append(table(rows, ["rank", "where", "GPUs", "cost (P10–P90)", "wall-clock (P10–P90)", "on time",
                               "note"], cuttable=("note",)))
+    tail = []
     dropped = frame["dropped_because"].dropna().str.replace(r":.*", "", regex=True).value_counts()
     if len(dropped):
-        lines.append("")
-        lines.append("Dropped       " + "; ".join(f"{count:,} {reason}" for reason, count in dropped.items()))
+        tail.append("")
+        tail.append("Dropped       " + "; ".join(f"{count:,} {reason}" for reason, count in dropped.items()))
     if len(result.pareto):
         cheap, fast = result.pareto.iloc[0], result.pareto.iloc[-1]
-        lines.append(f"Frontier      {len(result.pareto):,} option{'s' * (len(result.pareto) != 1)} no other beats on both cost and wall-clock: from "
+        tail.append(f"Frontier      {len(result.pareto):,} option{'s' * (len(result.pareto) != 1)} no other beats on both cost and wall-clock: from "
                      f"{fmt.usd(cheap['cost_usd'])} in {fmt.duration(cheap['wall_hours'])} to "
                      f"{fmt.usd(fast['cost_usd'])} in {fmt.duration(fast['wall_hours'])}")
-    lines.append(f"Spot          {result.spot.describe()}")
-    lines.append(f"Listed        the best count of each offer{'' if top is None else f', first {top}'}, then Tinker "
+    tail.append(f"Spot          {result.spot.describe()}")
+    tail.append(f"Listed        the best count of each offer{'' if top is None else f', first {top}'}, then Tinker "
                  f"and the services; --format json --top 0 gives every option")
     for note in data["notes"]:
-        lines.append(f"Note: {note}")
-    return "\n".join(lines)
+        tail.append(f"Note: {note}")
+    return "\n".join(lines + tail)
