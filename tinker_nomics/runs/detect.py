@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl
+from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl, wandb_metadata
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -262,7 +262,8 @@ def detect(path, side: str | None = None) -> Detected:
 def read_hosted(path, detected: Detected | None = None, run: str | None = None,
                 facts: dict | None = None) -> HostedRun:
     """A self-hosted run's logs read with its framework's reader (`facts` override the log's config: samples
-    per step, group size, GPU count)."""
+    per step, group size, GPU count), with the GPU type of W&B's metadata file beside the log where the log has
+    none (runs.wandb_metadata)."""
     p = Path(path)
     label = str(path)
     found = detected or detect(p)
@@ -270,6 +271,11 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
         raise TinkerNomicsError(f"{label}: a {found.framework} log, not a self-hosted run's")
     if found.file is not None:
         p = found.file
+    hosted = _read_hosted(p, label, found, run, facts)
+    return wandb_metadata.with_gpu(hosted, p if p.is_dir() else p.parent)
+
+
+def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: dict | None) -> HostedRun:
     if found.shape == "tensorboard":
         _no_run(run, label, "a TensorBoard event file")
         return _read_tensorboard(p, label, found.framework, facts)

@@ -221,9 +221,16 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
         notes.append(f"{canonical} has no published architecture in data/models/model_archs.csv: the model cannot "
                      f"re-predict its steps")
     gpu_record = None
+    logged_gpu = run.config.get("gpu")
     if gpu is not None:
         gpu_record = sources.get_gpu(gpu)
         where["gpu"] = "--gpu"
+        if logged_gpu and logged_gpu != gpu_record.gpu:
+            notes.append(f"--gpu {gpu_record.gpu} given; {run.config_sources.get('gpu', 'the log')} says {logged_gpu}")
+    elif logged_gpu:
+        gpu_record = sources.get_gpu(logged_gpu)
+        where["gpu"] = run.config_sources.get("gpu", "the log")
+        notes.append(f"GPU {gpu_record.gpu} from {where['gpu']}; --gpu overrides it")
     else:
         where["gpu"] = "unknown"
         notes.append(f"{run.framework} does not record the GPU type: pass --gpu (e.g. H100 SXM; `tinker-nomics gpus` "

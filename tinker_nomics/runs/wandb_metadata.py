@@ -1,0 +1,71 @@
+"""The GPU a run ran on, from W&B's `wandb-metadata.json` beside its log.
+
+verl, NeMo RL, OpenRLHF and TRL do not write the GPU type into their logs, but a run that logs to W&B leaves a
+`files/` folder holding the console log (`output.log`) and `wandb-metadata.json`, the system facts the W&B SDK records
+at start: `gpu` (the device name as the driver reports it, e.g. `NVIDIA H100 80GB HBM3`), `gpu_count` (the GPUs of the
+host that ran the W&B process) and `gpu_nvidia` (one entry per device, each with its `name`). The name resolves to a
+registry part through data/hardware/gpu_device_names.csv (sources.get_gpu). Only the type is taken: the count is one
+host's, not a multi-node run's, so it is said in a note and never used.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from .. import sources
+from ..errors import TinkerNomicsError
+from .files import exists, load_json
+from .stream import check_regular
+
+FILE = "wandb-metadata.json"
+
+
+def device_name(meta: dict) -> tuple[str | None, str]:
+    """The one device name the metadata gives (`gpu`, else the names under `gpu_nvidia`), or None with the reason."""
+    names = [d.get("name") for d in meta.get("gpu_nvidia") or [] if isinstance(d, dict)] \
+        if isinstance(meta.get("gpu_nvidia"), list) else []
+    names = [n.strip() for n in names if isinstance(n, str) and n.strip()]
+    if isinstance(meta.get("gpu"), str) and meta["gpu"].strip():
+        names = [meta["gpu"].strip()] + names
+    if not names:
+        return None, "it names no GPU"
+    if len(set(names)) > 1:
+        return None, f"it names more than one kind of GPU ({', '.join(sorted(set(names)))})"
+    return names[0], ""
+
+
+def with_gpu(run, folder: Path):
+    """`run` (a HostedRun) with the GPU type of the `wandb-metadata.json` in `folder`, where the log gives none: in
+    config["gpu"], with where it was read; a file that is unreadable, not a JSON object or names no single registry
+    part leaves the run as it was, with a note saying why."""
+    path = folder / FILE
+    if run.config.get("gpu") or not exists(path):
+        return run
+    label = str(path)
+    notes = list(run.notes)
+    try:
+        check_regular(path, label)
+        meta = load_json(path, label)
+    except TinkerNomicsError as exc:
+        notes.append(f"W&B's {FILE} beside the log was not read ({exc}); pass --gpu")
+        return dataclasses.replace(run, notes=tuple(notes))
+    if not isinstance(meta, dict):
+        notes.append(f"W&B's {FILE} beside the log is not a JSON object; pass --gpu")
+        return dataclasses.replace(run, notes=tuple(notes))
+    name, why = device_name(meta)
+    if name is None:
+        notes.append(f"W&B's {FILE} beside the log gives no GPU type: {why}; pass --gpu")
+        return dataclasses.replace(run, notes=tuple(notes))
+    try:
+        gpu = sources.get_gpu(name).gpu
+    except TinkerNomicsError:
+        notes.append(f"W&B's {FILE} beside the log names the GPU {name!r}, which is not in the GPU registry; pass "
+                     f"--gpu (`tinker-nomics gpus` lists them) and --gpu-hourly-usd")
+        return dataclasses.replace(run, notes=tuple(notes))
+    count = meta.get("gpu_count")
+    if not run.config.get("num_gpus") and isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        notes.append(f"the log does not give its GPU count; W&B's {FILE} lists {count} on the host that ran W&B "
+                     f"(one node's, not the run's): pass --num-gpus")
+    config = {**run.config, "gpu": gpu}
+    where = {**run.config_sources, "gpu": f"W&B's {FILE} beside the log ({name!r})"}
+    return dataclasses.replace(run, config=config, config_sources=where, notes=tuple(notes))
