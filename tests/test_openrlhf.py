@@ -207,3 +207,69 @@ def test_an_openrlhf_tensorboard_log_reads_as_its_wandb_export():
     found = detect.detect(folder / "logs" / "qwen3_grpo")
     assert (found.framework, found.shape) == (openrlhf.FRAMEWORK, "tensorboard")
     check_steps(detect.read_hosted(found.file, found).steps)
+
+
+def namespace_line(**changes) -> str:
+    """`strategy.print(args)` as train() prints it before Ray starts: the argparse Namespace's repr on one line. The
+    values are this file's run (64 prompts × 8 samples on 8 colocated GPUs, Qwen3-8B) and the defaults of
+    openrlhf/cli/train_ppo_ray.py for the rest (train_batch_size 128, micro_train_batch_size 4,
+    micro_rollout_batch_size 8, vllm_gpu_memory_utilization 0.95, init_kl_coef 0.01, max_epochs 1)."""
+    import argparse
+    args = dict(ref_num_nodes=1, ref_num_gpus_per_node=GPUS, actor_num_nodes=1, actor_num_gpus_per_node=GPUS,
+                colocate_all_models=True, vllm_num_engines=GPUS, vllm_tensor_parallel_size=1, enforce_eager=False,
+                vllm_gpu_memory_utilization=0.95, async_train=False, lora_rank=0, rollout_batch_size=64,
+                n_samples_per_prompt=8, micro_rollout_batch_size=8, micro_train_batch_size=4, train_batch_size=128,
+                max_epochs=1, init_kl_coef=0.01, use_kl_loss=False, use_dynamic_batch=False,
+                train_max_tokens_per_gpu=16192, rollout_max_tokens_per_gpu=None, critic_pretrain=None,
+                pretrain="Qwen/Qwen3-8B", target_modules="all-linear", save_path=Path("./ckpt"))
+    args.update(changes)
+    return repr(argparse.Namespace(**args))
+
+
+def test_the_console_log_s_launch_arguments_give_the_model_gpus_and_batch(tmp_path):
+    """With the Namespace line, an OpenRLHF console log needs only --gpu: the model, the 8 GPUs (colocated), the
+    512 samples (64 × 8), the optimizer steps (512 / 128 = 4) and the micro-batches come from the arguments."""
+    log = tmp_path / "train.log"
+    log.write_text(namespace_line() + "\n" + console("early"))   # no rollout/num_samples in the status
+    hosted = detect.read_hosted(log)
+    c = hosted.config
+    assert hosted.model == "Qwen/Qwen3-8B" and c["num_gpus"] == GPUS and c["samples_per_step"] == SAMPLES
+    assert (c["mini_batch_prompts"], c["ppo_epochs"]) == (128 / 8, 1.0)
+    assert (c["micro_batch_samples"], c["logprob_micro_batch_samples"], c["dynamic_batch"]) == (4.0, 8.0, False)
+    assert (c["rollout_tp"], c["rollout_memory_fraction"], c["enforce_eager"]) == (1.0, 0.95, False)
+    assert (c["use_kl_in_reward"], c["use_kl_loss"], c["fine_tune"]) == (True, False, "full")
+    assert list(hosted.steps["samples"]) == [SAMPLES] * 4
+    code, out, err = run("validate", str(log), "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["model"], data["num_gpus"]) == ("Qwen/Qwen3-8B", GPUS) and "Namespace" in data["setup_sources"]["num_gpus"]
+    assert not any("--prompts-per-step" in n for n in data["notes"] + data["caveats"])
+
+
+def test_launch_arguments_that_do_not_give_a_count_leave_it_to_the_flags(tmp_path):
+    """Models on GPUs of their own (no colocate_all_models, or async_train): the run's GPU count is not derived."""
+    for changes in ({"colocate_all_models": False}, {"async_train": True}):
+        log = tmp_path / "train.log"
+        log.write_text(namespace_line(**changes) + "\n" + console())
+        assert "num_gpus" not in detect.read_hosted(log).config, changes
+    log.write_text(namespace_line(lora_rank=64, critic_pretrain="Qwen/Qwen3-8B", init_kl_coef=0.0,
+                                  use_dynamic_batch=True, rollout_max_tokens_per_gpu=32768) + "\n" + console())
+    c = detect.read_hosted(log).config
+    assert (c["fine_tune"], c["critic"], c["use_kl_loss"], c["use_kl_in_reward"]) == ("lora", True, False, False)
+    assert (c["micro_batch_tokens"], c["logprob_micro_batch_tokens"], c["dynamic_batch"]) == (16192.0, 32768.0, True)
+
+
+def test_two_runs_launch_arguments_in_one_log_are_refused(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text(namespace_line() + "\n" + console() + namespace_line(pretrain="Qwen/Qwen3-4B") + "\n")
+    code, _, err = run("validate", str(log), "--gpu", "H100 SXM")
+    assert code == 2 and "pretrain" in err and err.count("\n") == 1
+    log.write_text(namespace_line() + "\n" + console() + namespace_line() + "\n")   # a restart: the same run
+    assert detect.read_hosted(log).config["num_gpus"] == GPUS
+
+
+def test_a_namespace_line_that_is_not_literal_is_read_as_far_as_it_is():
+    assert openrlhf.namespace_args("Namespace(pretrain='m', save_path=PosixPath('ckpt'), n=3)") \
+        == {"pretrain": "m", "n": 3}
+    for line in ("Namespace(", "Namespace(1, 2)", "Namespace(a=)", "no namespace here", "Namespace(**x)"):
+        assert not openrlhf.namespace_args(line), line

@@ -22,9 +22,24 @@ every key under `train/` with `train/global_step` (W&B) or the TensorBoard step;
 `✨ Global step N: {…}` (the status dict, Python repr) through the `openrlhf` logger on stdout, read here line by
 line. W&B's config (the launch arguments) is not in a history export: the model, GPUs and batch come from the
 command line.
+
+The console log holds the launch arguments too: `train` (openrlhf/cli/train_ppo_ray.py) calls `strategy.print(args)`
+before it starts Ray's actors, which prints the argparse Namespace on one line (`Namespace(ref_num_nodes=1, …,
+pretrain='…', …)`; the driver has no process group yet, so `is_rank_0` is true). `launch_facts` reads what the checks
+need from it, each argument by its argparse name: the model (`pretrain`), the batch (`rollout_batch_size` prompts ×
+`n_samples_per_prompt`), the GPUs where every model shares them (`colocate_all_models` without `async_train`:
+`actor_num_nodes × actor_num_gpus_per_node`, which the launcher asserts equal `vllm_num_engines ×
+vllm_tensor_parallel_size`), the rollout engine (`vllm_tensor_parallel_size`, `vllm_gpu_memory_utilization`,
+`enforce_eager`), LoRA (`lora_rank`), the critic (`critic_pretrain`), the reference model (created where
+`init_kl_coef > 0`; its KL in the loss with `use_kl_loss`, else in the reward), the optimizer steps (the step's
+samples over `train_batch_size`, `max_epochs` passes) and the micro-batches (`micro_train_batch_size` and
+`micro_rollout_batch_size` sequences, or `train_max_tokens_per_gpu` and `rollout_max_tokens_per_gpu` tokens with
+`use_dynamic_batch`).
 """
 from __future__ import annotations
 
+import ast
+import math
 import re
 from pathlib import Path
 
@@ -52,6 +67,94 @@ SIGNATURE = ("timing/make_experience", "timing/ppo_train", "timing/policy_train"
 OVERLAP_SHARE = 0.01
 CONSOLE_LINE = re.compile(r"Global step (\d+): (\{.*\})\s*$")
 CONSOLE_PAIR = re.compile(r"'([^'\\]+)': (?:np\.float\d+\()?([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)")
+
+
+NAMESPACE = re.compile(r"Namespace\((.*)\)\s*$")
+# What must agree between two Namespace lines of one console log for it to be one run (a restart prints them again).
+RUN_IDENTITY = ("pretrain", "rollout_batch_size", "n_samples_per_prompt", "actor_num_nodes",
+                "actor_num_gpus_per_node", "lora_rank")
+
+
+def namespace_args(line: str) -> dict | None:
+    """The arguments of a printed argparse Namespace (`Namespace(a=1, b='x', …)`), each value a Python literal
+    (one that is not, such as a path object, is left out); None for a line that is not one."""
+    m = NAMESPACE.search(line)
+    if not m:
+        return None
+    try:
+        call = ast.parse("f(" + m.group(1) + ")", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(call, ast.Call) or call.args:
+        return None
+    out = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        try:
+            out[keyword.arg] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+    return out
+
+
+def _count(args: dict, key: str) -> float | None:
+    """A positive finite number of the launch arguments (a count, a batch, a rank, a share), else None."""
+    value = args.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        return None
+    return float(value)
+
+
+def launch_facts(args: dict) -> tuple[dict, dict]:
+    """What OpenRLHF's launch arguments say of the run (module docstring): (facts, where each came from)."""
+    facts, where = {}, {}
+    said = "the launch arguments (Namespace line): "
+    if isinstance(args.get("pretrain"), str) and args["pretrain"].strip():
+        facts["model_path"], where["model"] = args["pretrain"].strip(), said + "pretrain"
+    prompts, group = _count(args, "rollout_batch_size"), _count(args, "n_samples_per_prompt")
+    if prompts and group:
+        facts.update(prompts_per_step=prompts, group_size=group, samples_per_step=prompts * group)
+        where["samples_per_step"] = said + "rollout_batch_size × n_samples_per_prompt"
+    nodes, per_node = _count(args, "actor_num_nodes"), _count(args, "actor_num_gpus_per_node")
+    if args.get("colocate_all_models") is True and args.get("async_train") is not True and nodes and per_node:
+        facts["num_gpus"] = nodes * per_node
+        where["num_gpus"] = (said + "actor_num_nodes × actor_num_gpus_per_node (colocate_all_models: every model "
+                             "and the vLLM engines share them)")
+    for fact, key in (("rollout_tp", "vllm_tensor_parallel_size"),
+                      ("rollout_memory_fraction", "vllm_gpu_memory_utilization")):
+        if _count(args, key):
+            facts[fact], where[fact] = float(args[key]), said + key
+    if isinstance(args.get("enforce_eager"), bool):
+        facts["enforce_eager"], where["enforce_eager"] = args["enforce_eager"], said + "enforce_eager"
+    rank = _count(args, "lora_rank") or 0.0
+    facts["fine_tune"] = "lora" if rank > 0 else "full"
+    where["fine_tune"] = said + ("lora_rank > 0" if rank > 0 else "lora_rank = 0 or absent (full fine-tuning)")
+    if isinstance(args.get("critic_pretrain"), str) and args["critic_pretrain"].strip():
+        facts["critic"], where["critic"] = True, said + "critic_pretrain (a critic is trained)"
+        facts["critic_in_phases"] = True   # make_experience holds its values pass, ppo_train its update
+    kl = args.get("init_kl_coef")
+    if isinstance(kl, (int, float)) and not isinstance(kl, bool) and math.isfinite(kl):
+        in_loss = args.get("use_kl_loss") is True
+        facts["use_kl_loss"], facts["use_kl_in_reward"] = kl > 0 and in_loss, kl > 0 and not in_loss
+        where["reference"] = said + ("init_kl_coef > 0 (a reference model runs)" if kl > 0 else
+                                     "init_kl_coef = 0 (no reference model)")
+    train_batch = _count(args, "train_batch_size")
+    if train_batch and group:   # optimizer steps per RL step = samples / train_batch_size, each of max_epochs passes
+        facts["mini_batch_prompts"] = train_batch / group
+        where["mini_batch_prompts"] = said + "train_batch_size / n_samples_per_prompt"
+    if _count(args, "max_epochs"):
+        facts["ppo_epochs"], where["ppo_epochs"] = float(args["max_epochs"]), said + "max_epochs"
+    dynamic = args.get("use_dynamic_batch") is True
+    for fact, tokens_key, samples_key in (("micro_batch", "train_max_tokens_per_gpu", "micro_train_batch_size"),
+                                          ("logprob_micro_batch", "rollout_max_tokens_per_gpu",
+                                           "micro_rollout_batch_size")):
+        key = tokens_key if dynamic else samples_key
+        if _count(args, key):
+            unit = "tokens" if dynamic else "samples"
+            facts[f"{fact}_{unit}"], where[f"{fact}_{unit}"] = float(args[key]), said + key
+            facts["dynamic_batch" if fact == "micro_batch" else "logprob_dynamic_batch"] = dynamic
+    return facts, where
 
 
 def is_openrlhf_keys(keys) -> bool:
@@ -126,18 +229,34 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
 
 
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
-    """The trainer's stdout: one `✨ Global step N: {…}` status line per step, read line by line."""
+    """The trainer's stdout: one `✨ Global step N: {…}` status line per step, read line by line, and the launch
+    arguments' Namespace line (launch_facts)."""
+    launched: list[tuple[int, dict]] = []
+
     def rows():
         for number, line in stream.text_lines(path, label):
             m = CONSOLE_LINE.search(line)
             if not m:
+                if "Namespace(" in line:
+                    args = namespace_args(line)
+                    if args and "pretrain" in args:
+                        launched.append((number, args))
                 continue
             values = {key: raw for key, raw in CONSOLE_PAIR.findall(m.group(2))}
             values["global_step"] = m.group(1)
             yield ("line", number), values
     table = StepTable(label, text_numbers=True)
     found = _read(rows(), table, label)
-    return _finish(table, found, label, "OpenRLHF console log", facts_override, [], None)
+    config = ({}, {})
+    if launched:
+        first_line, first = launched[0]
+        for number, other in launched[1:]:
+            differ = [k for k in RUN_IDENTITY if other.get(k) != first.get(k)]
+            if differ:
+                raise TinkerNomicsError(f"{label}: the launch arguments at lines {first_line} and {number} differ "
+                                        f"({', '.join(differ)}): two runs in one log; split it and pass one")
+        config = launch_facts(first)
+    return _finish(table, found, label, "OpenRLHF console log", facts_override, [], None, config)
 
 
 def _read(rows, table: StepTable, label: str) -> dict:
@@ -162,9 +281,9 @@ def _read(rows, table: StepTable, label: str) -> dict:
 
 
 def _finish(table: StepTable, found: dict, label: str, kind: str, facts_override: dict | None, notes: list,
-            run_name: str | None) -> HostedRun:
+            run_name: str | None, config: tuple[dict, dict] = ({}, {})) -> HostedRun:
     keys = found["keys"]
-    facts, where = {}, {}
+    facts, where = dict(config[0]), dict(config[1])
     if CRITIC_KEY in keys:
         facts["critic"], where["critic"] = True, f"the log's {CRITIC_KEY} (a critic is trained)"
         facts["critic_in_phases"] = True   # make_experience holds its values pass, ppo_train its update
@@ -180,8 +299,8 @@ def _finish(table: StepTable, found: dict, label: str, kind: str, facts_override
     steps, derived, facts, where, model = settle(table, facts, where, facts_override)
     notes += derived
     if steps["samples"].isna().any():
-        notes.append(f"this log has no {SAMPLES} (OpenRLHF before its rollout stats): pass --prompts-per-step "
-                     f"(rollout_batch_size) and --group-size (n_samples_per_prompt)")
+        notes.append(f"this log has no {SAMPLES} (OpenRLHF before its rollout stats) and no launch arguments: pass "
+                     f"--prompts-per-step (rollout_batch_size) and --group-size (n_samples_per_prompt)")
     if steps["prompt_tokens"].isna().all():
         notes.append(f"no {TOTAL_LENGTH} and response_length in this log: the prompt tokens are unknown")
     return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, None, tuple(notes), run_name,
