@@ -273,3 +273,13 @@ def test_a_namespace_line_that_is_not_literal_is_read_as_far_as_it_is():
         == {"pretrain": "m", "n": 3}
     for line in ("Namespace(", "Namespace(1, 2)", "Namespace(a=)", "no namespace here", "Namespace(**x)"):
         assert not openrlhf.namespace_args(line), line
+
+
+def test_launch_arguments_out_of_any_range_are_left_out_not_a_crash(tmp_path):
+    huge = 10 ** 400   # an integer no float holds
+    log = tmp_path / "train.log"
+    log.write_text(namespace_line(rollout_batch_size=huge, init_kl_coef=huge, actor_num_gpus_per_node=float("nan"),
+                                  vllm_gpu_memory_utilization=-1.0) + "\n" + console())
+    c = detect.read_hosted(log).config
+    assert "prompts_per_step" not in c and "num_gpus" not in c and "rollout_memory_fraction" not in c
+    assert "use_kl_loss" not in c

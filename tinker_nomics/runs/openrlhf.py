@@ -100,10 +100,19 @@ def namespace_args(line: str) -> dict | None:
 
 def _count(args: dict, key: str) -> float | None:
     """A positive finite number of the launch arguments (a count, a batch, a rank, a share), else None."""
-    value = args.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+    value = _number(args.get(key))
+    return value if value is not None and value > 0 else None
+
+
+def _number(value) -> float | None:
+    """A finite number that fits a float (a pasted integer can have hundreds of digits), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def launch_facts(args: dict) -> tuple[dict, dict]:
@@ -133,8 +142,8 @@ def launch_facts(args: dict) -> tuple[dict, dict]:
     if isinstance(args.get("critic_pretrain"), str) and args["critic_pretrain"].strip():
         facts["critic"], where["critic"] = True, said + "critic_pretrain (a critic is trained)"
         facts["critic_in_phases"] = True   # make_experience holds its values pass, ppo_train its update
-    kl = args.get("init_kl_coef")
-    if isinstance(kl, (int, float)) and not isinstance(kl, bool) and math.isfinite(kl):
+    kl = _number(args.get("init_kl_coef"))
+    if kl is not None:
         in_loss = args.get("use_kl_loss") is True
         facts["use_kl_loss"], facts["use_kl_in_reward"] = kl > 0 and in_loss, kl > 0 and not in_loss
         where["reference"] = said + ("init_kl_coef > 0 (a reference model runs)" if kl > 0 else
