@@ -453,3 +453,11 @@ def test_gpus_spread_over_instances_say_so_and_lose_ties_to_one_instance():
     assert (first["instances"], second["instances"]) == (1, 2)
     assert first["caveat"] is None or "instances" not in str(first["caveat"])
     assert second["caveat"] == planner.SEPARATE_INSTANCES.format(n=2)
+
+
+def test_a_managed_service_as_the_best_option_names_no_gpus():
+    """With only H20s asked for and no offer renting them, Tinker is the best option: its line has no "(—)"."""
+    code, out, err = run("plan", "--workload", "math_rl", "--gpus", "H20", "--draws", "20", "--top", "3")
+    assert code == 0 and err == ""
+    best = next(line for line in out.splitlines() if line.startswith("Best"))
+    assert best.startswith("Best          Tinker (") and "(—)" not in best

@@ -132,7 +132,8 @@ def render(result, data: dict, top: int | None) -> str:
              ""]
     if result.best is not None:
         b = result.best
-        lines.append(f"Best          {b['where']} ({_gpus(b)}): {_span(b['cost_usd'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
+        on = f" ({_gpus(b)})" if b.get("gpu") else ""   # a managed service names no GPUs
+        lines.append(f"Best          {b['where']}{on}: {_span(b['cost_usd'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
                      f", wall-clock {_span(b['wall_hours'], b['wall_hours_p10'], b['wall_hours_p90'], False)}")
     else:
         lines.append("Best          none: no option fits, is on time at the confidence and within the budget")
