@@ -332,8 +332,12 @@ def peakless(monkeypatch):
     return table
 
 
+# Commands fit their text to the terminal (COLUMNS where a shell or CI runner exports it); tests read the full-width
+# output a pipe gets, whatever runs them: dropped here, before any test module copies os.environ for a subprocess.
+os.environ.pop("COLUMNS", None)
+
+
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch):
-    """Commands fit their text to the terminal (COLUMNS where a shell exports it); tests read the full-width
-    output a pipe gets, whatever the shell that runs them. A test that wants a width sets COLUMNS itself."""
+    """No test sees a width it did not set itself (a test that wants one sets COLUMNS with monkeypatch)."""
     monkeypatch.delenv("COLUMNS", raising=False)
