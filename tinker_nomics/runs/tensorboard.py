@@ -23,6 +23,7 @@ from typing import Iterator
 
 from ..errors import TinkerNomicsError
 from .stream import open_read
+from .protobuf import fields, signed
 
 EVENT_FILE = "events.out.tfevents."
 MAX_RECORD_BYTES = 1 << 26        # a scalar event is tens of bytes; an image or graph event is skipped whole
@@ -105,53 +106,11 @@ def _records(path: Path, label: str, notes: list) -> Iterator[tuple[int, bytes]]
             offset += 12 + length + 4
 
 
-def _varint(buf: bytes, i: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        if i >= len(buf):
-            raise ValueError("truncated varint")
-        b = buf[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i
-        shift += 7
-        if shift > 70:
-            raise ValueError("varint too long")
-
-
-def _fields(buf: bytes) -> Iterator[tuple[int, int, object]]:
-    """(field number, wire type, value) of a protocol-buffer message: varints as ints, fixed64/fixed32 as bytes,
-    length-delimited fields as bytes."""
-    i, n = 0, len(buf)
-    while i < n:
-        key, i = _varint(buf, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = _varint(buf, i)
-        elif wire == 1:
-            value, i = buf[i:i + 8], i + 8
-        elif wire == 2:
-            size, i = _varint(buf, i)
-            value, i = buf[i:i + size], i + size
-        elif wire == 5:
-            value, i = buf[i:i + 4], i + 4
-        else:
-            raise ValueError(f"wire type {wire}")
-        if i > n:
-            raise ValueError("truncated field")
-        yield field, wire, value
-
-
-def _signed(value: int) -> int:
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
 def _tensor_scalar(buf: bytes) -> float | None:
     """A float or double scalar from a TensorProto (TF2 summaries); None for anything else."""
     dtype, content = None, None
     floats: list[float] = []
-    for field, wire, value in _fields(buf):
+    for field, wire, value in fields(buf):
         if field == 1 and wire == 0:
             dtype = value
         elif field == 4 and wire == 2:
@@ -176,15 +135,15 @@ def _scalars(event: bytes, wanted) -> tuple[int, list[tuple[str, float]]]:
     """The step and the wanted (tag, value) scalars of one Event (a step of 0 is not written: proto3 leaves
     defaults out)."""
     step, out = 0, []
-    for field, wire, value in _fields(event):
+    for field, wire, value in fields(event):
         if field == 2 and wire == 0:
-            step = _signed(value)
+            step = signed(value)
         elif field == 5 and wire == 2:
-            for f, w, v in _fields(value):
+            for f, w, v in fields(value):
                 if f != 1 or w != 2:
                     continue
                 tag, number = None, None
-                for vf, vw, vv in _fields(v):
+                for vf, vw, vv in fields(v):
                     if vf == 1 and vw == 2:
                         tag = vv.decode("utf-8", errors="replace")
                     elif vf == 2 and vw == 5:
@@ -231,7 +190,7 @@ HPARAMS_TAG = "_hparams_/session_start_info"
 
 def _hparam_value(buf: bytes):
     """A google.protobuf.Value: number (2), string (3) or bool (4); None for anything else."""
-    for field, wire, value in _fields(buf):
+    for field, wire, value in fields(buf):
         if field == 2 and wire == 1:
             return struct.unpack("<d", value)[0]
         if field == 3 and wire == 2:
@@ -246,18 +205,18 @@ def _session_hparams(metadata: bytes) -> dict:
     is an HParamsPluginData (tensorboard/plugins/hparams/plugin_data.proto) whose session_start_info (3) maps
     names to values (hparams, 1)."""
     out = {}
-    for field, wire, plugin in _fields(metadata):
+    for field, wire, plugin in fields(metadata):
         if field != 1 or wire != 2:
             continue
-        content = next((v for f, w, v in _fields(plugin) if f == 2 and w == 2), b"")
-        for f, w, start in _fields(content):
+        content = next((v for f, w, v in fields(plugin) if f == 2 and w == 2), b"")
+        for f, w, start in fields(content):
             if f != 3 or w != 2:
                 continue
-            for hf, hw, entry in _fields(start):
+            for hf, hw, entry in fields(start):
                 if hf != 1 or hw != 2:
                     continue
                 key = value = None
-                for ef, ew, ev in _fields(entry):
+                for ef, ew, ev in fields(entry):
                     if ef == 1 and ew == 2:
                         key = ev.decode("utf-8", errors="replace")
                     elif ef == 2 and ew == 2:
@@ -274,13 +233,13 @@ def hparams(path: Path, label: str) -> dict:
     notes: list[str] = []
     for offset, data in _records(path, label, notes):
         try:
-            for field, wire, summary in _fields(data):
+            for field, wire, summary in fields(data):
                 if field != 5 or wire != 2:
                     continue
-                for f, w, value in _fields(summary):
+                for f, w, value in fields(summary):
                     if f != 1 or w != 2:
                         continue
-                    parts = {vf: vv for vf, vw, vv in _fields(value) if vw == 2}
+                    parts = {vf: vv for vf, vw, vv in fields(value) if vw == 2}
                     if parts.get(1, b"").decode("utf-8", errors="replace") == HPARAMS_TAG and 9 in parts:
                         out.update(_session_hparams(parts[9]))
         except (ValueError, TypeError, struct.error, IndexError, OverflowError):
