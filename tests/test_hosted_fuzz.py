@@ -1,4 +1,4 @@
-"""Fuzzing the self-hosted readers (verl, TRL, OpenRLHF) and the usage-export reader: whatever bytes they are given, the only
+"""Fuzzing the self-hosted readers (verl, TRL, OpenRLHF; W&B run files) and the usage-export reader: whatever bytes they are given, the only
 outcomes are a result whose JSON is strict (no NaN or Infinity) or one TinkerNomicsError line. Inputs are the valid
 logs of tests/hosted_shapes.py (and tests/test_openrlhf.py's run) damaged the ways real files get damaged (tests/fuzz_damage.py), plus verl step lines
 built from random items.
@@ -47,6 +47,9 @@ SOURCES = {  # name -> (file name, valid bytes)
                                                 "trl-p.csv")),
     "openrlhf.log": ("train.log", orl.console().encode()),
     "openrlhf-history.csv": ("orl.csv", _bytes_of(lambda p: orl.write(p, orl.wandb_rows()), "orl.csv")),
+    "openrlhf-launched.log": ("train.log", (orl.namespace_line() + "\n" + orl.console()).encode()),
+    "verl.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "verl" / "run.wandb").read_bytes()),
+    "openrlhf.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "openrlhf" / "run.wandb").read_bytes()),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),
     "usage.json": ("usage.json", _bytes_of(hs.write_usage_json, "usage.json")),
 }

@@ -209,21 +209,26 @@ def test_an_openrlhf_tensorboard_log_reads_as_its_wandb_export():
     check_steps(detect.read_hosted(found.file, found).steps)
 
 
-def namespace_line(**changes) -> str:
-    """`strategy.print(args)` as train() prints it before Ray starts: the argparse Namespace's repr on one line. The
-    values are this file's run (64 prompts × 8 samples on 8 colocated GPUs, Qwen3-8B) and the defaults of
-    openrlhf/cli/train_ppo_ray.py for the rest (train_batch_size 128, micro_train_batch_size 4,
+def launch_args(**changes) -> dict:
+    """The launch arguments of this file's run (64 prompts × 8 samples on 8 colocated GPUs, Qwen3-8B), the defaults
+    of openrlhf/cli/train_ppo_ray.py for the rest (train_batch_size 128, micro_train_batch_size 4,
     micro_rollout_batch_size 8, vllm_gpu_memory_utilization 0.95, init_kl_coef 0.01, max_epochs 1)."""
-    import argparse
     args = dict(ref_num_nodes=1, ref_num_gpus_per_node=GPUS, actor_num_nodes=1, actor_num_gpus_per_node=GPUS,
                 colocate_all_models=True, vllm_num_engines=GPUS, vllm_tensor_parallel_size=1, enforce_eager=False,
                 vllm_gpu_memory_utilization=0.95, async_train=False, lora_rank=0, rollout_batch_size=64,
                 n_samples_per_prompt=8, micro_rollout_batch_size=8, micro_train_batch_size=4, train_batch_size=128,
                 max_epochs=1, init_kl_coef=0.01, use_kl_loss=False, use_dynamic_batch=False,
                 train_max_tokens_per_gpu=16192, rollout_max_tokens_per_gpu=None, critic_pretrain=None,
-                pretrain="Qwen/Qwen3-8B", target_modules="all-linear", save_path=Path("./ckpt"))
+                pretrain="Qwen/Qwen3-8B", target_modules="all-linear")
     args.update(changes)
-    return repr(argparse.Namespace(**args))
+    return args
+
+
+def namespace_line(**changes) -> str:
+    """`strategy.print(args)` as train() prints it before Ray starts: the argparse Namespace's repr on one line (a
+    path object among the values, which is no literal)."""
+    import argparse
+    return repr(argparse.Namespace(**launch_args(**changes), save_path=Path("./ckpt")))
 
 
 def test_the_console_log_s_launch_arguments_give_the_model_gpus_and_batch(tmp_path):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl, wandb_metadata
+from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl, wandb_file, wandb_metadata
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -131,6 +131,15 @@ MAX_FOLDER_FILES = 200   # files of a folder looked at for a console log; a fold
 CONSOLE_SUFFIXES = ("", ".log", ".txt", ".out", ".err")   # files of a folder read through for a console's lines
 
 
+def _wandb_file_kind(path: Path, label: str, side: str | None) -> Detected:
+    """The framework of a W&B run file, by the names its history logs; a Tinker run's is refused in one line."""
+    found = _by_keys(wandb_file.keys(path, label), "wandb-file", f"{label} (a W&B run file)", side)
+    if found.side != SELF_HOSTED:
+        raise TinkerNomicsError(f"{label}: a W&B run file of a {found.framework} run: pass its log folder or "
+                                f"metrics.jsonl (or a W&B history export)")
+    return found
+
+
 def console_logs(folder: Path) -> list[tuple[Path, str]]:
     """The regular files directly in `folder` that are a verl, NeMo RL or OpenRLHF console log, each with its
     framework: a verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of
@@ -195,6 +204,11 @@ def detect(path, side: str | None = None) -> Detected:
             raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files in different "
                                     f"folders, each a run's ({shown}{', …' if len(events) > 4 else ''}); pass the "
                                     f"folder or file of one run")
+        run_file = wandb_file.run_file(p)
+        if run_file is not None:   # a W&B run folder (wandb/run-<date>-<id>/): its run-<id>.wandb
+            found = _wandb_file_kind(run_file, str(run_file), side)
+            return Detected(found.framework, found.side, found.shape, f"{run_file.name} in the folder "
+                            f"({found.reason})", run_file)
         consoles = console_logs(p)
         if len(consoles) == 1:
             (log, framework), = consoles
@@ -206,11 +220,13 @@ def detect(path, side: str | None = None) -> Detected:
             raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} console logs "
                                     f"({', '.join(c.name for c, _ in consoles[:6])}); pass the one to read")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
-                                f"(TRL), .parquet files (a W&B run-history artifact), TensorBoard event file or verl, "
-                                f"NeMo RL or OpenRLHF console log")
+                                f"(TRL), .parquet files (a W&B run-history artifact), W&B run file "
+                                f"(run-<id>.wandb), TensorBoard event file or verl, NeMo RL or OpenRLHF console log")
     stream.check_regular(p, label)
     if tensorboard.is_event_file(p):
         return _tensorboard_kind(p, label, side)
+    if wandb_file.is_wandb_file(stream.head(p, label)):
+        return _wandb_file_kind(p, label, side)
     suffix = log_suffix(p)
     if suffix in (".parquet", ".csv"):
         return _by_keys(_table_keys(p, label), "table", label, side)
@@ -279,6 +295,9 @@ def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: d
     if found.shape == "tensorboard":
         _no_run(run, label, "a TensorBoard event file")
         return _read_tensorboard(p, label, found.framework, facts)
+    if found.shape == "wandb-file":
+        _no_run(run, label, "a W&B run file")
+        return _read_wandb_file(p, label, found.framework, facts)
     if found.framework == verl.FRAMEWORK:
         if found.shape == "console":
             _no_run(run, label, "a console log")
@@ -333,6 +352,28 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
     # transformers' TensorBoard callback logs at step = global_step, which a W&B export carries as a column
     return trl.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows), label, kind,
                             facts, notes)
+
+
+def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) -> HostedRun:
+    """A W&B run file read with its framework's reader: its history records as a W&B export's rows, its config as
+    the framework's config (verl's, NeMo RL's master config, OpenRLHF's launch arguments), its GPUs from the
+    environment record."""
+    notes: list[str] = []
+    config, devices = wandb_file.run_info(p, label)
+    rows = wandb_file.history(p, label, notes)
+    kind = f"{framework} W&B run file (.wandb)"
+    if framework == verl.FRAMEWORK:
+        hosted = verl.read_records(rows, label, kind, False, facts, notes, config=config)
+    elif framework == nemo_rl.FRAMEWORK:
+        hosted = nemo_rl.read_records(rows, label, kind, facts, notes,
+                                      config=nemo_rl.config_facts(nemo_rl.flattened(config)) if config else None)
+    elif framework == openrlhf.FRAMEWORK:
+        hosted = openrlhf.read_records(rows, label, kind, facts, notes, config=config)
+    else:
+        hosted = trl.read_records(rows, label, kind, facts, notes)
+    if devices:
+        hosted = wandb_metadata.with_devices(hosted, devices, "the W&B run file's environment record")
+    return hosted
 
 
 def _first_step(path: Path) -> int:

@@ -115,10 +115,10 @@ def _number(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def launch_facts(args: dict) -> tuple[dict, dict]:
-    """What OpenRLHF's launch arguments say of the run (module docstring): (facts, where each came from)."""
+def launch_facts(args: dict, said: str = "the launch arguments: ") -> tuple[dict, dict]:
+    """What OpenRLHF's launch arguments say of the run (module docstring): (facts, where each came from, each
+    argument's name after `said`)."""
     facts, where = {}, {}
-    said = "the launch arguments (Namespace line): "
     if isinstance(args.get("pretrain"), str) and args["pretrain"].strip():
         facts["model_path"], where["model"] = args["pretrain"].strip(), said + "pretrain"
     prompts, group = _count(args, "rollout_batch_size"), _count(args, "n_samples_per_prompt")
@@ -225,8 +225,9 @@ def _record(where, step, values: dict, table: StepTable) -> StepRecord | None:
 
 
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
-                 run_name=None) -> HostedRun:
-    """A W&B export or TensorBoard scalars of an OpenRLHF run (`train/…` keys, `train/global_step` as the step).
+                 run_name=None, config: dict | None = None) -> HostedRun:
+    """A W&B export or TensorBoard scalars of an OpenRLHF run (`train/…` keys, `train/global_step` as the step);
+    `config` its launch arguments where the source holds them (W&B's run file: `wandb.init(config=args.__dict__)`).
     A stream.Table gives its kind, notes and run name once read."""
     def rows():
         for where, raw in records:
@@ -234,7 +235,8 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     table = StepTable(label, text_numbers=True)
     found = _read(rows(), table, label)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
-    return _finish(table, found, label, kind, facts_override, list(notes), run_name)
+    return _finish(table, found, label, kind, facts_override, list(notes), run_name,
+                   launch_facts(config, "the run's W&B config (its launch arguments): ") if config else ({}, {}))
 
 
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
@@ -264,7 +266,7 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
             if differ:
                 raise TinkerNomicsError(f"{label}: the launch arguments at lines {first_line} and {number} differ "
                                         f"({', '.join(differ)}): two runs in one log; split it and pass one")
-        config = launch_facts(first)
+        config = launch_facts(first, "the launch arguments (Namespace line): ")
     return _finish(table, found, label, "OpenRLHF console log", facts_override, [], None, config)
 
 

@@ -393,9 +393,10 @@ def _parse_step_line(text: str, label: str, number: int, keys: set) -> tuple[dic
 
 
 def read_records(records, label: str, kind: str | None, text_numbers: bool, facts_override: dict | None = None,
-                 notes=(), run_name=None) -> HostedRun:
-    """verl metrics from the file logger's JSON lines (`{"step": N, "data": {...}}`) or a W&B table (`_step`).
-    A stream.Table gives its kind, notes and run name once read."""
+                 notes=(), run_name=None, config: dict | None = None) -> HostedRun:
+    """verl metrics from the file logger's JSON lines (`{"step": N, "data": {...}}`) or a W&B table (`_step`);
+    `config` the run's config where the source holds it (W&B's run file). A stream.Table gives its kind, notes and
+    run name once read."""
     table = StepTable(label, text_numbers)
     keys: set[str] = set()
     val_only = 0
@@ -421,7 +422,8 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
-    return _finish(table, label, kind, {}, {}, notes, keys, facts_override, run_name)
+    facts, where = config_facts(config) if config else ({}, {})
+    return _finish(table, label, kind, facts, where, notes, keys, facts_override, run_name)
 
 
 def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, notes: list, keys: set,

@@ -35,37 +35,46 @@ def device_name(meta: dict) -> tuple[str | None, str]:
 
 
 def with_gpu(run, folder: Path):
-    """`run` (a HostedRun) with the GPU type of the `wandb-metadata.json` in `folder`, where the log gives none: in
+    """`run` (a HostedRun) with the GPU type of the `wandb-metadata.json` in `folder` (or its `files/`, in a W&B run
+    folder), where the log gives none: in
     config["gpu"], with where it was read; a file that is unreadable, not a JSON object or names no single registry
     part leaves the run as it was, with a note saying why."""
-    path = folder / FILE
-    if run.config.get("gpu") or not exists(path):
+    path = next((f for f in (folder / FILE, folder / "files" / FILE) if exists(f)), None)   # files/: a run folder's
+    if run.config.get("gpu") or path is None:
         return run
     label = str(path)
-    notes = list(run.notes)
     try:
         check_regular(path, label)
         meta = load_json(path, label)
     except TinkerNomicsError as exc:
-        notes.append(f"W&B's {FILE} beside the log was not read ({exc}); pass --gpu")
-        return dataclasses.replace(run, notes=tuple(notes))
+        return _noted(run, f"W&B's {FILE} beside the log was not read ({exc}); pass --gpu")
     if not isinstance(meta, dict):
-        notes.append(f"W&B's {FILE} beside the log is not a JSON object; pass --gpu")
-        return dataclasses.replace(run, notes=tuple(notes))
+        return _noted(run, f"W&B's {FILE} beside the log is not a JSON object; pass --gpu")
+    return with_devices(run, meta, f"W&B's {FILE} beside the log")
+
+
+def with_devices(run, meta: dict, where: str):
+    """`run` with the GPU type `meta` names (wandb-metadata.json's `gpu`, `gpu_count`, `gpu_nvidia`), read from
+    `where`, unless the log gave one; a note where it names none the registry knows."""
+    if run.config.get("gpu"):
+        return run
     name, why = device_name(meta)
     if name is None:
-        notes.append(f"W&B's {FILE} beside the log gives no GPU type: {why}; pass --gpu")
-        return dataclasses.replace(run, notes=tuple(notes))
+        return _noted(run, f"{where} gives no GPU type: {why}; pass --gpu")
     try:
         gpu = sources.get_gpu(name).gpu
     except TinkerNomicsError:
-        notes.append(f"W&B's {FILE} beside the log names the GPU {name!r}, which is not in the GPU registry; pass "
-                     f"--gpu (`tinker-nomics gpus` lists them) and --gpu-hourly-usd")
-        return dataclasses.replace(run, notes=tuple(notes))
+        return _noted(run, f"{where} names the GPU {name!r}, which is not in the GPU registry; pass --gpu "
+                           f"(`tinker-nomics gpus` lists them) and --gpu-hourly-usd")
+    notes = list(run.notes)
     count = meta.get("gpu_count")
     if not run.config.get("num_gpus") and isinstance(count, int) and not isinstance(count, bool) and count > 0:
-        notes.append(f"the log does not give its GPU count; W&B's {FILE} lists {count} on the host that ran W&B "
-                     f"(one node's, not the run's): pass --num-gpus")
+        notes.append(f"the log does not give its GPU count; {where} lists {count} on the host that ran W&B (one "
+                     f"node's, not the run's): pass --num-gpus")
     config = {**run.config, "gpu": gpu}
-    where = {**run.config_sources, "gpu": f"W&B's {FILE} beside the log ({name!r})"}
-    return dataclasses.replace(run, config=config, config_sources=where, notes=tuple(notes))
+    sources_ = {**run.config_sources, "gpu": f"{where} ({name!r})"}
+    return dataclasses.replace(run, config=config, config_sources=sources_, notes=tuple(notes))
+
+
+def _noted(run, note: str):
+    return dataclasses.replace(run, notes=tuple(run.notes) + (note,))

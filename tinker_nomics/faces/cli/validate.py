@@ -21,11 +21,12 @@ def add_parser(sub) -> None:
     val = sub.add_parser(
         "validate", help="both sides of the ledger for a finished run, from its logs",
         description="Check a finished run from its logs and price it on the other side. PATH is a tinker-cookbook "
-                    "log folder or metrics.jsonl (the run ran on Tinker), a verl or NeMo RL console log, verl file-logger "
-                    ".jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export or TensorBoard event "
-                    "file of any of them or of a NeMo RL run (.csv, .json, .jsonl, .parquet, or a chart-panel CSV), or a `tinker billing usage` export. The "
-                    "framework is detected from the log's keys. Nothing is written into PATH's folder.")
-    val.add_argument("path", metavar="PATH", help="log folder, log file, W&B export or usage export")
+                    "log folder or metrics.jsonl (the run ran on Tinker), a verl, NeMo RL or OpenRLHF console log, "
+                    "verl file-logger .jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export "
+                    "(.csv, .json, .jsonl, .parquet, or a chart-panel CSV), TensorBoard event file or W&B run folder "
+                    "(wandb/run-<date>-<id>/, or its run-<id>.wandb) of any of them, or a `tinker billing usage` "
+                    "export. The framework is detected from the log's keys. Nothing is written into PATH's folder.")
+    val.add_argument("path", metavar="PATH", help="log folder, log file, W&B export or run folder, or usage export")
     val.add_argument("--ran-on", choices=("tinker", "self-hosted"),
                      help="where the run ran (default: detected from the log); a log of the other side is refused")
     val.add_argument("--model", help="the run's model (default: from the log's config)")
