@@ -268,6 +268,28 @@ def bench_validate_nemo() -> dict:
             "validate_nemo_file_mb": size / 1e6}
 
 
+def bench_validate_wandb() -> dict:
+    """A verl run's W&B run file (run-<id>.wandb) of 50,000 steps, written as the W&B SDK writes it (the writer of
+    tests/test_wandb_file.py), checked end to end: its chunks and records read as a stream."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import hosted_shapes as hs
+    import test_wandb_file as wf
+    from tinker_nomics.runs.ledger import check_run
+    steps = 50_000
+    with tempfile.TemporaryDirectory() as tmp:
+        records = [wf.config(hs.CONFIG)] + [wf.history(step, hs.verl_metrics((step - 1) % 4, "2026"))
+                                            for step in range(1, steps + 1)]
+        path = wf.write_file(Path(tmp) / "run-bench.wandb", records)
+        del records
+        size = path.stat().st_size
+        t0 = time.perf_counter()
+        result = check_run(path, gpu="H100 SXM", prices="2026-01-05")
+        seconds = time.perf_counter() - t0
+    assert result.measured.totals["steps"] == steps
+    return {"validate_wandb_50k_steps_seconds": seconds, "validate_wandb_records_per_second": steps / seconds,
+            "validate_wandb_file_mb": size / 1e6}
+
+
 def bench_notebooks() -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import toc_notebooks   # the same list of chapters the tests execute
@@ -302,7 +324,8 @@ def bench_book() -> dict:
 
 
 MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo, "plan": bench_plan,
-                "validate": bench_validate, "validate_verl": bench_validate_verl, "validate_nemo": bench_validate_nemo, "notebooks": bench_notebooks,
+                "validate": bench_validate, "validate_verl": bench_validate_verl, "validate_nemo": bench_validate_nemo,
+                "validate_wandb": bench_validate_wandb, "notebooks": bench_notebooks,
                 "book": bench_book}
 
 

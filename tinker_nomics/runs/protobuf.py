@@ -2,8 +2,6 @@
 (TensorBoard's events, W&B's run file) taken field by field (https://protobuf.dev/programming-guides/encoding/)."""
 from __future__ import annotations
 
-from typing import Iterator
-
 
 def varint(buf: bytes, i: int) -> tuple[int, int]:
     """The base-128 varint at `buf[i]`: (value, index after it)."""
@@ -21,27 +19,47 @@ def varint(buf: bytes, i: int) -> tuple[int, int]:
             raise ValueError("varint too long")
 
 
-def fields(buf: bytes) -> Iterator[tuple[int, int, object]]:
-    """(field number, wire type, value) of a protocol-buffer message: varints as ints, fixed64/fixed32 as bytes,
-    length-delimited fields as bytes."""
+def fields(buf: bytes) -> list[tuple[int, int, object]]:
+    """(field number, wire type, value) of a protocol-buffer message, in order: varints as ints, fixed64/fixed32 as
+    bytes, length-delimited fields as bytes. Keys of one or two bytes and one-byte lengths (nearly all of them)
+    are read inline."""
+    out = []
     i, n = 0, len(buf)
     while i < n:
-        key, i = varint(buf, i)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = varint(buf, i)
+        key = buf[i]
+        if key < 0x80:
+            i += 1
+        elif i + 1 < n and buf[i + 1] < 0x80:         # a two-byte key: fields 16 to 2047
+            key = (key & 0x7F) | buf[i + 1] << 7
+            i += 2
+        else:
+            key, i = varint(buf, i)
+        wire = key & 7
+        if wire == 2:
+            if i >= n:
+                raise ValueError("truncated field")
+            size = buf[i]
+            if size < 0x80:
+                i += 1
+            else:
+                size, i = varint(buf, i)
+            end = i + size
+            value = buf[i:end]
+        elif wire == 0:
+            value, end = varint(buf, i)
         elif wire == 1:
-            value, i = buf[i:i + 8], i + 8
-        elif wire == 2:
-            size, i = varint(buf, i)
-            value, i = buf[i:i + size], i + size
+            end = i + 8
+            value = buf[i:end]
         elif wire == 5:
-            value, i = buf[i:i + 4], i + 4
+            end = i + 4
+            value = buf[i:end]
         else:
             raise ValueError(f"wire type {wire}")
-        if i > n:
+        if end > n:
             raise ValueError("truncated field")
-        yield field, wire, value
+        out.append((key >> 3, wire, value))
+        i = end
+    return out
 
 
 def signed(value: int) -> int:

@@ -105,6 +105,20 @@ def _text(value: object) -> str:
     return value.decode("utf-8", errors="replace") if isinstance(value, bytes) else ""
 
 
+def _json_value(raw: bytes) -> object:
+    """A value_json: a number read as one (most of a history is numbers, and json.loads is slow), else JSON, else
+    the text itself."""
+    try:
+        return int(raw) if raw.isdigit() else float(raw)
+    except ValueError:
+        pass
+    text = _text(raw)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
 def _item(buf: bytes) -> tuple[str, object]:
     """A history or config item: its name (nested keys joined by '.', as W&B's exports name them) and value."""
     key, nested, value = "", [], None
@@ -114,11 +128,7 @@ def _item(buf: bytes) -> tuple[str, object]:
         elif f == 2 and w == 2:
             nested.append(_text(v))
         elif f == 16 and w == 2:
-            text = _text(v)
-            try:
-                value = json.loads(text)
-            except (ValueError, RecursionError):
-                value = text
+            value = _json_value(v)
         elif f == 4 and w == 0:
             value = bool(v)
         elif f == 5 and w == 0:
