@@ -200,3 +200,13 @@ def test_reading_never_changes_the_file(tmp_path):
     before = (path.read_bytes(), os.stat(path).st_mtime_ns)
     detect.read_hosted(path)
     assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
+
+
+def test_a_trl_run_file_names_its_model_and_group_from_the_callback_s_config():
+    """transformers' WandbCallback logs the model's config with the training arguments: `_name_or_path` and
+    `num_generations` (8: hosted_shapes' TRL run, 4 prompts × 8 completions)."""
+    run = detect.read_hosted(HERE / "trl" / "run.wandb")
+    assert run.framework == "TRL" and run.model == "Qwen/Qwen3-8B" and run.config["group_size"] == 8
+    assert run.n_steps == hs.TRL_EXPECTED["steps"]
+    t = run.steps   # a row per logged window of 2 steps
+    assert float((t["step_seconds"] * t["steps_covered"]).sum()) == pytest.approx(hs.TRL_EXPECTED["step_seconds_total"])

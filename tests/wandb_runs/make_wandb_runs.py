@@ -9,7 +9,10 @@ package's requirements), from the repository root:
   (verl/utils/tracking.py: wandb.init(config=config), then wandb.log(data=data, step=step)), its config dict the
   file's CONFIG (8 GPUs: 4 per node × 2 nodes);
 - openrlhf/: the OpenRLHF run of tests/test_openrlhf.py as its WandbLogger logs it (wandb.init(config=args.__dict__),
-  then every status key under train/ with train/global_step, W&B counting its own _step).
+  then every status key under train/ with train/global_step, W&B counting its own _step);
+- trl/: the TRL run of tests/hosted_shapes.py as transformers' WandbCallback logs it (its config: the model's config
+  and the training arguments in one dict, so `_name_or_path` and GRPOConfig's `num_generations`; every entry under
+  train/ or eval/ with train/global_step).
 
 Each run's `run-<id>.wandb` is copied to `<name>/run.wandb`; the rest of W&B's run folder is left behind.
 """
@@ -51,3 +54,5 @@ if __name__ == "__main__":
     os.environ.setdefault("WANDB_SILENT", "true")
     write("verl", hs.CONFIG, hs.verl_wandb_rows("2026"), stepped=True)
     write("openrlhf", orl.launch_args(), orl.wandb_rows(), stepped=False)
+    write("trl", {"_name_or_path": "Qwen/Qwen3-8B", "architectures": ["Qwen3ForCausalLM"], "num_generations": 8,
+                  "per_device_train_batch_size": 8, "logging_steps": 2}, hs.trl_wandb_rows(), stepped=False)

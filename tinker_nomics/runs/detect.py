@@ -356,8 +356,8 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
 
 def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) -> HostedRun:
     """A W&B run file read with its framework's reader: its history records as a W&B export's rows, its config as
-    the framework's config (verl's, NeMo RL's master config, OpenRLHF's launch arguments), its GPUs from the
-    environment record."""
+    the framework's config (verl's, NeMo RL's master config, OpenRLHF's launch arguments, TRL's model and group
+    size), its GPUs from the environment record."""
     notes: list[str] = []
     config, devices = wandb_file.run_info(p, label)
     rows = wandb_file.history(p, label, notes)
@@ -370,7 +370,7 @@ def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) ->
     elif framework == openrlhf.FRAMEWORK:
         hosted = openrlhf.read_records(rows, label, kind, facts, notes, config=config)
     else:
-        hosted = trl.read_records(rows, label, kind, facts, notes)
+        hosted = trl.read_records(rows, label, kind, facts, notes, config=config)
     if devices:
         hosted = wandb_metadata.with_devices(hosted, devices, "the W&B run file's environment record")
     return hosted

@@ -129,9 +129,11 @@ def read_state(path: Path, label: str, facts_override: dict | None = None) -> Ho
 
 
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
-                 run_name=None) -> HostedRun:
-    """A W&B export of a TRL run: `train/…` columns, `train/global_step` as the step. A stream.Table gives its
-    kind, notes and run name once read."""
+                 run_name=None, config: dict | None = None) -> HostedRun:
+    """A W&B export of a TRL run: `train/…` columns, `train/global_step` as the step; `config` the run's W&B config
+    where the source holds it (W&B's run file: transformers' WandbCallback logs the model's config and the
+    training arguments, so `_name_or_path` names the model and GRPOConfig's `num_generations` the group size). A
+    stream.Table gives its kind, notes and run name once read."""
     def unprefixed():
         profiled: dict[str, list] = {}   # the profiling rows since the last log row
         for where, rec in records:
@@ -147,7 +149,14 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
             yield where, out
     entries = list(unprefixed())   # TRL logs one entry per logging_steps: a short list, sorted by step below
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
-    return _read(entries, label, kind, {}, {}, facts_override, notes=notes, run_name=run_name)
+    facts, where = {}, {}
+    name = (config or {}).get("_name_or_path")
+    if isinstance(name, str) and name.strip():
+        facts["model_path"], where["model"] = name.strip(), "the run's W&B config: _name_or_path"
+    group = (config or {}).get("num_generations")
+    if isinstance(group, int) and not isinstance(group, bool) and group > 0:
+        facts["group_size"], where["group_size"] = float(group), "the run's W&B config: num_generations"
+    return _read(entries, label, kind, facts, where, facts_override, notes=notes, run_name=run_name)
 
 
 def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_override: dict | None, runtime=None,
