@@ -210,3 +210,22 @@ def test_a_trl_run_file_names_its_model_and_group_from_the_callback_s_config():
     assert run.n_steps == hs.TRL_EXPECTED["steps"]
     t = run.steps   # a row per logged window of 2 steps
     assert float((t["step_seconds"] * t["steps_covered"]).sum()) == pytest.approx(hs.TRL_EXPECTED["step_seconds_total"])
+
+
+def test_a_nemo_rl_run_file_takes_the_master_config_nested_or_flat(tmp_path):
+    """NeMo RL's WandbLogger hands its master config to run.config.update: the model, the 8 GPUs and the 512 samples
+    (32 prompts × 16) of test_nemo_rl's console test come out of it, whether W&B kept the dict nested or flat."""
+    import test_nemo_rl as nemo
+    master = {"grpo": {"num_prompts_per_step": 32, "num_generations_per_prompt": 16},
+              "policy": {"model_name": "Qwen/Qwen3-8B",
+                         "generation": {"vllm_cfg": {"tensor_parallel_size": 2, "enforce_eager": False}}},
+              "cluster": {"gpus_per_node": 8, "num_nodes": 1}}
+    flat = {"grpo.num_prompts_per_step": 32, "grpo.num_generations_per_prompt": 16,
+            "policy.model_name": "Qwen/Qwen3-8B", "cluster.gpus_per_node": 8, "cluster.num_nodes": 1,
+            "policy.generation.vllm_cfg.tensor_parallel_size": 2}
+    for i, given in enumerate((master, flat)):
+        recs = [config(given)] + [history(row["_step"], {k: v for k, v in row.items() if k != "_step"})
+                                  for row in nemo.nemo_rows()]
+        run = detect.read_hosted(write_file(tmp_path / f"run-{i}.wandb", recs))
+        assert run.framework == "NeMo RL" and run.model == "Qwen/Qwen3-8B"
+        assert (run.config["num_gpus"], run.config["samples_per_step"], run.config["rollout_tp"]) == (8, 512, 2)
