@@ -229,3 +229,16 @@ def test_a_nemo_rl_run_file_takes_the_master_config_nested_or_flat(tmp_path):
         run = detect.read_hosted(write_file(tmp_path / f"run-{i}.wandb", recs))
         assert run.framework == "NeMo RL" and run.model == "Qwen/Qwen3-8B"
         assert (run.config["num_gpus"], run.config["samples_per_step"], run.config["rollout_tp"]) == (8, 512, 2)
+
+
+def test_w_and_b_s_folder_of_runs_asks_for_one_run(tmp_path):
+    wandb_dir = tmp_path / "wandb"
+    for name in ("run-20261201_000000-aaa", "offline-run-20261202_000000-bbb"):
+        (wandb_dir / name).mkdir(parents=True)
+        shutil.copyfile(HERE / "verl" / "run.wandb", wandb_dir / name / f"run-{name[-3:]}.wandb")
+    os.symlink(wandb_dir / "run-20261201_000000-aaa", wandb_dir / "latest-run")
+    code, _, err = cli("validate", str(wandb_dir), "--gpu", "H100 SXM")
+    assert code == 2 and err.count("\n") == 1
+    assert "2 runs" in err and "run-20261201_000000-aaa" in err and "latest-run" in err
+    code, out, err = cli("validate", str(wandb_dir / "latest-run"), "--gpu", "H100 SXM")
+    assert code == 0, err

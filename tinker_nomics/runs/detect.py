@@ -219,6 +219,12 @@ def detect(path, side: str | None = None) -> Detected:
         if consoles:
             raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} console logs "
                                     f"({', '.join(c.name for c, _ in consoles[:6])}); pass the one to read")
+        runs = wandb_file.run_folders(p)
+        if runs:   # W&B's wandb/ folder: a folder per run
+            shown = ", ".join(r.name for r in runs[:4]) + (", …" if len(runs) > 4 else "")
+            latest = " (latest-run is the newest)" if (p / "latest-run").is_dir() else ""
+            raise TinkerNomicsError(f"{label}: W&B's folder of {len(runs)} runs ({shown}); pass one run's "
+                                    f"folder{latest}")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
                                 f"(TRL), .parquet files (a W&B run-history artifact), W&B run file "
                                 f"(run-<id>.wandb), TensorBoard event file or verl, NeMo RL or OpenRLHF console log")

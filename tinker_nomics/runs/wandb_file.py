@@ -216,3 +216,14 @@ def run_file(folder: Path) -> Path | None:
     """The one `run-<id>.wandb` of a W&B run folder, None where it holds none."""
     found = sorted(p for p in folder.glob("*" + SUFFIX) if p.is_file())
     return found[0] if len(found) == 1 else None
+
+
+def run_folders(folder: Path, limit: int = 1000) -> list[Path]:
+    """The run folders of W&B's `wandb/` folder (`run-…` or `offline-run-…`, each holding its run file), by name."""
+    found = []
+    for i, child in enumerate(sorted(folder.iterdir())):
+        if i >= limit:
+            break
+        if child.name.startswith(("run-", "offline-run-")) and child.is_dir() and run_file(child) is not None:
+            found.append(child)
+    return found
