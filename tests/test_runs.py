@@ -109,9 +109,25 @@ def _wandb_underscored(tmp):
     return shapes.write_wandb_csv(tmp / "h.csv", rows), shapes.EXPECTED
 
 
+def _wandb_run_file(tmp):
+    """W&B's own run file (tests/test_wandb_file.py's writer): the config as wandb.init took it, then the rows."""
+    import test_wandb_file as wf
+    records = [wf.config(shapes.NESTED_CONFIG)] + [wf.history(r["_step"], {k: v for k, v in r.items() if k != "_step"})
+                                                   for r in shapes.wandb_rows(shapes.sync_records())]
+    return wf.write_file(tmp / "run-abc.wandb", records), shapes.EXPECTED
+
+
+def _wandb_run_folder(tmp):
+    path, expected = _wandb_run_file(tmp)
+    folder = tmp / "run-20261204_101010-abc"
+    folder.mkdir()
+    return path.rename(folder / path.name).parent, expected
+
+
 SHAPES = [_cookbook_sync, _cookbook_stream, _cookbook_async, _cookbook_061, _bare_jsonl, _bare_jsonl_other_name,
           _wandb_csv, _wandb_json_records, _wandb_json_lines, _wandb_json_lines_named_json, _wandb_json_columns,
-          _wandb_json_split, _wandb_parquet, _wandb_parquet_nullable, _wandb_parquet_folder, _chart_csv, _wandb_underscored]
+          _wandb_json_split, _wandb_parquet, _wandb_parquet_nullable, _wandb_parquet_folder, _chart_csv, _wandb_underscored,
+          _wandb_run_file, _wandb_run_folder]
 
 
 @pytest.mark.parametrize("make", SHAPES, ids=[f.__name__.lstrip("_") for f in SHAPES])
@@ -122,6 +138,12 @@ def test_every_shape_gives_the_hand_computed_sums(tmp_path, make):
     assert run.n_steps == 4
     assert list(run.train["step"]) == [0, 1, 2, 3]
     assert list(run.steps.columns) == COLUMNS
+
+
+def test_a_wandb_run_file_reads_the_cookbook_config_it_holds(tmp_path):
+    run = read_run(_wandb_run_file(tmp_path)[0])
+    assert run.model == shapes.MODEL and run.kind == "W&B run file (.wandb)"
+    assert run.config["groups_per_batch"] == 2 and run.config["group_size"] == 4
 
 
 def test_cookbook_folder_reads_config_nested_anywhere(tmp_path):

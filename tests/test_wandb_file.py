@@ -188,10 +188,12 @@ def test_a_damaged_chunk_is_one_line_naming_its_byte(tmp_path):
     assert "fails its checksum" in err and "byte" in err
 
 
-def test_a_tinker_run_s_wandb_file_is_refused_in_one_line(tmp_path):
-    path = write_file(tmp_path / "run.wandb", [history(1, {"env/all/total_ac_tokens": 1000, "progress/batch": 1})])
-    code, _, err = cli("validate", str(path))
-    assert code == 2 and err.count("\n") == 1 and "W&B run file" in err and "metrics.jsonl" in err
+def test_a_tinker_run_s_wandb_file_is_read_on_the_tinker_side(tmp_path):
+    """tinker-cookbook logs to W&B too: its run file is billed as its metrics.jsonl would be (tests/test_runs.py
+    checks the sums); here, that `validate` sends it to the Tinker side."""
+    found = detect.detect(write_file(tmp_path / "run.wandb", [history(1, {"env/all/total_ac_tokens": 1000,
+                                                                           "progress/batch": 1})]))
+    assert found.side == detect.TINKER and found.shape == "wandb-file"
 
 
 def test_reading_never_changes_the_file(tmp_path):

@@ -678,6 +678,11 @@ def read_config(path: Path) -> dict:
     obj = load_json(path, label)
     if not isinstance(obj, dict):
         raise TinkerNomicsError(f"{label}: not a JSON object")
+    return config_from(obj, label)
+
+
+def config_from(obj: dict, label: str) -> dict:
+    """read_config's settings from a config already read (config.json's, or the one a W&B run file holds)."""
     found: dict[str, Any] = {}
     queue: list[tuple[str, Any]] = [("", obj)]
     while queue:  # breadth first: the shallowest occurrence of a key wins

@@ -132,12 +132,8 @@ CONSOLE_SUFFIXES = ("", ".log", ".txt", ".out", ".err")   # files of a folder re
 
 
 def _wandb_file_kind(path: Path, label: str, side: str | None) -> Detected:
-    """The framework of a W&B run file, by the names its history logs; a Tinker run's is refused in one line."""
-    found = _by_keys(wandb_file.keys(path, label), "wandb-file", f"{label} (a W&B run file)", side)
-    if found.side != SELF_HOSTED:
-        raise TinkerNomicsError(f"{label}: a W&B run file of a {found.framework} run: pass its log folder or "
-                                f"metrics.jsonl (or a W&B history export)")
-    return found
+    """The framework of a W&B run file, by the names its history logs."""
+    return _by_keys(wandb_file.keys(path, label), "wandb-file", f"{label} (a W&B run file)", side)
 
 
 def console_logs(folder: Path) -> list[tuple[Path, str]]:

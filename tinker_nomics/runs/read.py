@@ -25,7 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from .cookbook import from_jsonl, from_records, read_config
+from . import wandb_file
+from .cookbook import config_from, from_jsonl, from_records, read_config
 from .compressed import log_suffix
 from .files import (BOM, DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists,
                     json_table, jsonl_records, load_json, open_regular, parquet_records, peek, select_run)
@@ -74,8 +75,11 @@ def _read_folder(folder: Path, label: str, run: str | None) -> RunLog:
     parquet = sorted(folder.glob("*.parquet"))
     if parquet:
         return _read_parquet(parquet, label, run)
-    raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (a tinker-cookbook log folder) and no "
-                            f".parquet files (a W&B run-history artifact)")
+    found = wandb_file.run_file(folder)
+    if found is not None:   # a W&B run folder: its run-<id>.wandb
+        return _read_wandb_file(found, str(found), run)
+    raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (a tinker-cookbook log folder), no "
+                            f".parquet files (a W&B run-history artifact) and no W&B run file (run-<id>.wandb)")
 
 
 def _read_file(p: Path, label: str, run: str | None) -> RunLog:
@@ -90,12 +94,26 @@ def _read_file(p: Path, label: str, run: str | None) -> RunLog:
     if suffix == ".json":
         return _read_json(p, label, run)
     head = _head(p, label)
+    if wandb_file.is_wandb_file(head):
+        return _read_wandb_file(p, label, run)
     if head.startswith(b"{"):
         return _from_lines(p, label, run, {})
     if head.startswith(b"["):
         return _read_json(p, label, run)
     raise TinkerNomicsError(f"{label}: unknown format (expected a log folder, metrics.jsonl, or a W&B export "
                             f"as .csv, .json, .jsonl or .parquet)")
+
+
+def _read_wandb_file(p: Path, label: str, run: str | None) -> RunLog:
+    """W&B's own run file (runs.wandb_file) of a tinker-cookbook run: its history rows as a W&B export's, its
+    config (the cookbook's, as wandb.init took it) as config.json's."""
+    _no_run(label, run)
+    notes: list[str] = []
+    obj, _ = wandb_file.run_info(p, label)
+    config = config_from(obj, f"{label} (its W&B config)") if obj else {}
+    log = from_records(drop_nulls(wandb_file.history(p, label, notes)), label, label, "W&B run file (.wandb)",
+                       config=config, null_is_absent=True)
+    return replace(log, notes=tuple(notes) + log.notes) if notes else log
 
 
 def _head(p: Path, label: str) -> bytes:
