@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import run_shapes as shapes
+import test_runs
 from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
 from tinker_nomics.runs.read import read_run
@@ -41,6 +42,7 @@ SOURCES = {  # name -> (suffix, valid bytes)
         p, shapes.wandb_rows(shapes.sync_records())), ".parquet")),
     "chart.csv": (".csv", _bytes_of(lambda p: shapes.write_chart_csv(
         p, {"a": shapes.wandb_rows(shapes.sync_records())}), ".csv")),
+    "run.wandb": (".wandb", _bytes_of(lambda p: test_runs._wandb_run_file(p.parent)[0], ".wandb")),
 }
 
 
