@@ -1,4 +1,5 @@
-"""The GPU a run ran on, from W&B's `wandb-metadata.json` beside its log.
+"""The GPU a run ran on, from W&B's `wandb-metadata.json` beside its log (or the environment record of W&B's run
+file, which holds the same facts in newer releases: runs.wandb_file).
 
 verl, NeMo RL, OpenRLHF and TRL do not write the GPU type into their logs, but a run that logs to W&B leaves a
 `files/` folder holding the console log (`output.log`) and `wandb-metadata.json`, the system facts the W&B SDK records
@@ -36,9 +37,8 @@ def device_name(meta: dict) -> tuple[str | None, str]:
 
 def with_gpu(run, folder: Path):
     """`run` (a HostedRun) with the GPU type of the `wandb-metadata.json` in `folder` (or its `files/`, in a W&B run
-    folder), where the log gives none: in
-    config["gpu"], with where it was read; a file that is unreadable, not a JSON object or names no single registry
-    part leaves the run as it was, with a note saying why."""
+    folder), where the log gives none: in config["gpu"], with where it was read; a file that is unreadable, not a
+    JSON object or names no single registry part leaves the run as it was, with a note saying why."""
     path = next((f for f in (folder / FILE, folder / "files" / FILE) if exists(f)), None)   # files/: a run folder's
     if run.config.get("gpu") or path is None:
         return run
