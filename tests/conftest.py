@@ -330,14 +330,3 @@ def peakless(monkeypatch):
     monkeypatch.setattr(hardware, "gpus", lambda: table)
     monkeypatch.setattr(sources, "gpus", lambda: table)
     return table
-
-
-# Commands fit their text to the terminal (COLUMNS where a shell or CI runner exports it); tests read the full-width
-# output a pipe gets, whatever runs them: dropped here, before any test module copies os.environ for a subprocess.
-os.environ.pop("COLUMNS", None)
-
-
-@pytest.fixture(autouse=True)
-def _no_terminal_width(monkeypatch):
-    """No test sees a width it did not set itself (a test that wants one sets COLUMNS with monkeypatch)."""
-    monkeypatch.delenv("COLUMNS", raising=False)

@@ -427,6 +427,9 @@ def test_tables_fit_the_terminal_by_cutting_their_text_columns(monkeypatch):
     code, piped, _ = run("workloads")
     assert code == 0
     monkeypatch.setenv("COLUMNS", "90")
+    code, still_piped, _ = run("workloads")        # COLUMNS without a terminal (readline exports one): whole lines
+    assert still_piped == piped
+    monkeypatch.setattr("tinker_nomics.faces.cli.common.on_terminal", lambda: True)
     code, fitted, _ = run("workloads")
     assert code == 0
     assert max(len(line) for line in piped.splitlines()) > 90
@@ -478,12 +481,13 @@ def test_prose_lines_fill_the_terminal_under_their_label():
 
 def test_plan_fits_an_80_column_terminal(monkeypatch):
     """`plan` printed to an 80-column terminal: no line longer than 80 (the table as records, the prose filled);
-    piped, the table keeps its columns."""
+    piped, the table keeps its columns though COLUMNS is set."""
     monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("tinker_nomics.faces.cli.common.on_terminal", lambda: True)
     code, out, _ = run("plan", "--workload", "math_rl", "--deadline", "24h", "--draws", "200", "--top", "3")
     assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
     assert "Tinker (" in out and "\n1  " in out
-    monkeypatch.delenv("COLUMNS")
+    monkeypatch.setattr("tinker_nomics.faces.cli.common.on_terminal", lambda: False)
     code, piped, _ = run("plan", "--workload", "math_rl", "--deadline", "24h", "--draws", "200", "--top", "3")
     assert code == 0 and "rank   where" in piped
 

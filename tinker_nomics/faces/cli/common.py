@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 import textwrap
 
 from ... import fmt
@@ -42,9 +43,21 @@ def to_json(data: dict) -> str:
 MIN_CUT_WIDTH = 12     # a text column fitted to the terminal keeps at least this many characters (or its header)
 
 
+def on_terminal() -> bool:
+    """Whether the command's output goes to a terminal (not a pipe, a file or a captured stream)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):   # no stdout, or a closed one
+        return False
+
+
 def terminal_width() -> int | None:
-    """The terminal's width in characters when the output goes to one (or COLUMNS says it), else None: output
-    piped to a file or another program keeps every table at full width."""
+    """The terminal's width in characters (COLUMNS where the shell sets it, else the terminal's own) when the output
+    goes to one, else None: output piped to a file or another program keeps every line whole, whatever COLUMNS
+    says. (GNU readline exports COLUMNS=80 and LINES=24 into the environment of any program that loads it when no
+    terminal answers, and every child process inherits them: COLUMNS alone does not mean a terminal.)"""
+    if not on_terminal():
+        return None
     size = shutil.get_terminal_size(fallback=(0, 0))
     return size.columns or None
 
