@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import hosted_shapes as hs
 import test_openrlhf as orl
+import test_skyrl as sky
 import test_trl_profiling as trl_profiling
 from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
@@ -48,6 +49,7 @@ SOURCES = {  # name -> (file name, valid bytes)
     "openrlhf.log": ("train.log", orl.console().encode()),
     "openrlhf-history.csv": ("orl.csv", _bytes_of(lambda p: orl.write(p, orl.wandb_rows()), "orl.csv")),
     "openrlhf-launched.log": ("train.log", (orl.namespace_line() + "\n" + orl.console()).encode()),
+    "skyrl-history.csv": ("sky.csv", _bytes_of(lambda p: hs.write_table(p, sky.rows(), "csv"), "sky.csv")),
     "verl.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "verl" / "run.wandb").read_bytes()),
     "openrlhf.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "openrlhf" / "run.wandb").read_bytes()),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),
@@ -83,7 +85,8 @@ def test_damaged_self_hosted_logs_give_a_result_or_one_error_line(case, options)
     file_name, data = case
     if file_name.startswith("usage"):
         options = {}
-    elif not (file_name.startswith("trainer") or file_name.startswith("trl") or file_name.startswith("orl")):
+    elif not (file_name.startswith("trainer") or file_name.startswith("trl") or file_name.startswith("orl")
+              or file_name.startswith("sky")):
         options = {k: v for k, v in options.items() if k not in ("prompts_per_step",)}
     _outcome(data, file_name, **options)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, openrlhf, stream, tensorboard, trl, verl, wandb_file, wandb_metadata
+from . import nemo_rl, openrlhf, skyrl, stream, tensorboard, trl, verl, wandb_file, wandb_metadata
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -44,7 +44,7 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
     keys = set(keys)
     cookbook = any(k in keys for k in COOKBOOK_KEYS) or any(k.endswith("env/all/total_ac_tokens") for k in keys)
     hosted = verl.is_verl_keys(keys) or trl.is_trl_keys(keys) or nemo_rl.is_nemo_rl_keys(keys) \
-        or openrlhf.is_openrlhf_keys(keys)
+        or openrlhf.is_openrlhf_keys(keys) or skyrl.is_skyrl_keys(keys)
     if cookbook and hosted and side is None:
         raise TinkerNomicsError(f"{where}: keys of a Tinker run (env/all/…) and of a self-hosted run (verl or TRL) "
                                 f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
@@ -54,6 +54,9 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
         return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
     if nemo_rl.is_nemo_rl_keys(keys):
         return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has NeMo RL's timing/train/ keys")
+    if skyrl.is_skyrl_keys(keys):
+        return Detected(skyrl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has SkyRL's timing/step and "
+                                                             f"timing/fwd_logprobs_values_reward keys")
     if openrlhf.is_openrlhf_keys(keys):
         return Detected(openrlhf.FRAMEWORK, SELF_HOSTED, shape, f"{where} has OpenRLHF's timing/make_experience or "
                                                                 f"timing/ppo_train keys")
@@ -274,7 +277,8 @@ def detect(path, side: str | None = None) -> Detected:
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl, "
                             f"NeMo RL or OpenRLHF console log, a verl file-logger .jsonl, a TRL trainer_state.json, "
                             f"a TensorBoard event file, "
-                            f"or a W&B export (verl, TRL, NeMo RL, OpenRLHF) as .csv, .json, .jsonl or .parquet)")
+                            f"or a W&B export (verl, TRL, NeMo RL, OpenRLHF, SkyRL) as .csv, .json, .jsonl or "
+                            f".parquet)")
 
 
 def read_hosted(path, detected: Detected | None = None, run: str | None = None,
@@ -314,6 +318,8 @@ def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: d
             _no_run(run, label, "a console log")
             return nemo_rl.read_console(p, label, facts)
         return nemo_rl.read_records(_table(p, label, run), label, None, facts)
+    if found.framework == skyrl.FRAMEWORK:
+        return skyrl.read_records(_table(p, label, run), label, None, facts)
     if found.framework == openrlhf.FRAMEWORK:
         if found.shape == "console":
             _no_run(run, label, "a console log")
@@ -348,6 +354,8 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
             if all(other.resolve() != f.resolve() for f in files):
                 found.update(tensorboard.hparams(other, str(other)))
         return nemo_rl.read_records(rows, label, kind, facts, notes, config=nemo_rl.config_facts(found))
+    if framework == skyrl.FRAMEWORK:      # its tensorboard tracker logs at the global step, as W&B's _step
+        return skyrl.read_records(rows, label, kind, facts, notes)
     if framework == openrlhf.FRAMEWORK:   # its TensorboardLogger logs at the global step, which W&B has as a column
         return openrlhf.read_records(((where, {**rec, "train/global_step": rec["_step"]}) for where, rec in rows),
                                      label, kind, facts, notes)
@@ -371,6 +379,8 @@ def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) ->
                                       config=nemo_rl.config_facts(nemo_rl.flattened(config)) if config else None)
     elif framework == openrlhf.FRAMEWORK:
         hosted = openrlhf.read_records(rows, label, kind, facts, notes, config=config)
+    elif framework == skyrl.FRAMEWORK:
+        hosted = skyrl.read_records(rows, label, kind, facts, notes, config=config)
     else:
         hosted = trl.read_records(rows, label, kind, facts, notes, config=config)
     if devices:

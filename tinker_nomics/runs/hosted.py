@@ -160,8 +160,10 @@ class StepTable:
     def phase_names(self) -> list[str]:
         return list(self.phases)
 
-    def finish(self, samples: float | None = None, samples_source: str = "") -> tuple[pd.DataFrame, list[str]]:
-        """The tidy table (COLUMNS plus phase/<name>) and notes on how it was derived."""
+    def finish(self, samples: float | None = None, samples_source: str = "",
+               prompt_mean: float | None = None) -> tuple[pd.DataFrame, list[str]]:
+        """The tidy table (COLUMNS plus phase/<name>) and notes on how it was derived; `prompt_mean` (tokens per
+        sample, --prompt-len) stands in where a step logs neither its prompt length nor its token count."""
         if not self.n_rows:
             raise TinkerNomicsError(f"{self.label}: no training steps (no record carries a step time and token "
                                     f"counts)")
@@ -183,6 +185,14 @@ class StepTable:
             self.fail(("line", int(first["line"])), "a training step without its step time")
         if samples is not None:
             table["samples"] = table["samples"].fillna(float(samples))
+        if prompt_mean is not None:
+            unknown = table["prompt_mean"].isna() & table["trained_tokens"].isna()
+            table.loc[unknown, "prompt_mean"] = float(prompt_mean)
+            notes.append(f"the prompt length is --prompt-len's {float(prompt_mean):g} tokens per sample"
+                         if unknown.all() else
+                         f"the prompt length is --prompt-len's {float(prompt_mean):g} tokens per sample at the "
+                         f"{int(unknown.sum())} step(s) whose log gives none" if unknown.any() else
+                         "--prompt-len is not used: every step logs its own prompt length or token count")
         derivable = table["samples"].isna() & table["trained_tokens"].notna() & table["response_mean"].notna() \
             & table["prompt_mean"].notna()
         if derivable.any():
@@ -249,7 +259,8 @@ def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
             and facts.get("prompts_per_step") and facts.get("group_size"):
         facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
         where["samples_per_step"] = "prompts per step × group size (given or from the config)"
-    steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""))
+    steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""),
+                                facts.get("prompt_tokens_per_sample"))
     model = facts.get("model_path") if isinstance(facts.get("model_path"), str) else None
     return steps, notes, facts, where, model
 

@@ -114,7 +114,8 @@ class UsageBill:
 
 def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price_as=None, cached_prefill="auto",
               group_size=None, run=None, gpu=None, num_gpus=None, gpu_hourly_usd=None, fine_tune=None,
-              prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None, arch=None):
+              prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None, arch=None,
+              prompt_len=None):
     """Both sides of the ledger for the run at `path` (module docstring). `arch` is a model architecture read
     from a Hugging Face config (`--model-config`), used instead of the registry's for the GPU side."""
     if ran_on is not None and ran_on not in SIDES:
@@ -128,7 +129,8 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
                                     f"({found.reason}), which {where}")
     if found.side == USAGE:
         _refuse(found.framework, usage=usage, model=model, gpu=gpu, num_gpus=num_gpus, group_size=group_size,
-                prompts_per_step=prompts_per_step, fine_tune=fine_tune, price_as=price_as, run=run)
+                prompts_per_step=prompts_per_step, fine_tune=fine_tune, price_as=price_as, run=run,
+                prompt_len=prompt_len)
         export = read_usage(path)
         priced = price_usage(export, None, sessions)
         return UsageBill(export.source, export.kind, priced, export.cost_data_through)
@@ -140,6 +142,8 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
             facts["group_size"] = float(group_size)
         if prompts_per_step is not None:
             facts["prompts_per_step"] = float(prompts_per_step)
+        if prompt_len is not None:
+            facts["prompt_tokens_per_sample"] = float(prompt_len)
         if (prompts_per_step is None) != (group_size is None) and found.framework == "TRL":
             raise TinkerNomicsError("--prompts-per-step and --group-size go together: completions per step = "
                                     "prompts per step × group size")
@@ -147,7 +151,7 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
         return validate_hosted(hosted, model=model, gpu=gpu, num_gpus=num_gpus, fine_tune=fine_tune,
                                gpu_hourly_usd=gpu_hourly_usd, prices=prices, price_as=price_as,
                                cached_prefill=cached_prefill, method=method, arch=arch)
-    _refuse(found.framework, prompts_per_step=prompts_per_step)
+    _refuse(found.framework, prompts_per_step=prompts_per_step, prompt_len=prompt_len)
     validation = validate_run(path, model=model, prices=prices, price_as=price_as, cached_prefill=cached_prefill,
                               group_size=group_size, run=run)
     on_gpus, reason = None, None
@@ -170,7 +174,7 @@ def _refuse(framework: str, **given) -> None:
     names = {"usage": "--usage", "sessions": "--session", "off_policy": "--off-policy", "model": "--model",
              "gpu": "--gpu", "num_gpus": "--num-gpus", "group_size": "--group-size",
              "prompts_per_step": "--prompts-per-step", "fine_tune": "--fine-tune", "price_as": "--price-as",
-             "run": "--run", "cached_logged": "--cached-prefill logged"}
+             "run": "--run", "cached_logged": "--cached-prefill logged", "prompt_len": "--prompt-len"}
     bad = [names[k] for k, v in given.items() if v not in (None, False, (), [])]
     if bad:
         raise TinkerNomicsError(f"{', '.join(bad)} cannot apply to a {framework} log")

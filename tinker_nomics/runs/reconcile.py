@@ -34,7 +34,7 @@ from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU
-from . import nemo_rl, openrlhf, trl, verl
+from . import nemo_rl, openrlhf, skyrl, trl, verl
 from .hosted import HostedRun
 from .measured import Measured
 
@@ -47,7 +47,7 @@ PHASES = (("generation", "generation_seconds", "generation_predicted"),
           ("step", "step_seconds", "step_seconds_predicted"))
 
 # The logged phases that time the log-prob passes and the weight refit, in each framework's names.
-LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES + openrlhf.LOGPROB_PHASES
+LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES + openrlhf.LOGPROB_PHASES + skyrl.LOGPROB_PHASES
 REFIT_PHASES = tuple(dict.fromkeys(verl.REFIT_PHASES + nemo_rl.REFIT_PHASES + openrlhf.REFIT_PHASES
                                    + trl.REFIT_PHASES))   # each name once: NeMo RL's and TRL's are both `refit`
 CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
@@ -222,7 +222,9 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["padded_tokens_per_sample"] = padded
     if padded is not None and facts["critic"] and c.get("critic_remove_padding") is False:
         facts["critic_padded_tokens_per_sample"] = padded
-    return facts, not phases & set(REFIT_PHASES)
+    # the logged generation holds the hand-off unless the log times it apart, or the framework runs it outside the
+    # generation timer (SkyRL: the weights manager's entry, inside the step)
+    return facts, not phases & set(REFIT_PHASES) and run.framework != "SkyRL"
 
 
 def padded_length(config: dict) -> float | None:

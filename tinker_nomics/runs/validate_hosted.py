@@ -352,6 +352,10 @@ def _caveats(run: HostedRun) -> list[str]:
         out.append("PPO with a critic (adv_estimator gae): verl times the critic's values pass and update apart "
                    "(timing_s/values, update_critic), so the log-prob and update rows compare the actor's passes "
                    "alone; the step holds the critic's too, predicted and measured")
+    if run.framework == "SkyRL" and run.config.get("critic"):
+        out.append("PPO with a critic: SkyRL's fwd_logprobs_values_reward holds the critic's values pass and "
+                   "train_critic_and_policy (or critic_train beside policy_train) its update, so those rows compare "
+                   "the model's actor and critic together")
     if run.framework == "OpenRLHF" and run.config.get("critic"):
         out.append("PPO with a critic (critic_loss in the log): make_experience holds the critic's values pass and "
                    "ppo_train its update, so those rows compare the model's actor and critic together")

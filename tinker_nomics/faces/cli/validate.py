@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
                     "log folder or metrics.jsonl (the run ran on Tinker), a verl, NeMo RL or OpenRLHF console log, "
                     "verl file-logger .jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export "
                     "(.csv, .json, .jsonl, .parquet, or a chart-panel CSV), TensorBoard event file or W&B run folder "
-                    "(wandb/run-<date>-<id>/, or its run-<id>.wandb) of any of them, or a `tinker billing usage` "
+                    "(wandb/run-<date>-<id>/, or its run-<id>.wandb) of any of them or of a SkyRL run, or a "
+                    "`tinker billing usage` "
                     "export. The framework is detected from the log's keys. Nothing is written into PATH's folder.")
     val.add_argument("path", metavar="PATH", help="log folder, log file, W&B export or run folder, or usage export")
     val.add_argument("--ran-on", choices=("tinker", "self-hosted"),
@@ -47,6 +48,9 @@ def add_parser(sub) -> None:
     val.add_argument("--prompts-per-step", type=number("--prompts-per-step"), metavar="B",
                      help="self-hosted: prompts per step (default: the log's config; TRL, NeMo RL logs without "
                           "token counts and OpenRLHF logs without rollout/num_samples need it with --group-size)")
+    val.add_argument("--prompt-len", type=number("--prompt-len"), metavar="P",
+                     help="self-hosted: mean prompt tokens per sample, for a log that records neither its prompt "
+                          "length nor its token counts (SkyRL)")
     gpus = val.add_argument_group("GPUs", "self-hosted runs: the GPUs they ran on; Tinker runs: the GPUs to price "
                                           "them on (default: the package's, data/assumptions/defaults.csv)")
     gpus.add_argument("--gpu", help="GPU type (H100 SXM, B200, ...; `tinker-nomics gpus` lists them)")
@@ -78,6 +82,9 @@ def add_parser(sub) -> None:
     add_format(val)
 
 
+MAX_PROMPT_LEN = 10 ** 7   # tokens: beyond any model's context
+
+
 def _checked(args) -> None:
     """Numbers checked before any reading: a bad option is one line naming it."""
     from ...model.scenario import BOUNDS, check_whole
@@ -89,6 +96,9 @@ def _checked(args) -> None:
         if value is not None and not (math.isfinite(value) and low <= value <= high):
             raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number from {low:g} to {high:g}, "
                                     f"got {value:g}")
+    if args.prompt_len is not None and not (math.isfinite(args.prompt_len) and 0 < args.prompt_len <= MAX_PROMPT_LEN):
+        raise TinkerNomicsError(f"--prompt-len must be a finite number of tokens above 0 and at most "
+                                f"{MAX_PROMPT_LEN:,}, got {args.prompt_len:g}")
     try:
         check_whole({name: getattr(args, name) for name in rules})
     except TinkerNomicsError as exc:
@@ -144,7 +154,7 @@ def run(args) -> str:
                        cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run, gpu=args.gpu,
                        num_gpus=args.num_gpus, gpu_hourly_usd=args.gpu_hourly_usd, fine_tune=args.fine_tune,
                        prompts_per_step=args.prompts_per_step, method=args.method, off_policy=args.off_policy,
-                       usage=args.usage, sessions=args.session, arch=arch)
+                       usage=args.usage, sessions=args.session, arch=arch, prompt_len=args.prompt_len)
     saved = None
     if args.save_calibration:
         if not isinstance(result, HostedValidation):
