@@ -248,6 +248,52 @@ class StepTable:
         return table[ordered].reset_index(drop=True), notes
 
 
+def keyed_record(where, step, values: dict, columns: dict, phases: dict) -> StepRecord | None:
+    """A StepRecord from one row of named metrics (a W&B row): each tidy column and phase from the first of its
+    keys (newest first) the row has; None for a row without a step time."""
+    rec = StepRecord(where, step)
+    for column, keys in columns.items():
+        key = next((k for k in keys if values.get(k) is not None), None)
+        if key is not None:
+            rec.values[column] = (key, values[key])
+    for phase, keys in phases.items():
+        key = next((k for k in keys if values.get(k) is not None), None)
+        if key is not None:
+            rec.phases[phase] = (key, values[key])
+    return rec if "step_seconds" in rec.values else None
+
+
+def add_keyed_rows(records, table: StepTable, label: str, step_keys: tuple[str, ...], columns: dict,
+                   phases: dict) -> tuple[set[str], int]:
+    """Every row of `records` with a step time into `table` (keyed_record), its step the first of `step_keys` it
+    has: (the keys seen, the rows without a step time)."""
+    keys: set[str] = set()
+    skipped = 0
+    for where, raw in records:
+        keys.update(raw)
+        step = next((raw[k] for k in step_keys if raw.get(k) is not None), None)
+        rec = keyed_record(where, step, raw, columns, phases)
+        if rec is None:
+            skipped += 1
+            continue
+        if step is None:
+            raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (W&B '{step_keys[0]}')")
+        table.add(rec)
+    return keys, skipped
+
+
+def finite_number(value) -> float | None:
+    """A number of a config (not a bool) that fits a finite float, else None (a pasted integer can have hundreds of
+    digits)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
     """The options over the log's config (prompts per step, group size, samples, GPUs: marked "given"), then the
     table finished with the samples per step they imply: (steps, notes, facts, where, model path)."""

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, settle
+from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, keyed_record, settle
 from .verl import ConfigDumps, strip_line, validation_inside
 
 FRAMEWORK = "NeMo RL"
@@ -88,16 +88,7 @@ def is_nemo_rl_keys(keys) -> bool:
 def _record(where, step, values: dict) -> StepRecord | None:
     """A StepRecord from one W&B row; None for a row without a step time (step 0: setup timings, a validation
     before training)."""
-    rec = StepRecord(where, step)
-    for column, keys in COLUMN_KEYS.items():
-        key = next((k for k in keys if values.get(k) is not None), None)
-        if key is not None:
-            rec.values[column] = (key, values[key])
-    for phase, keys in PHASES.items():
-        key = next((k for k in keys if values.get(k) is not None), None)
-        if key is not None:
-            rec.phases[phase] = (key, values[key])
-    return rec if "step_seconds" in rec.values else None
+    return keyed_record(where, step, values, COLUMN_KEYS, PHASES)
 
 
 def is_config(value) -> bool:
@@ -173,18 +164,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     hyperparameters say (`config`: facts and where each came from). A stream.Table gives its kind, notes and run
     name once read."""
     table = StepTable(label, text_numbers=True)
-    keys: set[str] = set()
-    skipped = 0
-    for where, raw in records:
-        keys.update(raw)
-        step = raw.get("_step", raw.get("step"))
-        rec = _record(where, step, raw)
-        if rec is None:
-            skipped += 1
-            continue
-        if step is None:
-            raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (W&B '_step')")
-        table.add(rec)
+    keys, skipped = add_keyed_rows(records, table, label, ("_step", "step"), COLUMN_KEYS, PHASES)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if skipped:
         notes.append(f"{skipped} row(s) without {STEP_KEY} (setup timings and a validation before training are "

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, settle
+from .hosted import HostedRun, StepRecord, StepTable, finite_number, settle
 
 FRAMEWORK = "OpenRLHF"
 PREFIX = "train/"
@@ -100,19 +100,8 @@ def namespace_args(line: str) -> dict | None:
 
 def _count(args: dict, key: str) -> float | None:
     """A positive finite number of the launch arguments (a count, a batch, a rank, a share), else None."""
-    value = _number(args.get(key))
+    value = finite_number(args.get(key))
     return value if value is not None and value > 0 else None
-
-
-def _number(value) -> float | None:
-    """A finite number that fits a float (a pasted integer can have hundreds of digits), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def launch_facts(args: dict, said: str = "the launch arguments: ") -> tuple[dict, dict]:
@@ -142,7 +131,7 @@ def launch_facts(args: dict, said: str = "the launch arguments: ") -> tuple[dict
     if isinstance(args.get("critic_pretrain"), str) and args["critic_pretrain"].strip():
         facts["critic"], where["critic"] = True, said + "critic_pretrain (a critic is trained)"
         facts["critic_in_phases"] = True   # make_experience holds its values pass, ppo_train its update
-    kl = _number(args.get("init_kl_coef"))
+    kl = finite_number(args.get("init_kl_coef"))
     if kl is not None:
         in_loss = args.get("use_kl_loss") is True
         facts["use_kl_loss"], facts["use_kl_in_reward"] = kl > 0 and in_loss, kl > 0 and not in_loss

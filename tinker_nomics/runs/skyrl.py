@@ -21,9 +21,8 @@ sample); without it they stay unknown, with a note, and so do the Tinker price a
 """
 from __future__ import annotations
 
-from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, settle
+from .hosted import HostedRun, StepTable, add_keyed_rows, finite_number, settle
 
 FRAMEWORK = "SkyRL"
 
@@ -75,13 +74,8 @@ def is_skyrl_keys(keys) -> bool:
 
 
 def _positive(value) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:
-        return None
-    return value if value > 0 and value != float("inf") else None
+    value = finite_number(value)
+    return value if value is not None and value > 0 else None
 
 
 def config_facts(config: dict) -> tuple[dict, dict]:
@@ -132,37 +126,12 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     return facts, where
 
 
-def _record(where, step, values: dict) -> StepRecord | None:
-    """A StepRecord from one W&B row; None for a row without a step time (the evaluation before training)."""
-    rec = StepRecord(where, step)
-    for column, keys in COLUMN_KEYS.items():
-        key = next((k for k in keys if values.get(k) is not None), None)
-        if key is not None:
-            rec.values[column] = (key, values[key])
-    for phase, keys in PHASES.items():
-        key = next((k for k in keys if values.get(k) is not None), None)
-        if key is not None:
-            rec.phases[phase] = (key, values[key])
-    return rec if "step_seconds" in rec.values else None
-
-
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
                  run_name=None, config: dict | None = None) -> HostedRun:
     """A W&B export of a SkyRL run (`_step` is its global step), or W&B's run file with its `config`. A
     stream.Table gives its kind, notes and run name once read."""
     table = StepTable(label, text_numbers=True)
-    keys: set[str] = set()
-    skipped = 0
-    for where, raw in records:
-        keys.update(raw)
-        step = raw.get("_step", raw.get("trainer/global_step"))
-        rec = _record(where, step, raw)
-        if rec is None:
-            skipped += 1
-            continue
-        if step is None:
-            raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (W&B '_step')")
-        table.add(rec)
+    keys, skipped = add_keyed_rows(records, table, label, ("_step", "trainer/global_step"), COLUMN_KEYS, PHASES)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if skipped:
         notes.append(f"{skipped} row(s) without {STEP_KEY} (the evaluation before training, at step 0): not in the "
