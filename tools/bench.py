@@ -271,16 +271,14 @@ def bench_validate_nemo() -> dict:
 def bench_validate_wandb() -> dict:
     """A verl run's W&B run file (run-<id>.wandb) of 50,000 steps, written as the W&B SDK writes it (the writer of
     tests/test_wandb_file.py), checked end to end: its chunks and records read as a stream."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    import hosted_shapes as hs
-    import test_wandb_file as wf
     from tinker_nomics.runs.ledger import check_run
     steps = 50_000
+    writer = ("import sys; sys.path.insert(0, 'tests'); from pathlib import Path; import hosted_shapes as hs; "
+              "import test_wandb_file as wf; wf.write_file(Path(sys.argv[1]), [wf.config(hs.CONFIG)] + "
+              "[wf.history(s, hs.verl_metrics((s - 1) % 4, '2026')) for s in range(1, int(sys.argv[2]) + 1)])")
     with tempfile.TemporaryDirectory() as tmp:
-        records = [wf.config(hs.CONFIG)] + [wf.history(step, hs.verl_metrics((step - 1) % 4, "2026"))
-                                            for step in range(1, steps + 1)]
-        path = wf.write_file(Path(tmp) / "run-bench.wandb", records)
-        del records
+        path = Path(tmp) / "run-bench.wandb"   # written by a process of its own: the peak below is validate's
+        subprocess.run([PY, "-c", writer, str(path), str(steps)], cwd=ROOT, check=True)
         size = path.stat().st_size
         t0 = time.perf_counter()
         result = check_run(path, gpu="H100 SXM", prices="2026-01-05")
