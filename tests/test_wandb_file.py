@@ -66,9 +66,10 @@ def config(values: dict) -> bytes:
     return _field(5, b"".join(_field(1, item(k, v)) for k, v in values.items()))
 
 
-def environment(gpu_type: str, count: int, names: list[str]) -> bytes:
+def environment(gpu_type: str, count: int, names: list[str], amd_series: list[str] = ()) -> bytes:
     body = _field(18, gpu_type.encode()) + _field(19, count, wire=0)
     body += b"".join(_field(24, _field(1, n.encode())) for n in names)
+    body += b"".join(_field(26, _field(1, b"0") + _field(8, n.encode())) for n in amd_series)   # GpuAmdInfo: id 1, series 8
     return _field(26, body)
 
 
@@ -167,6 +168,13 @@ def test_a_record_across_blocks_and_typed_values_and_the_environment_s_gpus(tmp_
     run = detect.read_hosted(path)
     assert list(run.steps["step"]) == [1, 2, 3, 4, 5] and run.config["gpu"] == "H100 SXM"
     assert "environment record" in run.config_sources["gpu"]
+
+
+def test_an_amd_host_s_environment_record_names_its_gpu_by_series(tmp_path):
+    recs = verl_records()
+    recs.insert(1, environment("", 8, [], ["AMD Instinct MI300X"] * 8))
+    run = detect.read_hosted(write_file(tmp_path / "run-x.wandb", recs))
+    assert run.config["gpu"] == "MI300X" and "environment record" in run.config_sources["gpu"]
 
 
 def test_a_file_cut_inside_a_record_reads_what_came_before_with_a_note(tmp_path):

@@ -56,6 +56,13 @@ def test_only_the_names_under_gpu_nvidia_are_enough(tmp_path):
     assert run.config["gpu"] == "H100 SXM"
 
 
+def test_an_amd_host_s_devices_are_named_by_their_series(tmp_path):
+    # rocm-smi --showproductname's "Card Series: AMD Instinct MI300X" is what W&B's GpuAmdInfo.series holds
+    # (wandb/proto/wandb_internal.proto); the registry resolves the AMD marketing name to its part.
+    run = detect.read_hosted(_run_folder(tmp_path, {"gpu_amd": [{"id": "0", "series": "AMD Instinct MI300X"}] * 8}))
+    assert run.config["gpu"] == get_gpu("MI300X").gpu
+
+
 def test_metadata_that_names_no_single_registry_gpu_leaves_the_gpu_unknown_with_a_note(tmp_path):
     cases = {
         "mixed": {"gpu_nvidia": [{"name": H100_DRIVER_NAME}, {"name": "NVIDIA A100-SXM4-80GB"}]},

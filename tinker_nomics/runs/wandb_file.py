@@ -12,8 +12,8 @@ Every run that logs to W&B (online or offline) writes this file into its folder,
   HistoryRecord (items: `key` 1 or `nested_key` 2, the value as `value_json` 16 or typed: 3 none, 4 bool,
   5 sint64, 6 double, 7 text, 8 json; `step` 2 holding `num` 1), field 5 a ConfigRecord and field 17 the RunRecord
   (its `config` 4), each config item `key`/`nested_key` and `value_json`; field 26 the EnvironmentRecord
-  (`gpu_type` 18, `gpu_count` 19, `gpu_nvidia` 24 each with its `name` 1) that wandb-metadata.json holds in older
-  releases.
+  (`gpu_type` 18, `gpu_count` 19, `gpu_nvidia` 24 each with its `name` 1, `gpu_amd` 26 each with its `series` 8)
+  that wandb-metadata.json holds in older releases.
 
 A file still being written ends inside a record: the records before it are read and a note says so. A damaged chunk
 is one line naming its byte.
@@ -195,6 +195,9 @@ def run_info(path: Path, label: str) -> tuple[dict, dict]:
                     elif ef == 24 and ew == 2:
                         name = next((_text(n) for nf, nw, n in fields(ev) if nf == 1 and nw == 2), "")
                         gpus.setdefault("gpu_nvidia", []).append({"name": name})
+                    elif ef == 26 and ew == 2:
+                        name = next((_text(n) for nf, nw, n in fields(ev) if nf == 8 and nw == 2), "")
+                        gpus.setdefault("gpu_amd", []).append({"series": name})
         except (ValueError, struct.error, IndexError, OverflowError):
             raise TinkerNomicsError(f"{label}: byte {offset:,}: a W&B record that is not a protocol buffer (the "
                                     f"file is damaged)") from None

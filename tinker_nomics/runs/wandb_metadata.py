@@ -4,7 +4,8 @@ file, which holds the same facts in newer releases: runs.wandb_file).
 verl, NeMo RL, OpenRLHF and TRL do not write the GPU type into their logs, but a run that logs to W&B leaves a
 `files/` folder holding the console log (`output.log`) and `wandb-metadata.json`, the system facts the W&B SDK records
 at start: `gpu` (the device name as the driver reports it, e.g. `NVIDIA H100 80GB HBM3`), `gpu_count` (the GPUs of the
-host that ran the W&B process) and `gpu_nvidia` (one entry per device, each with its `name`). The name resolves to a
+host that ran the W&B process), `gpu_nvidia` (one entry per device, each with its `name`) and, on an AMD host,
+`gpu_amd` (one entry per device, its `series` the name rocm-smi gives, e.g. `AMD Instinct MI300X`). The name resolves to a
 registry part through data/hardware/gpu_device_names.csv (sources.get_gpu). Only the type is taken: the count is one
 host's, not a multi-node run's, so it is said in a note and never used.
 """
@@ -21,10 +22,16 @@ from .stream import check_regular
 FILE = "wandb-metadata.json"
 
 
+def _listed(meta: dict, keys: tuple[str, ...], field: str) -> list:
+    """The `field` of each device entry under the first of `keys` that holds a list."""
+    devices = next((meta[k] for k in keys if isinstance(meta.get(k), list)), [])
+    return [d.get(field) for d in devices if isinstance(d, dict)]
+
+
 def device_name(meta: dict) -> tuple[str | None, str]:
-    """The one device name the metadata gives (`gpu`, else the names under `gpu_nvidia`), or None with the reason."""
-    names = [d.get("name") for d in meta.get("gpu_nvidia") or [] if isinstance(d, dict)] \
-        if isinstance(meta.get("gpu_nvidia"), list) else []
+    """The one device name the metadata gives (`gpu`, else the names under `gpu_nvidia`, or the `series` of each
+    AMD device under `gpu_amd`, rocm-smi's "Card Series"), or None with the reason."""
+    names = _listed(meta, ("gpu_nvidia", "gpuNvidia"), "name") + _listed(meta, ("gpu_amd", "gpuAmd"), "series")
     names = [n.strip() for n in names if isinstance(n, str) and n.strip()]
     if isinstance(meta.get("gpu"), str) and meta["gpu"].strip():
         names = [meta["gpu"].strip()] + names
