@@ -75,6 +75,31 @@ def test_a_skyrl_export_is_detected_and_read_phase_by_phase(tmp_path):
     assert float(given.steps["prompt_tokens"].sum()) == pytest.approx(PROMPT_LEN * SAMPLES * 4)
 
 
+def _split_rows(critic: bool) -> list[dict]:
+    """Late-2025 releases time the update as timing/policy_train and, under PPO, timing/critic_train: the same run
+    with each step's update split 2/3 policy, 1/3 critic (or, under GRPO, the policy's timer alone)."""
+    out = []
+    for r in rows():
+        r = dict(r)
+        update = r.pop("timing/train_critic_and_policy", None)
+        if update is not None:
+            r["timing/policy_train"] = update * 2 / 3 if critic else update
+            if critic:
+                r["timing/critic_train"] = update / 3
+        out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("critic", [True, False])
+def test_late_2025_s_split_update_timers_are_the_update_together(tmp_path, critic):
+    path = hs.write_table(tmp_path / "h.csv", _split_rows(critic), "csv")
+    hosted = detect.read_hosted(path, facts={"prompts_per_step": float(PROMPTS), "group_size": float(GROUP)})
+    assert list(hosted.steps["training_seconds"]) == pytest.approx(UPDATE)
+    assert bool(hosted.config.get("critic")) is critic
+    if critic:   # the critic's values pass is in fwd_logprobs_values_reward: the log-prob row holds it
+        assert hosted.config["critic_in_phases"] is True
+
+
 def test_an_export_without_the_batch_asks_for_it(tmp_path):
     path = hs.write_table(tmp_path / "h.csv", rows(), "csv")
     hosted = detect.read_hosted(path)

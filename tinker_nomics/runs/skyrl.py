@@ -9,7 +9,7 @@ W&B keeps one row per step):
   manager, whose entry hands the new weights to the inference engines (so the refit is in the step, not in
   generate); `timing/fwd_logprobs_values_reward`: the old policy's and the reference model's log-prob passes and,
   under PPO, the critic's values pass; `timing/train_critic_and_policy` (releases from late 2025 split it into
-  `timing/policy_train` and `timing/critic_train`): the update; `timing/eval` and `timing/save_checkpoints` when
+  `timing/policy_train` and `timing/critic_train`, read as their sum): the update; `timing/eval` and `timing/save_checkpoints` when
   they run (`eval` inside the step timer's row but after the step timer: outside `timing/step`).
 - `generate/avg_num_tokens`, `generate/max_num_tokens` (`get_rollout_metrics`): the mean and the longest generated
   length of the step's responses; `reward/avg_raw_reward`.
@@ -26,10 +26,11 @@ from .hosted import HostedRun, StepTable, add_keyed_rows, finite_number, settle
 
 FRAMEWORK = "SkyRL"
 
+SPLIT_UPDATE = "timing/policy_train + timing/critic_train"   # the update of late-2025 releases under PPO: both timers
 COLUMN_KEYS = {   # tidy column -> SkyRL keys, newest first (the first one a record has is read)
     "step_seconds": ("timing/step",),
     "generation_seconds": ("timing/generate",),
-    "training_seconds": ("timing/train_critic_and_policy", "timing/policy_train"),
+    "training_seconds": ("timing/train_critic_and_policy", SPLIT_UPDATE, "timing/policy_train"),
     "validation_seconds": ("timing/eval",),
     "checkpoint_seconds": ("timing/save_checkpoints",),
     "response_mean": ("generate/avg_num_tokens",),
@@ -126,12 +127,32 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     return facts, where
 
 
+def _whole_update(records):
+    """The rows, each that times the update in two (`timing/policy_train` and `timing/critic_train`, late-2025
+    releases under PPO) with their sum as one more key, SPLIT_UPDATE: the update the model predicts holds both."""
+    for where, raw in records:
+        policy, critic = (_seconds(raw.get(k)) for k in ("timing/policy_train", "timing/critic_train"))
+        if policy is not None and critic is not None and raw.get("timing/train_critic_and_policy") is None:
+            raw = {**raw, SPLIT_UPDATE: policy + critic}
+        yield where, raw
+
+
+def _seconds(value) -> float | None:
+    """A timer's value as W&B gives it (a number, or text in an export), else None (left to the table to refuse)."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    return finite_number(value)
+
+
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
                  run_name=None, config: dict | None = None) -> HostedRun:
     """A W&B export of a SkyRL run (`_step` is its global step), or W&B's run file with its `config`. A
     stream.Table gives its kind, notes and run name once read."""
     table = StepTable(label, text_numbers=True)
-    keys, skipped = add_keyed_rows(records, table, label, ("_step", "trainer/global_step"), COLUMN_KEYS, PHASES)
+    keys, skipped = add_keyed_rows(_whole_update(records), table, label, ("_step", "trainer/global_step"), COLUMN_KEYS, PHASES)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if skipped:
         notes.append(f"{skipped} row(s) without {STEP_KEY} (the evaluation before training, at step 0): not in the "
@@ -139,6 +160,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     facts, where = config_facts(config) if config else ({}, {})
     if "timing/critic_train" in keys:
         facts["critic"], where["critic"] = True, "the log's timing/critic_train (a critic is trained)"
+        facts["critic_in_phases"] = True   # fwd_logprobs_values_reward holds its values pass
     steps, derived, facts, where, model = settle(table, facts, where, facts_override)
     notes += derived
     if steps["samples"].isna().any():
