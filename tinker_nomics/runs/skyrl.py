@@ -9,8 +9,9 @@ W&B keeps one row per step):
   manager, whose entry hands the new weights to the inference engines (so the refit is in the step, not in
   generate); `timing/fwd_logprobs_values_reward`: the old policy's and the reference model's log-prob passes and,
   under PPO, the critic's values pass; `timing/train_critic_and_policy` (releases from late 2025 split it into
-  `timing/policy_train` and `timing/critic_train`, read as their sum): the update; `timing/eval` and `timing/save_checkpoints` when
-  they run (`eval` inside the step timer's row but after the step timer: outside `timing/step`).
+  `timing/policy_train` and `timing/critic_train`, read as their sum): the update; `timing/eval` and
+  `timing/save_checkpoints` when they run (`eval` inside the step timer's row but after the step timer: outside
+  `timing/step`).
 - `generate/avg_num_tokens`, `generate/max_num_tokens` (`get_rollout_metrics`): the mean and the longest generated
   length of the step's responses; `reward/avg_raw_reward`.
 
