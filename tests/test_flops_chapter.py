@@ -4,8 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from tinker_nomics.model import flops, lora, memory, roofline, training
-from tinker_nomics.sources import get_arch, get_gpu, models, number
+from tinker_nomics.model import decode, flops, lora, memory, roofline, training
+from tinker_nomics.sources import data_dir, get_arch, get_gpu, models, number
+from tinker_nomics.sources.hf_config import load_config
 
 QWEN8B = get_arch("Qwen3-8B")
 H100 = get_gpu("H100 SXM")
@@ -114,8 +115,22 @@ def test_kv_per_sequence_and_budget():
     assert memory.sequences_in_budget(q, 4096, 80e9) == math.floor(80e9 / (q.kv_bytes_per_token * 4096))
     hybrid = get_arch("Qwen3.5-9B")     # constant state: a sequence costs something at zero tokens
     assert memory.kv_bytes_per_sequence(hybrid, 0) == hybrid.recurrent_bytes_per_sequence > 0
-    gpt = get_arch("gpt-oss-20b")        # sliding layers hold a 128-token window per sequence
-    assert memory.kv_bytes_per_sequence(gpt, 0) == memory.recurrent_bytes_per_sequence(gpt) > 0
+    gpt = get_arch("gpt-oss-20b")        # sliding layers hold the last 128 tokens of a sequence, no more
+    full_only = gpt.kv_bytes_per_token * 4096
+    assert memory.kv_bytes_per_sequence(gpt, 0) == 0
+    assert memory.kv_bytes_per_sequence(gpt, 4096) == full_only + memory.recurrent_bytes_per_sequence(gpt) \
+        > full_only
+    assert memory.kv_bytes_per_sequence(gpt, 64) == gpt.kv_bytes_per_token * 64 * 2   # as many sliding as full
+
+
+def test_a_sliding_window_holds_the_tokens_up_to_its_length():
+    # Mistral-7B-v0.1 (its published config.json): 32 layers, 8 KV heads of 128, every layer a 4,096-token window;
+    # bf16 keys and values, 2 bytes each
+    mistral = load_config(data_dir() / "models" / "configs" / "mistralai--Mistral-7B-v0.1.json")
+    per_token = 32 * 2 * 8 * 128 * 2
+    assert memory.kv_bytes_per_sequence(mistral, 1000) == per_token * 1000
+    assert memory.kv_bytes_per_sequence(mistral, 10_000) == per_token * 4096
+    assert decode.kv_bytes(mistral, 1000) == per_token * 1000
 
 
 def test_kv_table_rows():

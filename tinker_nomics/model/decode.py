@@ -199,7 +199,7 @@ def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
     from .memory import kv_bytes_per_token, recurrent_bytes_per_sequence
     scale = kv_scale(kv_precision)
     return kv_bytes_per_token(arch, "exact") * scale * np.asarray(tokens, dtype=float) \
-        + recurrent_bytes_per_sequence(arch, "exact") * scale
+        + recurrent_bytes_per_sequence(arch, "exact", tokens) * scale
 
 
 def token_flops(arch: ModelArch, context, attention: bool = True):

@@ -52,16 +52,19 @@ def kv_bytes_per_token(arch: ModelArch, method: str = "exact"):
     return float(arch.kv_bytes_per_token)
 
 
-def recurrent_bytes_per_sequence(arch: ModelArch, method: str = "exact"):
-    """Constant per-sequence state: linear-attention/Mamba states, and gpt-oss's 128-token sliding windows."""
+def recurrent_bytes_per_sequence(arch: ModelArch, method: str = "exact", tokens=None):
+    """Per-sequence cache that does not grow with the context past a bound: linear-attention/Mamba states, and the
+    sliding-window layers' keys and values (gpt-oss's 128 tokens, Mistral-7B-v0.1's 4,096), which hold min(tokens,
+    window) tokens of a `tokens`-token sequence (the whole window when `tokens` is None)."""
     if method == "seed":
         return 0.0
-    sliding = 0.0
-    if arch.sliding_window:
-        sliding_layers = arch.num_layers - arch.full_attention_layers
-        sliding = sliding_layers * 2 * arch.num_kv_heads * (arch.head_dim or 0) * number("bytes_per_param") \
-            * arch.sliding_window
-    return float(arch.recurrent_bytes_per_sequence) + sliding
+    state = float(arch.recurrent_bytes_per_sequence)
+    if not arch.sliding_window:
+        return state
+    held = float(arch.sliding_window) if tokens is None \
+        else np.minimum(np.asarray(tokens, dtype=float), float(arch.sliding_window))
+    sliding_layers = arch.num_layers - arch.full_attention_layers
+    return state + sliding_layers * 2 * arch.num_kv_heads * (arch.head_dim or 0) * number("bytes_per_param") * held
 
 
 def kv_cache_bytes(kv_per_token, sequences, tokens_per_sequence, state_per_sequence=0.0):
@@ -140,10 +143,10 @@ def attention_layers(arch: ModelArch) -> dict[str, int]:
 
 
 def kv_bytes_per_sequence(arch: ModelArch, tokens_per_sequence, method: str = "exact"):
-    """Cache bytes one sequence of `tokens_per_sequence` tokens holds: the token-linear KV plus any constant
-    state (linear-attention/Mamba states, sliding windows)."""
+    """Cache bytes one sequence of `tokens_per_sequence` tokens holds: the token-linear KV plus any bounded state
+    (linear-attention/Mamba states, sliding windows up to their length)."""
     return kv_cache_bytes(kv_bytes_per_token(arch, method), 1.0, tokens_per_sequence,
-                          recurrent_bytes_per_sequence(arch, method))
+                          recurrent_bytes_per_sequence(arch, method, tokens_per_sequence))
 
 
 def sequences_in_budget(arch: ModelArch, tokens_per_sequence, budget_bytes, method: str = "exact"):

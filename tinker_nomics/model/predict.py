@@ -186,7 +186,6 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)
     per = tokens.rollout(o, i, 1.0, 1.0, 0.0, 0.0)
     kv_token = memory.kv_bytes_per_token(arch, kind) * scale
-    state = memory.recurrent_bytes_per_sequence(arch, kind) * scale
     replicas = np.maximum(np.floor(n / tp), 1.0)
     if kind == "seed":
         context, attention, in_flight = per.output, 0.0, c
@@ -195,9 +194,11 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         context = per.decode_context
         attention = roofline.attention_flops_per_token(arch, context)
         budget = memory.engine_kv_memory_available(total, gpu, tp, number("engine_memory_fraction"), bpp) * replicas
-        fit = memory.max_concurrent_sequences(total, gpu, n, kv_token, per.sequence, state, available_bytes=budget)
+        whole = memory.recurrent_bytes_per_sequence(arch, kind, per.sequence) * scale   # what a sequence holds at last
+        fit = memory.max_concurrent_sequences(total, gpu, n, kv_token, per.sequence, whole, available_bytes=budget)
         in_flight = np.clip(c, 1.0, np.maximum(fit, 1.0))
         capped = c > fit
+    state = memory.recurrent_bytes_per_sequence(arch, kind, context) * scale   # what a step reads at its context
     peak = float(decode.gemm_peak(specs, precision))
     flops_per_token = number("forward_flops_per_param") * active + attention
     tps = roofline.decode_tokens_per_second(

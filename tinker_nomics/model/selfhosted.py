@@ -149,13 +149,14 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
         train_tps = np.where(phases.training_seconds > 0, np.asarray(train_tokens, dtype=float)
                              / np.maximum(s, 1e-300) / phases.training_seconds, 0.0)
     kv_token = memory.kv_bytes_per_token(arch, "exact")
-    state = memory.recurrent_bytes_per_sequence(arch, "exact")
     if terms.plan == "engine":
-        kv_gb = memory.kv_cache_bytes(kv_token, concurrency, sequence, state) / 1e9
+        kv_gb = memory.kv_cache_bytes(kv_token, concurrency, sequence,
+                                      memory.recurrent_bytes_per_sequence(arch, "exact", sequence)) / 1e9
         fits = waves <= 1
     else:   # the seed's rule: every sequence's cache for its whole length against the memory 2.4 × the weights leave
-        kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, kv_context if kv_context is not None else sequence,
-                                         state)
+        held = kv_context if kv_context is not None else sequence
+        kv_bytes = memory.kv_cache_bytes(kv_token, concurrency, held,
+                                         memory.recurrent_bytes_per_sequence(arch, "exact", held))
         fits = kv_bytes <= memory.kv_memory_available(float(arch.total_params), gpus, gpus_used)
         kv_gb = kv_bytes / 1e9
     shape = np.broadcast_shapes(np.shape(wallclock), np.shape(hourly), np.shape(sandbox_usd))
