@@ -391,7 +391,7 @@ def test_predict_answers_on_the_added_gpus(gpu):
     (["decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "0", "--input-len", "1",
       "--output-len", "1"], "concurrency must be a finite number >= 1"),
     (["decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "8", "--input-len", "1",
-      "--output-len", "1", "--precision", "fp7"], "precision must be one of bf16, fp16, fp8, int8, int4"),
+      "--output-len", "1", "--precision", "fp7"], "precision must be one of bf16, fp16, fp8, int8, w8a8, int4"),
     (["decode", "--model", "Llama-3.1-70B", "--gpu", "RTX 4090", "--num-gpus", "1", "--concurrency", "8",
       "--input-len", "100", "--output-len", "100"], "does not fit"),
     (["rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "1",

@@ -141,7 +141,8 @@ def test_names_that_are_not_a_known_models_release_stay_unknown(name):
     ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen/Qwen2.5-7B", "int8"),
     ("Qwen/Qwen3-30B-A3B-FP8", "Qwen/Qwen3-30B-A3B", "fp8"),
     ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "meta-llama/Llama-3.3-70B-Instruct", "fp8"),
-    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "meta-llama/Llama-3.1-8B", "int8"),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8", "meta-llama/Llama-3.1-8B", "w8a8"),
+    ("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a16", "meta-llama/Llama-3.1-8B", "int8"),
     ("unsloth/Llama-3.3-70B-Instruct-bnb-4bit", "meta-llama/Llama-3.3-70B-Instruct", "int4"),
     # Llama 3.1's repositories before Hugging Face's rename, alone and quantized
     ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", None),

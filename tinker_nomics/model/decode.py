@@ -49,14 +49,15 @@ from . import roofline
 # Bytes per stored weight or cached value at each precision a user can name. int4 carries one FP16 scale and one
 # FP16 zero point per group of 128 weights (AWQ/GPTQ's usual group size); fp4 (NVFP4) one FP8 scale per 16; mxfp4
 # (OCP MX, gpt-oss's experts) one 8-bit power-of-two scale per 32.
-PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5 + 4.0 / 128, "fp4": 0.5 + 1.0 / 16,
-                   "mxfp4": 0.5 + 1.0 / 32}
+PRECISION_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "w8a8": 1.0, "int4": 0.5 + 4.0 / 128,
+                   "fp4": 0.5 + 1.0 / 16, "mxfp4": 0.5 + 1.0 / 32}
 PRECISIONS = quantization.WEIGHT_PRECISIONS
 if set(PRECISION_BYTES) != set(PRECISIONS):
     raise RuntimeError("decode.PRECISION_BYTES must give every weight precision of sources.quantization its bytes")
 KV_PRECISIONS = ("bf16", "fp16", "fp8")
 WEIGHT_ONLY = ("int8", "int4")        # stored compressed, computed in BF16 after dequantisation
 FP8_COMPUTE = ("fp8",)                # weights and activations in 8 bits: the FP8 tensor-core peak
+INT8_COMPUTE = ("w8a8",)              # INT8 weights and activations: the INT8 tensor-core peak
 FP4_COMPUTE = ("fp4", "mxfp4")       # weights and activations in 4 bits, where the GPU has FP4 tensor cores
 HEAD_BYTES = 2.0                      # the output head stays BF16 in quantised checkpoints
 
@@ -76,11 +77,12 @@ def kv_scale(kv_precision: str) -> float:
 
 
 def gemm_peak(gpus: GpuSpecs, precision: str) -> np.ndarray:
-    """The datasheet's dense peak at the GEMM precision: FP8 for FP8 weights, FP4 for FP4 weights (a GPU without
-    tensor cores of that precision gives its BF16 peak there, as it dequantises them), BF16 otherwise (weight-only
-    int8/int4 dequantise to BF16)."""
+    """The datasheet's dense peak at the GEMM precision: FP8 for FP8 weights, FP4 for FP4 weights, INT8 for W8A8 (a
+    GPU without tensor cores of that precision gives its BF16 peak there, as it dequantises them), BF16 otherwise
+    (weight-only int8/int4 dequantise to BF16)."""
     name = precision_name(precision)
-    return gpus.fp8_flops if name in FP8_COMPUTE else gpus.fp4_flops if name in FP4_COMPUTE else gpus.bf16_flops
+    return gpus.fp8_flops if name in FP8_COMPUTE else gpus.fp4_flops if name in FP4_COMPUTE \
+        else gpus.int8_flops if name in INT8_COMPUTE else gpus.bf16_flops
 
 
 def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
@@ -89,7 +91,7 @@ def gemm_ceiling(gpus: GpuSpecs, precision: str) -> np.ndarray:
     far below the boost clock the datasheet peak assumes), else the datasheet peak (`gemm_peak`)."""
     name = precision_name(precision)
     return gpus.gemm_fp8_flops if name in FP8_COMPUTE else gpus.gemm_fp4_flops if name in FP4_COMPUTE \
-        else gpus.gemm_bf16_flops
+        else gpus.gemm_int8_flops if name in INT8_COMPUTE else gpus.gemm_bf16_flops
 
 
 def gemm_rows(gpus: GpuSpecs, precision: str) -> np.ndarray:
@@ -122,7 +124,8 @@ def gemm_tokens(arch: ModelArch, batch, rows):
 
 
 def weight_only(precision: str, gpus: GpuSpecs):
-    """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; FP8 on GPUs
+    """Where weights at `precision` are dequantised to BF16 before each GEMM: int8 and int4 everywhere; W8A8 on GPUs
+    without INT8 tensor cores (V100); FP8 on GPUs
     without FP8 tensor cores (A100, RTX 3090 …) and FP4 on GPUs without FP4 tensor cores (every one before
     Blackwell and CDNA 4: H100, L40S, MI300X …), where vLLM's FP8 and FP4 Marlin kernels run them weight-only
     (W8A16, W4A16). Marlin needs an NVIDIA GPU of compute capability 8.0 (defaults.csv:
@@ -132,6 +135,8 @@ def weight_only(precision: str, gpus: GpuSpecs):
     name = precision_name(precision)
     if name in WEIGHT_ONLY:
         return np.ones(np.shape(gpus.name), dtype=bool)
+    if name in INT8_COMPUTE:   # int8 weights run weight-only anywhere, as int8 does
+        return ~np.broadcast_to(np.asarray(gpus.int8_native, dtype=bool), np.shape(gpus.name))
     native = gpus.fp8_native if name in FP8_COMPUTE else gpus.fp4_native if name in FP4_COMPUTE else None
     if native is not None and not np.all(native):
         dequantised = ~np.asarray(native, dtype=bool)

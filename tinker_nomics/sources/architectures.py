@@ -195,14 +195,16 @@ TUNED_SUFFIXES = ("-Instruct", "-it", "-Chat")
 # (Qwen/Qwen2.5-72B-Instruct-AWQ, Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4, neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8,
 # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic, hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4,
 # RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8): the same shapes at that precision. AWQ and GPTQ without a
-# bit count are 4-bit (both projects' default); W8A8 counts as int8 weights; MXFP4 is its own format (4.25 bits a
-# weight, run weight-only before Blackwell). sources/quantization.py reads the same formats from a config.json.
+# bit count are 4-bit (both projects' default); W8A8 is int8 weights and activations; MXFP4 is its own format
+# (4.25 bits a weight, run weight-only before Blackwell). sources/quantization.py reads the same formats from a
+# config.json.
 QUANTIZED_TAILS = (
     ("fp8", r"fp8(?:[-_.](?:dynamic|static|block|kv))*"),
     ("fp4", r"(?:nv)?fp4"),
     ("mxfp4", r"mxfp4"),
     ("int4", r"(?:awq|gptq)(?:[-_.](?:int4|4bit))?|int4|w4a16(?:[-_.]g128)?|(?:bnb[-_.])?4bit|quantized[-_.]w4a16"),
-    ("int8", r"gptq[-_.](?:int8|8bit)|int8|w8a8|w8a16|(?:bnb[-_.])?8bit|quantized[-_.]w8a(?:8|16)"),
+    ("w8a8", r"(?:quantized[-_.])?w8a8(?:[-_.]int8)?|smoothquant"),
+    ("int8", r"gptq[-_.](?:int8|8bit)|int8|w8a16|(?:bnb[-_.])?8bit|quantized[-_.]w8a16"),
 )
 _QUANTIZED = [(precision, re.compile(rf"[-_.](?:{tail})$", re.IGNORECASE)) for precision, tail in QUANTIZED_TAILS]
 

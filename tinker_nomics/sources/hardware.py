@@ -314,6 +314,10 @@ class GpuSpecs:
     compute_capability: np.ndarray = None  # NVIDIA's compute capability (compute_capability.csv); NaN for AMD parts
     collective_bytes_per_s: np.ndarray = None  # an all-reduce's bus bandwidth over that link: its rate each way
                                                # times the share nccl-tests runs reach (collective_shares)
+    int8_flops: np.ndarray = None      # dense INT8 tensor-core peak (int8_peaks.csv), else the BF16 peak: W8A8 runs
+                                       # weight-only there
+    gemm_int8_flops: np.ndarray = None  # the same under load: the INT8 peak at the BF16 ceiling's share of its peak
+    int8_native: np.ndarray = None     # True where int8_peaks.csv gives an INT8 tensor-core peak (Turing and later)
 
     @property
     def shape(self) -> tuple:
@@ -395,6 +399,15 @@ def fp4_peaks() -> dict[str, float]:
 
 
 @functools.lru_cache(maxsize=None)
+def int8_peaks() -> dict[str, float]:
+    """GPU -> dense INT8 tensor-core OP/s (data/hardware/int8_peaks.csv, each part's datasheet or architecture
+    whitepaper): what W8A8 (INT8 weights and activations) multiplies at. A part the table lacks (V100: INT8 only
+    through DP4A, no INT8 tensor cores) runs W8A8 weights weight-only."""
+    tops = _per_gpu_figure("hardware/int8_peaks.csv", "int8_dense_tops", lambda x: x > 0, "a positive peak")
+    return {gpu: value * 1e12 for gpu, value in tops.items()}
+
+
+@functools.lru_cache(maxsize=None)
 def compute_capabilities() -> dict[str, float]:
     """GPU -> NVIDIA compute capability (data/hardware/compute_capability.csv, from NVIDIA's CUDA GPU tables); the
     AMD parts have none. It decides which kernels a GPU can run: vLLM's Marlin kernels, which run FP8 and FP4
@@ -404,7 +417,7 @@ def compute_capabilities() -> dict[str, float]:
 
 
 def _specs_of(names: np.ndarray) -> GpuSpecs:
-    table, link, ceilings, fp4 = gpus(), links(), gemm_ceilings(), fp4_peaks()
+    table, link, ceilings, fp4, int8 = gpus(), links(), gemm_ceilings(), fp4_peaks(), int8_peaks()
     capability, shares = compute_capabilities(), collective_shares()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -421,6 +434,8 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                        (g.bf16_dense_tflops * 1e12 if g.bf16_dense_tflops else nan))
     gemm_fp8 = column(lambda g: ceilings[g.gpu][1] if g.gpu in ceilings else
                       (g.fp8_dense_tflops or g.bf16_dense_tflops or nan) * 1e12)
+    has_int8 = column(lambda g: 1.0 if g.gpu in int8 else 0.0) > 0.5
+    int8_peak = column(lambda g: int8.get(g.gpu, nan))
     return GpuSpecs(np.asarray(names, dtype=object), column(lambda g: g.memory_bytes),
                     column(lambda g: g.bandwidth_bytes_per_s), bf16, fp8, seed,
                     column(lambda g: link[g.gpu].gb_s_per_direction * 1e9), kinds, gemm_bf16, gemm_fp8,
@@ -429,7 +444,11 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                     np.where(column(lambda g: g.gpu in fp4) > 0.5, column(lambda g: fp4.get(g.gpu, nan)), gemm_bf16),
                     column(lambda g: 1.0 if g.gpu in fp4 else 0.0) > 0.5,
                     column(lambda g: capability.get(g.gpu, nan)),
-                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9 * shares[link[g.gpu].kind]))
+                    column(lambda g: link[g.gpu].gb_s_per_direction * 1e9 * shares[link[g.gpu].kind]),
+                    np.where(has_int8, int8_peak, bf16),
+                    # the clocks a dense GEMM holds under load are the part's, whatever the precision (AMD's MI300X)
+                    np.where(has_int8, int8_peak * gemm_bf16 / bf16, gemm_bf16),
+                    has_int8)
 
 
 @dataclass(frozen=True)

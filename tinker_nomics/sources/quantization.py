@@ -1,7 +1,7 @@
 """Weight and KV-cache precisions under the names people copy from their serving engine and their checkpoint.
 
-The model knows seven weight precisions (bf16, fp16, fp8, int8, int4, fp4, mxfp4; model/decode.py gives their bytes) and
-three KV-cache ones (bf16, fp16, fp8). Users arrive with other spellings of the same things:
+The model knows eight weight precisions (bf16, fp16, fp8, int8, w8a8, int4, fp4, mxfp4; model/decode.py gives their
+bytes) and three KV-cache ones (bf16, fp16, fp8). Users arrive with other spellings of the same things:
 
 - vLLM's `--dtype` (auto, half, float16, bfloat16), `--kv-cache-dtype` (auto, fp8, fp8_e4m3, fp8_e5m2) and
   `--quantization` (awq, gptq, awq_marlin, gptq_marlin, fp8, bitsandbytes, modelopt, modelopt_fp4, mxfp4, …), as
@@ -14,16 +14,18 @@ three KV-cache ones (bf16, fp16, fp8). Users arrive with other spellings of the 
 
 `canonical` maps a typed name to the model's; `of_config` reads a checkpoint's. MXFP4 (4-bit values, one 8-bit
 scale per 32: 4.25 bits a weight) is mxfp4 and NVFP4 (one FP8 scale per 16) fp4; both run on FP4 tensor cores where
-a GPU has them (Blackwell, CDNA 4) and weight-only, dequantized to BF16, elsewhere. W8A8 is
-read as int8 weights, as the model has no int8 tensor-core path. AWQ and GPTQ without a bit count are 4-bit, both
-projects' default.
+a GPU has them (Blackwell, CDNA 4) and weight-only, dequantized to BF16, elsewhere. int8 is weight-only (W8A16:
+GPTQ, bitsandbytes, TensorRT-LLM's int8 weight-only), dequantized to BF16 before each GEMM; w8a8 is int8 weights and
+activations (SmoothQuant, llm-compressor's W8A8 int8, ModelOpt's W8A8_SQ), which run on INT8 tensor cores where the
+GPU has them (data/hardware/int8_peaks.csv) and weight-only elsewhere. AWQ and GPTQ without a bit count are 4-bit,
+both projects' default.
 """
 from __future__ import annotations
 
 from ..errors import TinkerNomicsError
 
 # The weight precisions the model knows (model/decode.py gives each its bytes per weight).
-WEIGHT_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4")
+WEIGHT_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "w8a8", "int4", "fp4", "mxfp4")
 
 # Typed names -> the model's names. Keys are lower case; "-" and "." are read as "_".
 ALIASES = {
@@ -33,7 +35,8 @@ ALIASES = {
     "awq": "int4", "gptq": "int4", "awq_marlin": "int4", "gptq_marlin": "int4", "w4a16": "int4", "int4_awq": "int4",
     "awq_int4": "int4", "gptq_int4": "int4", "w4a16_awq": "int4", "bnb_4bit": "int4", "nf4": "int4",
     "mxfp4": "mxfp4",
-    "w8a16": "int8", "w8a8": "int8", "gptq_int8": "int8", "bnb_8bit": "int8", "int8_weight_only": "int8",
+    "w8a16": "int8", "gptq_int8": "int8", "bnb_8bit": "int8", "int8_weight_only": "int8",
+    "w8a8_int8": "w8a8", "int8_w8a8": "w8a8", "smoothquant": "w8a8", "w8a8_sq": "w8a8",
     "nvfp4": "fp4", "modelopt_fp4": "fp4",
 }
 # Names that stand for "what the checkpoint (or, for the KV cache, the model) already uses".
@@ -89,6 +92,8 @@ def of_config(data: dict) -> str | None:
         return "mxfp4"
     if "fp8" in method or "fp8" in algo or "e4m3" in algo:
         return "fp8"
+    if "w8a8" in algo:   # ModelOpt's W8A8_SQ_PER_CHANNEL (SmoothQuant): INT8 weights and activations
+        return "w8a8"
     bits = quant.get("bits", quant.get("w_bit", quant.get("weight_bits")))
     if "w4a" in algo or "int4" in algo:
         bits = 4
@@ -104,8 +109,9 @@ def of_config(data: dict) -> str | None:
 
 
 def _compressed_tensors(quant: dict) -> str | None:
-    """llm-compressor's format: each config group states its weights' bits and type; the lowest-bit group covers
-    the bulk of a mixed checkpoint (4-bit experts beside 8-bit attention)."""
+    """llm-compressor's format: each config group states its weights' bits and type (and its input activations':
+    8-bit int activations beside 8-bit int weights are W8A8); the lowest-bit group covers the bulk of a mixed
+    checkpoint (4-bit experts beside 8-bit attention)."""
     groups = quant.get("config_groups")
     found = []
     for group in (groups.values() if isinstance(groups, dict) else ()):
@@ -113,8 +119,11 @@ def _compressed_tensors(quant: dict) -> str | None:
         if not isinstance(weights, dict):
             continue
         bits, kind = str(weights.get("num_bits")), _key(weights.get("type", "int"))
+        acts = group.get("input_activations")
+        int8_acts = isinstance(acts, dict) and str(acts.get("num_bits")) == "8" \
+            and _key(acts.get("type", "int")) == "int"
         if bits == "8":
-            found.append((8, "fp8" if kind == "float" else "int8"))
+            found.append((8, "fp8" if kind == "float" else "w8a8" if int8_acts else "int8"))
         elif bits == "4":
             mx = "mxfp4" in _key(group.get("format", quant.get("format", "")))
             found.append((4, "mxfp4" if mx else "fp4" if kind == "float" else "int4"))
