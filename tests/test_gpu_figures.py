@@ -343,10 +343,12 @@ def test_fp8_and_fp4_weights_are_refused_where_marlin_cannot_run_them():
      "compute_capability.csv row .*: compute_capability 75.0 is not a CUDA compute capability"),
     ("compute_capability.csv", "X9,8.0,2026-12-03,https://a.example,\n", "GPU 'X9' is not in the GPU registry"),
     ("fp4_peaks.csv", "B200,-9000,2026-12-03,https://a.example,\n", "fp4_dense_tflops -9000.0 is not a positive peak"),
+    ("int8_peaks.csv", "V100 32GB SXM,0,2026-12-04,https://a.example,\n",
+     "int8_dense_tops 0.0 is not a positive peak"),
 ])
 def test_a_bad_per_gpu_figure_is_one_line_naming_it(tmp_path, monkeypatch, table, row, needle):
-    """A compute capability outside CUDA's range (75 for 7.5), an unknown GPU or a negative FP4 peak in the small
-    per-GPU tables is refused in one line naming the table, the row and the value."""
+    """A compute capability outside CUDA's range (75 for 7.5), an unknown GPU or a negative FP4 or zero INT8 peak in
+    the small per-GPU tables is refused in one line naming the table, the row and the value."""
     import shutil
     from tinker_nomics.sources.shipped import shipped
     data = tmp_path / "data"
@@ -357,7 +359,8 @@ def test_a_bad_per_gpu_figure_is_one_line_naming_it(tmp_path, monkeypatch, table
     sources.clear_caches()
     try:
         with pytest.raises(TinkerNomicsError, match=needle):
-            hardware.compute_capabilities() if table.startswith("compute") else hardware.fp4_peaks()
+            {"compute_capability.csv": hardware.compute_capabilities, "fp4_peaks.csv": hardware.fp4_peaks,
+             "int8_peaks.csv": hardware.int8_peaks}[table]()
     finally:
         monkeypatch.delenv("TINKER_NOMICS_DATA")
         sources.clear_caches()
