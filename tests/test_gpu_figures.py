@@ -397,6 +397,20 @@ def test_a_decode_all_reduce_moves_its_bytes_at_the_collective_rate():
     assert float(gpus.collective_bytes_per_s) < float(gpus.link_bytes_per_s)
 
 
+def test_the_prompts_all_reduce_their_tokens_too():
+    """A prefill's all-reduces carry every prompt token (2 a layer, tokens × hidden BF16 values each, the same ring
+    traffic): a serving plan of up to 64 prompts of 2,048 tokens on 4 L40S (PCIe) pays them on the wire, 1 GPU
+    none."""
+    from tinker_nomics.model import decode
+    arch, gpus = sources.get_arch("Llama-2-70b-hf"), gpu_specs("L40S")
+    plan = decode.serving_plan(arch, gpus, 4, 64, 2048, 128, tensor_parallel=4)
+    batch = float(plan.batch)   # the prompts the KV cache holds at once (fewer than 64 for 70B on 4 × 48 GB)
+    wire = 2 * arch.num_layers * 2 * 3 / 4 * batch * 2048 * arch.hidden_size * 2 / float(gpus.collective_bytes_per_s)
+    assert float(plan.prefill_wire) == pytest.approx(wire) and batch > 1
+    single = decode.serving_plan(sources.get_arch("Llama-3.1-8B"), gpus, 1, 64, 2048, 128)
+    assert float(single.prefill_wire) == 0.0
+
+
 @pytest.mark.parametrize("row, needle", [
     ("2 x X,2,pcie,32,80,1 GB,,2026-12-03,https://a.example,\n", "busbw 80 GB/s over a 32 GB/s link"),
     ("2 x X,2,carrier_pigeon,32,20,1 GB,,2026-12-03,https://a.example,\n", "'carrier_pigeon' is not one of"),

@@ -199,6 +199,19 @@ def allreduces_per_step(arch: ModelArch) -> float:
     return float(arch.num_layers) * (1.0 if arch.arch_type == "nemotron_h" else 2.0)
 
 
+def allreduce_wire_seconds(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, tokens):
+    """Seconds on the wire of one forward pass's tensor-parallel all-reduces over `tokens` tokens (each all-reduce
+    `tokens` × hidden BF16 values, 2 (tp − 1) / tp of them each way in a ring) at the bus bandwidth an all-reduce
+    reaches over the GPU's link, or the network's past one node; 0 without tensor parallelism."""
+    tp = np.asarray(tensor_parallel, dtype=float)
+    link = gpus.collective_bytes_per_s
+    if np.any(tp > number("gpus_per_node")):
+        link = np.where(tp > number("gpus_per_node"), np.minimum(link, number("network_gb_s_per_gpu") * 1e9), link)
+    calls = np.where(tp > 1, allreduces_per_step(arch), 0.0)
+    message = np.asarray(tokens, dtype=float) * float(arch.hidden_size) * PRECISION_BYTES["bf16"]
+    return calls * 2.0 * (tp - 1.0) / np.maximum(tp, 1.0) * message / link
+
+
 def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
     """Cache of one sequence of `tokens` tokens: token-linear KV plus constant state, at `kv_precision`."""
     from .memory import kv_bytes_per_token, recurrent_bytes_per_sequence
@@ -256,13 +269,9 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     if weight_only(precision, gpus) is not False:
         share = np.where(weight_only(precision, gpus), (weights - output_head_params(arch) * HEAD_BYTES) / total, 0.0)
     calls = wire = 0.0
-    if allreduce and np.any(tp > 1):   # the all-reduces of a step, each of batch × hidden BF16 values, over the slowest link
+    if allreduce and np.any(tp > 1):   # the all-reduces of a step, each of batch × hidden BF16 values
         calls = np.where(tp > 1, allreduces_per_step(arch), 0.0)
-        link = gpus.collective_bytes_per_s   # the bus bandwidth an all-reduce reaches over the GPU's link
-        if np.any(tp > number("gpus_per_node")):
-            link = np.where(tp > number("gpus_per_node"),
-                            np.minimum(link, number("network_gb_s_per_gpu") * 1e9), link)
-        wire = calls * 2.0 * (tp - 1.0) / tp * (b * float(arch.hidden_size) * PRECISION_BYTES["bf16"]) / link
+        wire = allreduce_wire_seconds(arch, gpus, tp, b)
 
     def a(x):
         return np.asarray(x, dtype=float)
@@ -368,6 +377,7 @@ class ServingPlan:
     features: DecodeFeatures
     prefill_units: np.ndarray         # the prompts' seconds at compute efficiency 1, per replica batch
     output_tokens: np.ndarray
+    prefill_wire: np.ndarray = 0.0    # the prompts' tensor-parallel all-reduces on the wire, per replica batch
 
 
 def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_tokens, output_tokens,
@@ -391,18 +401,21 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
     features = decode_features(arch, gpus, tp, batch, context, precision, kv_precision)
     unit = _UnitParameters()
     prefill = prefill_seconds(arch, gpus, unit, tp, i, batch, precision)
+    wire = allreduce_wire_seconds(arch, gpus, tp, i * batch)
     shape = np.shape(features.memory_seconds)
     return ServingPlan(np.broadcast_to(tp, shape), np.broadcast_to(replicas, shape), np.broadcast_to(batch, shape),
                        np.broadcast_to(requested, shape), np.broadcast_to(wanted > cap, shape),
                        np.broadcast_to(one, shape), features, np.broadcast_to(prefill, shape),
-                       np.broadcast_to(o, shape))
+                       np.broadcast_to(o, shape), np.broadcast_to(wire, shape))
 
 
 def serving_throughput(plan: ServingPlan, p):
     """Output tokens/s of the plan at parameters `p`: each replica's batch decodes `output_tokens` steps after its
-    prompts are processed (prefill at the compute efficiency), all replicas in parallel."""
+    prompts are processed (prefill at the compute efficiency, its all-reduces on the wire), all replicas in
+    parallel."""
     step = step_seconds(plan.features, p)
-    seconds = plan.output_tokens * step.seconds + plan.prefill_units / p.decode_compute_efficiency
+    seconds = plan.output_tokens * step.seconds + plan.prefill_units / p.decode_compute_efficiency \
+        + plan.prefill_wire
     return plan.replicas * plan.batch * plan.output_tokens / seconds, step
 
 

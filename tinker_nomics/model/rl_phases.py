@@ -136,6 +136,7 @@ class RLFeatures:
     trainer_gpus: np.ndarray         # the GPUs the trainer's passes run on (all of them when colocated)
     trained_models: np.ndarray       # models the update trains: the actor, and the critic under PPO
     colocated: "RLFeatures | None" = None   # k >= 1 split: the same step colocated, its phases taking turns
+    prefill_wire: np.ndarray = 0.0  # the prompts' tensor-parallel all-reduces on the wire, per replica (physics only)
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -243,9 +244,12 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                                   flops_per_token=once("decode_flops",
                                                        lambda: decode.token_flops(arch, context, terms.attention)),
                                   tiles=terms.tiles, eager=rollout_eager)
+    prefill_wire = 0.0
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
         prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
             / (replicas * tp * decode.gemm_ceiling(gpus, precision))
+        if terms.allreduce:
+            prefill_wire = decode.allreduce_wire_seconds(arch, gpus, tp, s * p / replicas)
     else:   # the prompts' forward FLOPs (no attention) spread over every GPU
         prefill = s * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
         if terms.prefill == "multi_turn_only":
@@ -337,7 +341,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
                       a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit),
-                      a(off_policy), a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models))
+                      a(off_policy), a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models),
+                      prefill_wire=a(prefill_wire))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -482,7 +487,7 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
                                  else np.asarray(prefill_efficiency, dtype=float))
     factor = np.asarray(time_factor, dtype=float)
-    generation = _times(decode_s + prefill + p.generation_overhead_seconds, factor)
+    generation = _times(decode_s + prefill + f.prefill_wire + p.generation_overhead_seconds, factor)
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
