@@ -75,6 +75,20 @@ def test_a_trl_tensorboard_log_reads_as_its_wandb_export(tmp_path):
     assert from_events.steps["response_tokens"].sum() == 50_400               # hosted_shapes' TRL table
 
 
+def test_a_skyrl_tensorboard_log_reads_as_its_wandb_export(tmp_path):
+    """skyrl_train/utils/tracking.py's _TensorboardAdapter: add_scalar(key, value, step) for every key SkyRL's
+    tracker logs (the run of tests/test_skyrl.py), into tensorboard_log/."""
+    import test_skyrl as sky
+    found = detect.detect(EVENTS / "skyrl")
+    assert (found.framework, found.shape) == ("SkyRL", "tensorboard")
+    batch = {"prompts_per_step": float(sky.PROMPTS), "group_size": float(sky.GROUP)}
+    from_events = detect.read_hosted(EVENTS / "skyrl", found, facts=batch)
+    export = hs.write_table(tmp_path / "skyrl.csv", sky.rows(), "csv")
+    same_steps(from_events.steps, detect.read_hosted(export, facts=batch).steps)
+    assert from_events.steps["training_seconds"].mean() == pytest.approx(12.75)   # test_skyrl's table
+    assert from_events.steps["response_tokens"].notna().all()                   # generate/avg_num_tokens read
+
+
 def test_tf2_tensor_scalars_read_like_simple_values():
     rows = {r["_step"]: r for _, r in tensorboard.records(event_file("tf2"), "tf2", ("timing/", "train/"), [])}
     for expected in nemo.nemo_rows()[1:3]:

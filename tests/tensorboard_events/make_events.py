@@ -13,7 +13,12 @@ repository root:
 - trl/: the TRL run of tests/hosted_shapes.py as transformers' TensorBoardCallback logs it;
 - openrlhf/: the OpenRLHF run of tests/test_openrlhf.py as its TensorboardLogger.log_train logs it (every status key
   under train/ at the global step; the sample as text);
+- skyrl/: the SkyRL run of tests/test_skyrl.py as skyrl_train/utils/tracking.py's _TensorboardAdapter logs it
+  (add_scalar(key, value, step) for every key of each tracker.log call, into $TENSORBOARD_DIR, default
+  tensorboard_log/);
 - tf2/: two steps of NeMo RL scalars written the TF2 way (a TensorProto float in `tensor`, not `simple_value`).
+
+`python tests/tensorboard_events/make_events.py skyrl` writes only the folders named (all of them without a name).
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 import hosted_shapes as hs  # noqa: E402
 import test_nemo_rl as nemo  # noqa: E402
 import test_openrlhf as orl  # noqa: E402
+import test_skyrl as sky  # noqa: E402
 from tensorboardX import SummaryWriter  # noqa: E402
 
 
@@ -90,6 +96,15 @@ def write_openrlhf() -> None:
     writer.close()
 
 
+def write_skyrl() -> None:
+    writer = SummaryWriter(logdir=str(fresh("skyrl") / "tensorboard_log"), filename_suffix=".host")
+    for row in sky.rows():
+        for key, value in row.items():
+            if key != "_step":
+                writer.add_scalar(key, value, row["_step"])
+    writer.close()
+
+
 def write_tf2() -> None:
     from tensorboardX.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
     from tensorboardX.event_file_writer import EventFileWriter
@@ -103,11 +118,11 @@ def write_tf2() -> None:
     writer.close()
 
 
+WRITERS = {"verl": write_verl, "nemo_rl": write_nemo, "trl": write_trl, "openrlhf": write_openrlhf,
+           "skyrl": write_skyrl, "tf2": write_tf2}
+
 if __name__ == "__main__":
-    write_verl()
-    write_nemo()
-    write_trl()
-    write_openrlhf()
-    write_tf2()
+    for name in sys.argv[1:] or WRITERS:
+        WRITERS[name]()
     for path in sorted(HERE.rglob("events.out.tfevents.*")):
         print(path.relative_to(HERE), path.stat().st_size)

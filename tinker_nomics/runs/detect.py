@@ -117,9 +117,10 @@ def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
 
 
 COOKBOOK_FILES = ("metrics.jsonl", "metrics.jsonl.gz")
-# The tags read from a TensorBoard event file, by prefix: every framework's metrics (verl, NeMo RL, TRL's `train/`).
+# The tags read from a TensorBoard event file, by prefix: every framework's metrics (verl, NeMo RL, TRL's `train/`,
+# SkyRL's `timing/`, `generate/` and `reward/`).
 TENSORBOARD_PREFIXES = ("timing_s/", "perf/", "response_length/", "prompt_length/", "critic/", "val-core/",
-                        "timing/", "train/", "performance/", "validation/")
+                        "timing/", "train/", "performance/", "validation/", "generate/", "reward/")
 
 
 def _tensorboard_kind(path: Path, label: str, side: str | None) -> Detected:

@@ -1,4 +1,5 @@
-"""SkyRL's (skyrl-train) PPO / GRPO metrics: a W&B export or W&B's run file.
+"""SkyRL's (skyrl-train) PPO / GRPO metrics: a W&B export, W&B's run file or TensorBoard events (its tracker's
+tensorboard backend: add_scalar(key, value, step) for every key, skyrl_train/utils/tracking.py).
 
 Where each name is defined (NovaSky-AI/SkyRL, skyrl-train/skyrl_train/trainer.py, `RayPPOTrainer.train`, 2025-2026
 code): each step runs under `Timer("step")` and logs its timers as `timing/<name>` at the global step
