@@ -50,6 +50,7 @@ SOURCES = {  # name -> (file name, valid bytes)
     "openrlhf-history.csv": ("orl.csv", _bytes_of(lambda p: orl.write(p, orl.wandb_rows()), "orl.csv")),
     "openrlhf-launched.log": ("train.log", (orl.namespace_line() + "\n" + orl.console()).encode()),
     "skyrl-history.csv": ("sky.csv", _bytes_of(lambda p: hs.write_table(p, sky.rows(), "csv"), "sky.csv")),
+    "skyrl.log": ("train.log", _bytes_of(lambda p: sky.write_console(p, "(skyrl_entrypoint pid=7) "), "train.log")),
     "verl.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "verl" / "run.wandb").read_bytes()),
     "openrlhf.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "openrlhf" / "run.wandb").read_bytes()),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),

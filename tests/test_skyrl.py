@@ -26,6 +26,7 @@ import pytest
 import hosted_shapes as hs
 from test_nemo_rl import run
 from test_wandb_file import config, history, write_file
+from tinker_nomics.errors import TinkerNomicsError
 from tinker_nomics.runs import detect, skyrl
 
 PROMPTS, GROUP, GPUS = 32, 8, 8
@@ -157,3 +158,56 @@ def test_a_skyrl_config_value_out_of_range_is_left_out(tmp_path):
     bad["generator"]["gpu_memory_utilization"] = "lots"
     facts, _ = skyrl.config_facts(bad)
     assert "samples_per_step" not in facts and "rollout_memory_fraction" not in facts
+
+
+def _stringified(obj):
+    """skyrl_train/utils/tracking.py ConsoleLogger.stringify_floats: every float as text with four decimals."""
+    if isinstance(obj, float):
+        return f"{obj:.4f}"
+    return {k: _stringified(v) for k, v in obj.items()} if isinstance(obj, dict) else obj
+
+
+def write_console(path, ray_prefix: str = "") -> str:
+    """The run as SkyRL's console tracker prints it under loguru's default format: each tracker.log call a
+    `Step N:` header and pprint.pformat of its (stringified) data on the lines below; the timers are a call of
+    their own at the same step as the metrics (RayPPOTrainer.train)."""
+    import pprint
+    lines = ["(skyrl_entrypoint pid=7) INFO 12-04 10:00:00 Loading model Qwen/Qwen3-8B"]
+    for row in rows():
+        step = row["_step"]
+        timers = {k: v for k, v in row.items() if k.startswith("timing/")}
+        metrics = {k: v for k, v in row.items() if k != "_step" and k not in timers}
+        for data in (metrics, timers):
+            if not data:
+                continue
+            lines.append(f"2026-12-04 10:00:{step:02d}.000 | INFO     | skyrl_train.utils.tracking:log:108 - Step "
+                         f"{step}: ")
+            lines += pprint.pformat(_stringified(data)).splitlines()
+    text = "\n".join(ray_prefix + line for line in lines) + "\n"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("ray_prefix", ["", "(skyrl_entrypoint pid=4242) "])
+def test_skyrl_s_console_tracker_reads_as_its_wandb_export(tmp_path, ray_prefix):
+    log = write_console(tmp_path / "train.log", ray_prefix)
+    found = detect.detect(log)
+    assert (found.framework, found.shape) == (skyrl.FRAMEWORK, "console")
+    batch = {"prompts_per_step": float(PROMPTS), "group_size": float(GROUP)}
+    console = detect.read_hosted(log, found, facts=batch).steps
+    export = detect.read_hosted(hs.write_table(tmp_path / "h.csv", rows(), "csv"), facts=batch).steps
+    columns = ["step", "step_seconds", "generation_seconds", "training_seconds", "response_tokens"]
+    assert console[columns].reset_index(drop=True).equals(export[columns].reset_index(drop=True))
+    assert list(console["training_seconds"]) == list(UPDATE)
+    assert detect.detect(tmp_path).framework == skyrl.FRAMEWORK        # the log's folder finds it too
+
+
+def test_a_broken_skyrl_console_block_is_one_line(tmp_path):
+    path = tmp_path / "train.log"
+    header = "2026-12-04 10:00:01.000 | INFO     | skyrl_train.utils.tracking:log:108 - Step 1: "
+    path.write_text(f"{header}\n{{'timing/step': '50.0000',\n 'timing/generate': oops}}\n")
+    with pytest.raises(TinkerNomicsError, match=r"lines 1-3: SkyRL's step metrics are not a Python dict"):
+        detect.read_hosted(str(path), facts={"prompts_per_step": 32.0, "group_size": 8.0})
+    path.write_text(f"{header}\n{{'timing/step': '50.0000',\n{header}\n")
+    with pytest.raises(TinkerNomicsError, match=r"line 3: SkyRL's step 1 metrics from line 1 are cut off"):
+        detect.read_hosted(str(path), facts={"prompts_per_step": 32.0, "group_size": 8.0})

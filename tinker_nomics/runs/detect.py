@@ -141,8 +141,8 @@ def _wandb_file_kind(path: Path, label: str, side: str | None) -> Detected:
 
 
 def console_logs(folder: Path) -> list[tuple[Path, str]]:
-    """The regular files directly in `folder` that are a verl, NeMo RL or OpenRLHF console log, each with its
-    framework: a verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of
+    """The regular files directly in `folder` that are a verl, NeMo RL, OpenRLHF or SkyRL console log, each with
+    its framework: a verl step line (or config dump) in the first bytes, or, in a file named like a log, a step line of
     any of them further in (NeMo RL prints its first step header after the set-up's long output)."""
     found = []
     for i, entry in enumerate(sorted(folder.iterdir())):
@@ -172,6 +172,8 @@ def _console_framework(path: Path) -> str | None:
             return nemo_rl.FRAMEWORK
         if openrlhf.looks_like_console(line):
             return openrlhf.FRAMEWORK
+        if skyrl.looks_like_console(line):
+            return skyrl.FRAMEWORK
     return None
 
 
@@ -227,7 +229,8 @@ def detect(path, side: str | None = None) -> Detected:
                                     f"folder{latest}")
         raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (tinker-cookbook), trainer_state.json "
                                 f"(TRL), .parquet files (a W&B run-history artifact), W&B run file "
-                                f"(run-<id>.wandb), TensorBoard event file or verl, NeMo RL or OpenRLHF console log")
+                                f"(run-<id>.wandb), TensorBoard event file or verl, NeMo RL, OpenRLHF or SkyRL "
+                                f"console log")
     stream.check_regular(p, label)
     if tensorboard.is_event_file(p):
         return _tensorboard_kind(p, label, side)
@@ -275,9 +278,12 @@ def detect(path, side: str | None = None) -> Detected:
         if openrlhf.looks_like_console(line):
             return Detected(openrlhf.FRAMEWORK, SELF_HOSTED, "console",
                             "OpenRLHF's `Global step N: {…}` status lines")
+        if skyrl.looks_like_console(line):
+            return Detected(skyrl.FRAMEWORK, SELF_HOSTED, "console",
+                            "SkyRL's console tracker (`skyrl_train.utils.tracking:log - Step N:` and its metrics)")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl, "
-                            f"NeMo RL or OpenRLHF console log, a verl file-logger .jsonl, a TRL trainer_state.json, "
-                            f"a TensorBoard event file, "
+                            f"NeMo RL, OpenRLHF or SkyRL console log, a verl file-logger .jsonl, a TRL "
+                            f"trainer_state.json, a TensorBoard event file, "
                             f"or a W&B export (verl, TRL, NeMo RL, OpenRLHF, SkyRL) as .csv, .json, .jsonl or "
                             f".parquet)")
 
@@ -320,6 +326,9 @@ def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: d
             return nemo_rl.read_console(p, label, facts)
         return nemo_rl.read_records(_table(p, label, run), label, None, facts)
     if found.framework == skyrl.FRAMEWORK:
+        if found.shape == "console":
+            _no_run(run, label, "a console log")
+            return skyrl.read_console(p, label, facts)
         return skyrl.read_records(_table(p, label, run), label, None, facts)
     if found.framework == openrlhf.FRAMEWORK:
         if found.shape == "console":

@@ -1,5 +1,8 @@
-"""SkyRL's (skyrl-train) PPO / GRPO metrics: a W&B export, W&B's run file or TensorBoard events (its tracker's
-tensorboard backend: add_scalar(key, value, step) for every key, skyrl_train/utils/tracking.py).
+"""SkyRL's (skyrl-train) PPO / GRPO metrics: a W&B export, W&B's run file, TensorBoard events (its tracker's
+tensorboard backend: add_scalar(key, value, step) for every key, skyrl_train/utils/tracking.py) or the console
+(its tracker's console backend, ConsoleLogger: loguru's `… | INFO | skyrl_train.utils.tracking:log:N - Step S:`
+and the call's metrics pprint'ed below it, each float as text with four decimals; a step's timers and metrics
+are two calls at the same step, read as one row).
 
 Where each name is defined (NovaSky-AI/SkyRL, skyrl-train/skyrl_train/trainer.py, `RayPPOTrainer.train`, 2025-2026
 code): each step runs under `Timer("step")` and logs its timers as `timing/<name>` at the global step
@@ -23,8 +26,14 @@ sample); without it they stay unknown, with a note, and so do the Tinker price a
 """
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
+
+from ..errors import TinkerNomicsError
 from . import stream
 from .hosted import HostedRun, StepTable, add_keyed_rows, finite_number, settle
+from .verl import MAX_CONFIG_LINES, bracket_depth, strip_line
 
 FRAMEWORK = "SkyRL"
 
@@ -69,6 +78,71 @@ CONFIG_FACTS = {   # fact -> dotted path in SkyRL's config (skyrl_train/config/p
     "logprob_micro_batch_samples": "trainer.micro_forward_batch_size_per_gpu",
     "lora_rank": "trainer.policy.model.lora.rank",
 }
+
+
+# ConsoleLogger.log's message under loguru's default format ({name}:{function}:{line} - {message})
+CONSOLE_HEADER = re.compile(r"skyrl_train\.utils\.tracking:log:\d+ - Step (\d+):\s*$")
+NUMPY_SCALAR = re.compile(r"\bnp\.(?:int|uint|float)\d*\(([^()]*)\)")   # numpy 2's repr of an int64 metric
+
+
+def looks_like_console(line: str) -> bool:
+    """A line only SkyRL's console tracker prints: its `Step N:` header."""
+    return bool(CONSOLE_HEADER.search(strip_line(line)[0]))
+
+
+def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
+    """The driver's stdout: each tracker call's `Step N:` header and its pprint'ed metrics below it (Ray's
+    `(actor pid=N)` prefixes stripped); the calls of one step merged into one row."""
+    notes: list[str] = []
+
+    def calls():
+        step = start = depth = 0
+        lines: list[str] | None = None   # the open call's dict lines; None outside a call
+        for number, line in stream.text_lines(path, label):
+            text = strip_line(line)[0]
+            header = CONSOLE_HEADER.search(text)
+            if header:
+                if lines:
+                    raise TinkerNomicsError(f"{label}: line {number}: SkyRL's step {step} metrics from line {start} "
+                                            f"are cut off by another step header")
+                step, start, depth, lines = int(header.group(1)), number, 0, []
+                continue
+            if lines is None or not lines and not text.lstrip().startswith("{"):
+                lines = None
+                continue
+            lines.append(text)
+            depth += bracket_depth(text)
+            if depth <= 0:
+                yield step, start, _metrics("\n".join(lines), label, start, number)
+                lines = None
+            elif len(lines) > MAX_CONFIG_LINES:
+                raise TinkerNomicsError(f"{label}: SkyRL's step {step} metrics from line {start} do not close within "
+                                        f"{MAX_CONFIG_LINES:,} lines")
+        if lines:
+            notes.append(f"the log ends inside step {step}'s metrics (from line {start}): that call is not read")
+
+    def rows():
+        current, first = None, 0
+        for step, start, values in calls():
+            if current is not None and current["_step"] != step:
+                yield ("line", first), current
+                current = None
+            if current is None:
+                current, first = {"_step": step}, start
+            current.update(values)
+        if current is not None:
+            yield ("line", first), current
+    return read_records(rows(), label, "SkyRL console log", facts_override, notes)
+
+
+def _metrics(body: str, label: str, start: int, end: int) -> dict:
+    try:
+        value = ast.literal_eval(NUMPY_SCALAR.sub(r"\1", body))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise TinkerNomicsError(f"{label}: lines {start}-{end}: SkyRL's step metrics are not a Python dict")
+    return value
 
 
 def is_skyrl_keys(keys) -> bool:
@@ -154,7 +228,8 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     """A W&B export of a SkyRL run (`_step` is its global step), or W&B's run file with its `config`. A
     stream.Table gives its kind, notes and run name once read."""
     table = StepTable(label, text_numbers=True)
-    keys, skipped = add_keyed_rows(_whole_update(records), table, label, ("_step", "trainer/global_step"), COLUMN_KEYS, PHASES)
+    keys, skipped = add_keyed_rows(_whole_update(records), table, label, ("_step", "trainer/global_step"),
+                                   COLUMN_KEYS, PHASES)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if skipped:
         notes.append(f"{skipped} row(s) without {STEP_KEY} (the evaluation before training, at step 0): not in the "
