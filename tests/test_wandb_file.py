@@ -69,7 +69,8 @@ def config(values: dict) -> bytes:
 def environment(gpu_type: str, count: int, names: list[str], amd_series: list[str] = ()) -> bytes:
     body = _field(18, gpu_type.encode()) + _field(19, count, wire=0)
     body += b"".join(_field(24, _field(1, n.encode())) for n in names)
-    body += b"".join(_field(26, _field(1, b"0") + _field(8, n.encode())) for n in amd_series)   # GpuAmdInfo: id 1, series 8
+    # GpuAmdInfo: id 1, series 8
+    body += b"".join(_field(26, _field(1, b"0") + _field(8, n.encode())) for n in amd_series)
     return _field(26, body)
 
 

@@ -422,7 +422,8 @@ def _rule_plan(arch, gpus, n, concurrency, kv_context, fine_tune, terms: Terms):
     in_flight = np.asarray(concurrency, dtype=float)
     if terms.cap_by_kv:
         fit = memory.max_concurrent_sequences(total, gpus, gpus_used, memory.kv_bytes_per_token(arch, "exact"),
-                                              kv_context, memory.recurrent_bytes_per_sequence(arch, "exact", kv_context))
+                                              kv_context,
+                                              memory.recurrent_bytes_per_sequence(arch, "exact", kv_context))
         in_flight = np.clip(in_flight, 1.0, np.maximum(fit, 1.0))
     return tp, replicas, in_flight / replicas, gpus_used, need, n >= need
 

@@ -5,9 +5,9 @@ verl, NeMo RL, OpenRLHF and TRL do not write the GPU type into their logs, but a
 `files/` folder holding the console log (`output.log`) and `wandb-metadata.json`, the system facts the W&B SDK records
 at start: `gpu` (the device name as the driver reports it, e.g. `NVIDIA H100 80GB HBM3`), `gpu_count` (the GPUs of the
 host that ran the W&B process), `gpu_nvidia` (one entry per device, each with its `name`) and, on an AMD host,
-`gpu_amd` (one entry per device, its `series` the name rocm-smi gives, e.g. `AMD Instinct MI300X`). The name resolves to a
-registry part through data/hardware/gpu_device_names.csv (sources.get_gpu). Only the type is taken: the count is one
-host's, not a multi-node run's, so it is said in a note and never used.
+`gpu_amd` (one entry per device, its `series` the name rocm-smi gives, e.g. `AMD Instinct MI300X`). The name
+resolves to a registry part through data/hardware/gpu_device_names.csv (sources.get_gpu). Only the type is taken:
+the count is one host's, not a multi-node run's, so it is said in a note and never used.
 """
 from __future__ import annotations
 

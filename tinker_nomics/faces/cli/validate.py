@@ -21,8 +21,8 @@ def add_parser(sub) -> None:
     val = sub.add_parser(
         "validate", help="both sides of the ledger for a finished run, from its logs",
         description="Check a finished run from its logs and price it on the other side. PATH is a tinker-cookbook "
-                    "log folder or metrics.jsonl (the run ran on Tinker), a verl, NeMo RL, OpenRLHF or SkyRL console log, "
-                    "verl file-logger .jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export "
+                    "log folder or metrics.jsonl (the run ran on Tinker), a verl, NeMo RL, OpenRLHF or SkyRL console "
+                    "log, verl file-logger .jsonl or TRL trainer_state.json (the run ran on your GPUs), a W&B export "
                     "(.csv, .json, .jsonl, .parquet, or a chart-panel CSV), TensorBoard event file or W&B run folder "
                     "(wandb/run-<date>-<id>/, or its run-<id>.wandb) of any of them or of a SkyRL run, or a "
                     "`tinker billing usage` "
