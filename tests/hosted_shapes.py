@@ -136,9 +136,11 @@ def _ray(text: str, actor: str = "TaskRunner", pid: int = 4242) -> str:
     return f"\x1b[36m({actor} pid={pid})\x1b[0m {text}"
 
 
-def write_verl_console(path: Path, style: str = "2025", ray: bool = True) -> Path:
+def write_verl_console(path: Path, style: str = "2025", ray: bool = True, config: dict | None = None,
+                       extra=None) -> Path:
     """The trainer's stdout: Ray prefixes and ANSI codes, the pprint'ed config, noise, a sampled response with
-    'step by step:' in it, tqdm lines, the step-0 validation line and the final validation pprint."""
+    'step by step:' in it, tqdm lines, the step-0 validation line and the final validation pprint. `config` replaces
+    CONFIG; `extra(i)` adds metrics to step i+1's line."""
     import pprint
 
     def wrap(text, **kw):
@@ -147,7 +149,7 @@ def write_verl_console(path: Path, style: str = "2025", ray: bool = True) -> Pat
     lines = ["2026-01-05 09:12:03,418\tINFO worker.py:1879 -- Started a local Ray instance."]
     if style == "2026":
         lines.append(wrap("TaskRunner hostname: gpu-node-07, PID: 4242"))
-    lines += [wrap(line) for line in pprint.pformat(CONFIG, width=80).splitlines()]
+    lines += [wrap(line) for line in pprint.pformat(CONFIG if config is None else config, width=80).splitlines()]
     lines += [wrap("dataset len: 7473"), wrap("Qwen3ForCausalLM contains 8.19B parameters", actor="WorkerDict",
                                                   pid=5000),
               wrap("{'n': 4, 'logprobs': 0}", actor="WorkerDict", pid=5001),
@@ -157,11 +159,35 @@ def write_verl_console(path: Path, style: str = "2025", ray: bool = True) -> Pat
         if step in TESTING:
             lines += [wrap("validation generation end"), wrap("[response] Let's go step by step: 12 * 7 = 84."),
                       wrap("#### 84"), wrap("[score] 1.0")]
-        lines.append(wrap(step_line(step, verl_metrics(i, style), style)))
+        lines.append(wrap(step_line(step, {**verl_metrics(i, style), **(extra(i) if extra else {})}, style)))
         lines.append(f"Training Progress:  {25 * step}%|##| {step}/4 [00:32<00:00, 32.17s/it]")
     lines += [wrap('("Final validation metrics: {\'val-core/openai/gsm8k/reward/mean@1\': "'), wrap(' "0.56}")')]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+# DAPO's dynamic sampling (recipe/dapo/dapo_ray_trainer.py): each round generates data.gen_batch_size prompts' groups;
+# the step trains train_batch_size prompts' groups and logs how many rounds it took (train/num_gen_batches)
+DAPO_ROUNDS = [1, 2, 3, 1]
+DAPO_GEN_PROMPTS = 2 * PROMPTS
+
+
+def dapo_config(filter_groups: bool = True) -> dict:
+    import copy
+    config = copy.deepcopy(CONFIG)
+    config["data"]["gen_batch_size"] = DAPO_GEN_PROMPTS
+    config["algorithm"]["filter_groups"] = {"enable": filter_groups, "metric": "acc", "max_num_gen_batches": 10}
+    return config
+
+
+def write_verl_dapo_console(path: Path, filter_groups: bool = True) -> Path:
+    """The 2025 console with DAPO's settings: with the filter, DAPO_ROUNDS rounds a step; without it, one round
+    whose whole batch (twice TOTAL's tokens) is trained."""
+    if filter_groups:
+        return write_verl_console(path, "2025", config=dapo_config(True),
+                                  extra=lambda i: {"train/num_gen_batches": DAPO_ROUNDS[i]})
+    return write_verl_console(path, "2025", config=dapo_config(False),
+                              extra=lambda i: {"train/num_gen_batches": 1, "perf/total_num_tokens": 2 * TOTAL[i]})
 
 
 def file_logger_records(style: str = "2026") -> list[dict]:

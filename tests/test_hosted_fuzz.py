@@ -34,6 +34,7 @@ def _state_bytes() -> bytes:
 SOURCES = {  # name -> (file name, valid bytes)
     "verl-2025.log": ("c.log", _bytes_of(lambda p: hs.write_verl_console(p, "2025"), "c.log")),
     "verl-2026.log": ("c.log", _bytes_of(lambda p: hs.write_verl_console(p, "2026"), "c.log")),
+    "verl-dapo.log": ("c.log", _bytes_of(hs.write_verl_dapo_console, "c.log")),
     "verl.jsonl": ("verl.jsonl", _bytes_of(lambda p: hs.write_verl_jsonl(p), "verl.jsonl")),
     "verl-history.csv": ("h.csv", _bytes_of(lambda p: hs.write_table(p, hs.verl_wandb_rows(), "csv"), "h.csv")),
     "verl-history.json": ("h.json", _bytes_of(lambda p: hs.write_table(p, hs.verl_wandb_rows(), "records"),

@@ -240,6 +240,7 @@ class RLStepPrediction:
     train_mfu: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))
     separate: np.ndarray = field(default_factory=lambda: np.asarray(False))   # rollout on its own GPUs (k >= 1)
     checkpoint_precision: str = "bf16"  # the weights the named checkpoint holds; the step is timed in bf16
+    generation_rounds: np.ndarray = field(default_factory=lambda: np.asarray(1.0))   # generation calls per step
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -249,7 +250,8 @@ class RLStepPrediction:
         `on_fitting_gpus` holds the times on the smallest count that can (the text says the same)."""
         out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
                "fine_tune": self.fine_tune, "weights": "bf16", "checkpoint_precision": self.checkpoint_precision,
-               "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus)}
+               "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus),
+               "generation_rounds": _plain(self.generation_rounds)}
         times = {name: _plain(getattr(self, name)) for name in self.PHASES}
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
@@ -295,7 +297,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
                     reference_micro_batch_samples=None, values_micro_batch_tokens=None,
                     values_micro_batch_samples=None, critic_micro_batch_tokens=None,
-                    critic_micro_batch_samples=None) -> RLStepPrediction:
+                    critic_micro_batch_samples=None, generation_rounds=None,
+                    generation_samples=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -313,8 +316,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     ref.log_prob_*; default: the old policy's), and the critic's values pass, `values_micro_batch_tokens` or
     `..._samples` (verl's critic.forward_max_token_len_per_gpu, forward_micro_batch_size_per_gpu; default: the old
     policy's), and the critic's update, `critic_micro_batch_tokens` or `..._samples` (critic.ppo_max_token_len_per_gpu,
-    ppo_micro_batch_size_per_gpu; default: the actor's); they are settings of the calibrated method's engine and trainer, which the seed and
-    exact methods do not have."""
+    ppo_micro_batch_size_per_gpu; default: the actor's); a step that generates more than it trains (DAPO's dynamic
+    sampling) runs `generation_rounds` generation calls (verl's train/num_gen_batches) of `generation_samples`
+    sequences each (data.gen_batch_size × rollout.n; default `samples`) and trains `samples` of them; they are
+    settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -359,6 +364,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
             raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes {what}, which "
                                     f"this step does not run (no {needs})")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
+    rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
+    generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
     if not isinstance(rollout_eager, (bool, np.bool_)):
         raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
@@ -366,6 +373,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
+                                      ("generation_rounds", rounds), ("generation_samples", generated),
                                       ("logprob_micro_batch_tokens", logprob_micro),
                                       ("logprob_micro_batch_samples", logprob_samples),
                                       ("reference_micro_batch_tokens", reference_micro),
@@ -392,14 +400,15 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   reference_micro_batch_tokens=reference_micro,
                                   reference_micro_batch_samples=reference_samples,
                                   values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples,
-                                  critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples)
+                                  critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
+                                  rollout_samples=generated, rollout_rounds=rounds)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
                                 *(rl_phases.kept(f, ph, name) for name in ("concurrency", "waves", "feasible",
                                                                            "fitting_gpus")),
                                 fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate,
-                                arch.checkpoint_precision or "unread")
+                                arch.checkpoint_precision or "unread", f.rollout_rounds)
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(

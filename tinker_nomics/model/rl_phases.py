@@ -137,6 +137,7 @@ class RLFeatures:
     trained_models: np.ndarray       # models the update trains: the actor, and the critic under PPO
     colocated: "RLFeatures | None" = None   # k >= 1 split: the same step colocated, its phases taking turns
     prefill_wire: np.ndarray = 0.0  # the prompts' tensor-parallel all-reduces on the wire, per replica (physics only)
+    rollout_rounds: np.ndarray = 1.0  # generation rounds per step, each of the features' sequences (dynamic sampling)
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -165,7 +166,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None,
               reference_micro_batch_tokens=None, reference_micro_batch_samples=None,
               values_micro_batch_tokens=None, values_micro_batch_samples=None,
-              critic_micro_batch_tokens=None, critic_micro_batch_samples=None) -> RLFeatures:
+              critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
+              rollout_rounds=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -186,6 +188,11 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     unset one takes the old policy's, and that the update's; `critic_micro_batch_*` the critic's update
     (critic.ppo_max_token_len_per_gpu, ppo_micro_batch_size_per_gpu; default: the actor's). `terms` names the
     method's terms (Terms).
+    `rollout_samples` and `rollout_rounds` are for a step that generates more than it trains (DAPO's dynamic
+    sampling, verl's algorithm.filter_groups: groups whose rewards all agree are dropped and the engine generates
+    again until `samples` are kept): each of `rollout_rounds` rounds (verl's train/num_gen_batches) generates
+    `rollout_samples` sequences (data.gen_batch_size × rollout.n) as a generation call of its own, with its own
+    drain and fixed cost; the trainer's passes see `samples`. Default: one round of `samples`.
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -195,6 +202,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     shape their values need, and the caller broadcasts them (phase_cost does)."""
     n = np.asarray(num_gpus, dtype=float)
     s = np.asarray(samples, dtype=float)
+    g = s if rollout_samples is None else np.asarray(rollout_samples, dtype=float)   # sequences a round generates
     p = np.asarray(prompt_tokens, dtype=float)
     r = np.asarray(response_tokens, dtype=float)
     if response_max_tokens is not None:
@@ -215,14 +223,14 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 
     kv_per_sequence = once("kv_context", lambda: decode.kv_bytes(arch, context, kv_precision))
     if terms.plan == "engine":
-        plan = _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel,
+        plan = _engine_plan(arch, gpus, n, g, full, context, fine_tune, rollout_tensor_parallel,
                             rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan, once,
                             kv_per_sequence)
     else:
-        plan = _rule_plan(arch, gpus, n, s if concurrency is None else concurrency, full, fine_tune, terms)
+        plan = _rule_plan(arch, gpus, n, g if concurrency is None else concurrency, full, fine_tune, terms)
         plan = (*plan, np.asarray(off_policy, dtype=float) > 0, plan[3], 1.0)   # the seed's overlap, same GPUs
     tp, replicas, batch, gpus_used, fitting, feasible, separate, trainer_gpus, ahead = plan
-    per_replica = s / replicas
+    per_replica = g / replicas
     tokens = per_replica * r
     if terms.plan == "engine":   # continuous batching: the steady state, then the drain of the longest responses;
         # an engine on its own GPUs works up to k steps ahead, so the next batches fill the drain and a response
@@ -235,7 +243,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     else:                        # every sequence in flight decodes its tokens at the batch that fits
         steps = tokens / batch
         active = batch
-        waves = np.ceil(np.asarray(s if concurrency is None else concurrency, dtype=float)
+        waves = np.ceil(np.asarray(g if concurrency is None else concurrency, dtype=float)
                         / np.maximum(batch * replicas, 1.0) - 1e-9)
     step = decode.decode_features(arch, gpus, tp, active, context, precision, kv_precision,
                                   attention=terms.attention, allreduce=terms.allreduce,
@@ -246,12 +254,12 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                                   tiles=terms.tiles, eager=rollout_eager)
     prefill_wire = 0.0
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
-        prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, s)) \
+        prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, g)) \
             / (replicas * tp * decode.gemm_ceiling(gpus, precision))
         if terms.allreduce:
-            prefill_wire = decode.allreduce_wire_seconds(arch, gpus, tp, s * p / replicas)
+            prefill_wire = decode.allreduce_wire_seconds(arch, gpus, tp, g * p / replicas)
     else:   # the prompts' forward FLOPs (no attention) spread over every GPU
-        prefill = s * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
+        prefill = g * p * number("forward_flops_per_param") * decode.forward_params(arch) / (gpus_used * peak)
         if terms.prefill == "multi_turn_only":
             prefill = np.where(np.asarray(multi_turn), prefill, 0.0)
 
@@ -335,14 +343,15 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         return np.asarray(x, dtype=float)
 
     # sequences at once: never more than the step has (a replica left without a sample of its own decodes none)
-    in_flight = np.minimum(batch * replicas, np.maximum(s * ahead, 1.0))
+    in_flight = np.minimum(batch * replicas, np.maximum(g * ahead, 1.0))
     return RLFeatures(a(tp), a(replicas), a(in_flight), a(waves), np.asarray(feasible), a(fitting), a(steps),
                       step, a(prefill), a(passes), a(forward_units), a(gpus.bf16_flops / gpus.bandwidth_bytes_per_s),
                       a(gpus.gemm_bf16_flops / gpus.bf16_flops if terms.ceiling else 1.0),
                       a(update_units), np.asarray(bool(arch.is_moe)), a((3.0 if recompute else 2.0) * models),
                       a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit),
                       a(off_policy), a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models),
-                      prefill_wire=a(prefill_wire))
+                      prefill_wire=a(prefill_wire),
+                      rollout_rounds=a(1.0 if rollout_rounds is None else rollout_rounds))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -488,7 +497,8 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
                                  else np.asarray(prefill_efficiency, dtype=float))
     factor = np.asarray(time_factor, dtype=float)
-    generation = _times(decode_s + prefill + f.prefill_wire + p.generation_overhead_seconds, factor)
+    rounds = f.rollout_rounds   # each generation round decodes its batch, prefills its prompts and pays its fixed cost
+    generation = _times(rounds * (decode_s + prefill + f.prefill_wire + p.generation_overhead_seconds), factor)
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
@@ -512,8 +522,8 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     refit = _times(f.refit_seconds, factor)
     other = np.asarray(p.step_overhead_seconds, dtype=float)
     step_total = overlap(generation, logprob + training_s, f.separate) + (refit + other)
-    return RLPhases(generation, logprob, training_s, refit, other, step_total, _times(decode_s, factor),
-                    _times(prefill, factor), _times(gemm, factor), f.separate, np.asarray(False))
+    return RLPhases(generation, logprob, training_s, refit, other, step_total, _times(rounds * decode_s, factor),
+                    _times(rounds * prefill, factor), _times(gemm, factor), f.separate, np.asarray(False))
 
 
 def overlap(generation, trainer, separate):

@@ -93,12 +93,14 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None, reference_micro_batch_tokens=None,
                reference_micro_batch_samples=None, values_micro_batch_tokens=None,
                values_micro_batch_samples=None, critic_micro_batch_tokens=None,
-               critic_micro_batch_samples=None) -> SelfHosted:
+               critic_micro_batch_samples=None, rollout_samples=None, rollout_rounds=None) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
     (`feasible` says so). `rollout_efficiency` replaces the decode bandwidth efficiency, `mfu` the whole update, and
-    `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU figures may be arrays."""
+    `time_factor` multiplies the GPU-bound phases (the Monte-Carlo's model error). The GPU figures may be arrays.
+    `rollout_rounds` rounds of `rollout_samples` sequences each generate what a step trains `samples_per_step` of
+    (dynamic sampling; rl_phases._features)."""
     terms = rl_phases.TERMS[method]
     output = np.asarray(output_per_rollout, dtype=float)
     samples = np.asarray(samples_per_step, dtype=float)
@@ -121,6 +123,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               values_micro_batch_samples=values_micro_batch_samples,
                               critic_micro_batch_tokens=critic_micro_batch_tokens,
                               critic_micro_batch_samples=critic_micro_batch_samples, terms=terms,
+                              rollout_samples=rollout_samples, rollout_rounds=rollout_rounds,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below
@@ -145,7 +148,9 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
     gpu_hours = wallclock * gpus_used
     hourly = np.asarray(gpu_hourly_usd, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        decode_tps = np.where(decode_hours > 0, s * samples * output / (decode_hours * 3600.0), 0.0)
+        generated = samples if rollout_samples is None else np.asarray(rollout_samples, dtype=float)
+        rounds = 1.0 if rollout_rounds is None else np.asarray(rollout_rounds, dtype=float)
+        decode_tps = np.where(decode_hours > 0, s * rounds * generated * output / (decode_hours * 3600.0), 0.0)
         train_tps = np.where(phases.training_seconds > 0, np.asarray(train_tokens, dtype=float)
                              / np.maximum(s, 1e-300) / phases.training_seconds, 0.0)
     kv_token = memory.kv_bytes_per_token(arch, "exact")

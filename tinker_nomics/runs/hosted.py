@@ -22,6 +22,10 @@ logged_mfu                  the framework's own training-MFU figure, when it log
 logged_throughput           the framework's own tokens/s per GPU, when it logs one; NaN = not logged
 reward                      mean training reward (score); NaN = not logged
 response_max                the longest response of the step (tokens); NaN = not logged
+generation_rounds           generation rounds the step ran (DAPO's dynamic sampling generates again until enough
+                            groups are kept: verl's train/num_gen_batches); 1 where not logged
+generated_samples           sequences generated over the step's rounds (rounds × sequences a round generates; the
+                            step trains `samples` of them); `samples` where every generated sequence is trained
 phase/<name>                every other named phase the log times (seconds per step), for the phase table
 line                        line (console, JSON lines) or row/record (tables) of the record
 ==========================  ==========================================================================
@@ -42,12 +46,12 @@ from ..errors import TinkerNomicsError
 
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
-           "logged_throughput", "reward", "response_max", "line"]
+           "logged_throughput", "reward", "response_max", "generation_rounds", "generated_samples", "line"]
 # What a StepTable holds per record, one compact array per column (8 bytes a value; NaN = not logged): the
 # table's memory is that of its columns, not of one dict per record.
 RECORD_COLUMNS = ["steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
                   "checkpoint_seconds", "samples", "response_mean", "prompt_mean", "trained_tokens", "logged_mfu",
-                  "logged_throughput", "reward", "response_max"]
+                  "logged_throughput", "reward", "response_max", "generation_rounds"]
 MAX_STEP = 10 ** 12
 MAX_SECONDS = 10 ** 9          # a sanity bound, not a measurement: no logged step lasts 30 years
 MAX_TOKENS = 1e15              # as runs.cookbook.MAX_TOKENS_PER_STEP: above it a count is corrupt
@@ -135,7 +139,8 @@ class StepTable:
         row = {}
         bounds = {"steps_covered": (1.0, MAX_STEP), "samples": (1.0, MAX_TOKENS), "response_mean": (0.0, MAX_LENGTH),
                   "prompt_mean": (0.0, MAX_LENGTH), "trained_tokens": (0.0, MAX_TOKENS), "response_max": (0.0, MAX_LENGTH),
-                  "logged_mfu": (0.0, None), "logged_throughput": (0.0, MAX_TOKENS)}
+                  "logged_mfu": (0.0, None), "logged_throughput": (0.0, MAX_TOKENS),
+                  "generation_rounds": (1.0, MAX_STEP)}
         for column, (key, raw) in rec.values.items():
             if column == "reward":
                 row[column] = self.number(where, key, raw, None, None, nan_ok=True)
@@ -161,9 +166,12 @@ class StepTable:
         return list(self.phases)
 
     def finish(self, samples: float | None = None, samples_source: str = "",
-               prompt_mean: float | None = None) -> tuple[pd.DataFrame, list[str]]:
+               prompt_mean: float | None = None,
+               rollout_samples: float | None = None) -> tuple[pd.DataFrame, list[str]]:
         """The tidy table (COLUMNS plus phase/<name>) and notes on how it was derived; `prompt_mean` (tokens per
-        sample, --prompt-len) stands in where a step logs neither its prompt length nor its token count."""
+        sample, --prompt-len) stands in where a step logs neither its prompt length nor its token count;
+        `rollout_samples` the sequences each generation round generates where that is not the samples a step
+        trains (dynamic sampling)."""
         if not self.n_rows:
             raise TinkerNomicsError(f"{self.label}: no training steps (no record carries a step time and token "
                                     f"counts)")
@@ -243,6 +251,14 @@ class StepTable:
                 gap = next(s for s in range(int(unique[0]), int(unique[-1]) + 1) if s not in set(unique.tolist()))
                 notes.append(f"{expected - len(unique)} step(s) between {int(unique[0])} and {int(unique[-1])} are "
                              f"missing (first: {gap}); their time and tokens are not in the sums")
+        rounds = table["generation_rounds"]
+        if ((rounds != np.floor(rounds)) & rounds.notna()).any():
+            bad = table.loc[(rounds != np.floor(rounds)) & rounds.notna()].iloc[0]
+            self.fail(("line", int(bad["line"])), f"the generation rounds ({bad['generation_rounds']:g}) are not a "
+                                                  f"whole number")
+        table["generation_rounds"] = rounds.fillna(1.0)
+        per_round = table["samples"] if rollout_samples is None else float(rollout_samples)
+        table["generated_samples"] = table["generation_rounds"] * per_round
         table = table.drop(columns=["response_mean", "prompt_mean"])
         ordered = COLUMNS + phases
         return table[ordered].reset_index(drop=True), notes
@@ -305,8 +321,15 @@ def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
             and facts.get("prompts_per_step") and facts.get("group_size"):
         facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
         where["samples_per_step"] = "prompts per step × group size (given or from the config)"
+    rollout = None   # dynamic sampling (verl's algorithm.filter_groups): each round generates data.gen_batch_size
+    # prompts' groups, and the step trains the batch it keeps
+    if facts.get("filter_groups") is True and finite_number(facts.get("gen_batch_prompts")) \
+            and finite_number(facts.get("group_size")):
+        rollout = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
+        facts["rollout_samples"] = rollout
+        where["rollout_samples"] = "data.gen_batch_size × actor_rollout_ref.rollout.n (one generation round)"
     steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""),
-                                facts.get("prompt_tokens_per_sample"))
+                                facts.get("prompt_tokens_per_sample"), rollout)
     model = facts.get("model_path") if isinstance(facts.get("model_path"), str) else None
     return steps, notes, facts, where, model
 

@@ -90,8 +90,12 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
     wallclock = step_total + (validation_total if outside else 0.0)
     gpus = float(num_gpus) if num_gpus else math.nan
     gen_total = float((t.loc[has_gen, "generation_seconds"] * w[has_gen]).sum())
-    generated_with_gen = float(t.loc[has_gen, "response_tokens"].sum(min_count=1)) if has_gen.any() else math.nan
-    t["decode_tps_per_gpu"] = t["response_tokens"] / (t["generation_seconds"] * w * gpus)
+    # every sequence the step generated (DAPO's dynamic sampling generates groups it then drops), at the kept
+    # sequences' mean length: the log gives no other
+    generated = t["response_tokens"] * t["generated_samples"] / t["samples"] if "generated_samples" in t \
+        else t["response_tokens"]
+    generated_with_gen = float(generated[has_gen].sum(min_count=1)) if has_gen.any() else math.nan
+    t["decode_tps_per_gpu"] = generated / (t["generation_seconds"] * w * gpus)
     decode = generated_with_gen / gen_total / gpus if gen_total > 0 else math.nan
 
     flops_per_token = math.nan
@@ -131,7 +135,7 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
         "gpu_hours": gpus * step_total / 3600.0,
         "gpu_hours_with_validation": gpus * wallclock / 3600.0,
         "samples_per_step": weighted_mean(t["samples"], w),
-        "generated_tokens": float(t["response_tokens"].sum(min_count=1)),
+        "generated_tokens": float(generated.sum(min_count=1)),
         "prompt_tokens": float(t["prompt_tokens"].sum(min_count=1)),
         "trained_tokens": float(t["trained_tokens"].sum(min_count=1)),
         "decode_tokens_per_second_per_gpu": decode,

@@ -51,7 +51,8 @@ LOGPROB_PHASES = verl.LOGPROB_PHASES + nemo_rl.LOGPROB_PHASES + openrlhf.LOGPROB
 REFIT_PHASES = tuple(dict.fromkeys(verl.REFIT_PHASES + nemo_rl.REFIT_PHASES + openrlhf.REFIT_PHASES
                                    + trl.REFIT_PHASES))   # each name once: NeMo RL's and TRL's are both `refit`
 CHUNK_STEPS = 8192   # rows re-predicted at once: the model's per-step arrays never grow past this many
-FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered")   # what run_facts reads per row
+# what run_facts reads per row
+FACT_COLUMNS = ("response_max", "response_tokens", "samples", "steps_covered", "generation_rounds")
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     # verl and NeMo RL time the critic's passes apart; OpenRLHF's make_experience and ppo_train hold them
     critic_apart = not (run.config or {}).get("critic_in_phases")
     response_max = facts.get("response_max_tokens")   # one value per usable row: sliced with the rows below
+    rounds = facts.get("rollout_rounds")               # the same
     tp_defaulted = run.framework == "verl" and "rollout_tensor_parallel" not in facts
     if tp_defaulted:   # not logged (an export without its config): verl's default, as the fit reads its published
         # verl runs that do not state it; never more GPUs than the run had
@@ -123,8 +125,10 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         for first in range(0, len(index), CHUNK_STEPS):
             rows = t.iloc[index[first:first + CHUNK_STEPS]]
             if m == "calibrated":
-                given["run_facts"] = facts if response_max is None else \
-                    {**facts, "response_max_tokens": response_max[first:first + CHUNK_STEPS]}
+                given["run_facts"] = {**facts, **{name: values[first:first + CHUNK_STEPS]
+                                                  for name, values in (("response_max_tokens", response_max),
+                                                                       ("rollout_rounds", rounds))
+                                                  if values is not None}}
             frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit,
                                        critic_apart)
             sums.add(frame)
@@ -212,6 +216,11 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
             facts[f"{stem}_micro_batch_tokens"] = float(c[f"{stem}_micro_batch_tokens"])
         elif dynamic is False and _positive(c.get(f"{stem}_micro_batch_samples")):
             facts[f"{stem}_micro_batch_samples"] = float(c[f"{stem}_micro_batch_samples"])
+    # dynamic sampling (DAPO): the rounds each step generated and the sequences a round generates
+    if "generation_rounds" in rows and (rows["generation_rounds"] != 1.0).any():
+        facts["rollout_rounds"] = rows["generation_rounds"].to_numpy(dtype=float)
+    if _positive(c.get("rollout_samples")):
+        facts["rollout_samples"] = float(c["rollout_samples"])
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)

@@ -12,7 +12,7 @@ else at the rates of `price_as`; with none of these the Tinker side is left out,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import fmt, sources
@@ -288,14 +288,24 @@ def tinker_bill(run: HostedRun, setup: Setup, prices: str | None, price_as: str 
                      + (" (pass --prompts-per-step and --group-size)" if run.framework == "TRL" else ""))
         return None, None, notes
     completion, prompt = float(steps["response_tokens"].sum()), float(steps["prompt_tokens"].sum())
+    # a step that generates more than it trains (DAPO's dynamic sampling) samples and prefills every generated
+    # sequence on Tinker too, at the kept sequences' mean lengths, and trains the kept ones
+    extra = steps["generated_samples"] / steps["samples"] - 1.0 if "generated_samples" in steps else None
+    dropped_completion = float((steps["response_tokens"] * extra).sum()) if extra is not None else 0.0
+    dropped_prompt = float((steps["prompt_tokens"] * extra).sum()) if extra is not None else 0.0
     cached = 0.0
     if mode == "group":
         g = run.config.get("group_size")
         if not g:
             raise TinkerNomicsError(f"{run.source}: cached prefill 'group' needs the samples per prompt (G), which "
                                     f"the log does not give; pass --group-size")
-        cached = prompt * (float(g) - 1.0) / float(g)
+        cached = (prompt + dropped_prompt) * (float(g) - 1.0) / float(g)
     meters = MeterTokens.from_counts(completion, prompt, cached_prefill=cached)
+    if dropped_completion or dropped_prompt:
+        meters = replace(meters, sample=meters.sample + dropped_completion,
+                                     prefill=meters.prefill + dropped_prompt)
+        notes.append(f"the Tinker price samples and prefills the {dropped_completion:,.0f} generated tokens of the "
+                     f"groups dynamic sampling dropped (and their prompts) besides the trained ones")
     snapshot = resolve_snapshot(prices)
     successor = None
     if price_as:
@@ -345,6 +355,17 @@ def validate_hosted(run: HostedRun, model: str | None = None, gpu: str | None = 
 
 def _caveats(run: HostedRun) -> list[str]:
     out = []
+    t = run.steps
+    if "generated_samples" in t and (t["generated_samples"] > t["samples"]).any():
+        rounds = t["generation_rounds"]
+        out.append(f"dynamic sampling (DAPO's filter_groups): the steps ran {rounds.mean():.2f} generation rounds on "
+                   f"average (train/num_gen_batches, up to {rounds.max():g}) and generated "
+                   f"{(t['generated_samples'] / t['samples']).mean():.2f}× the sequences they trained; the logged "
+                   f"generation and step times hold every round, and so does the model (each round a generation "
+                   f"call of its own); the dropped groups' lengths are taken as the kept ones' (the log gives no "
+                   f"other)" + ("" if run.config.get("rollout_samples") else
+                                "; the log gives no data.gen_batch_size, so each round is taken to generate as many "
+                                "sequences as a step trains"))
     if run.first_step > 1 and run.framework == "verl":
         out.append(f"the first logged step is {run.first_step}: earlier steps (a run resumed from a checkpoint, or "
                    f"a log that starts late) are not in the sums")

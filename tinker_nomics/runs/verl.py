@@ -46,6 +46,7 @@ COLUMN_KEYS = {   # tidy column -> verl key
     "checkpoint_seconds": "timing_s/save_checkpoint",
     "response_mean": "response_length/mean",
     "response_max": "response_length/max",
+    "generation_rounds": "train/num_gen_batches",   # DAPO's dynamic sampling (recipe/dapo/dapo_ray_trainer.py)
     "prompt_mean": "prompt_length/mean",
     "trained_tokens": "perf/total_num_tokens",
     "logged_mfu": "perf/mfu/actor",
@@ -75,6 +76,8 @@ MAX_CONFIG_LINES = 20000
 CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "model_path": "actor_rollout_ref.model.path",
     "prompts_per_step": "data.train_batch_size",
+    "gen_batch_prompts": "data.gen_batch_size",          # the dataloader's batch: one generation round's prompts
+    "filter_groups": "algorithm.filter_groups.enable",   # DAPO's dynamic sampling
     "group_size": "actor_rollout_ref.rollout.n",
     "n_gpus_per_node": "trainer.n_gpus_per_node",
     "nnodes": "trainer.nnodes",
@@ -157,7 +160,7 @@ def config_facts(config: dict) -> tuple[dict, dict]:
         if node is not None:
             facts[name] = node
             where[name] = path
-    for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank"):
+    for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank", "gen_batch_prompts"):
         value = facts.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not _finite(value) or value < 0):
@@ -169,6 +172,14 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     if facts.get("prompts_per_step") and facts.get("group_size"):
         facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
         where["samples_per_step"] = "data.train_batch_size × actor_rollout_ref.rollout.n"
+    if facts.get("gen_batch_prompts") and facts.get("filter_groups") is not True:
+        # verl's trainer loads data.gen_batch_size prompts a step (ray_trainer's dataloader) and, without DAPO's
+        # group filter, trains every sequence it generated; with the filter it trains train_batch_size prompts' groups
+        facts["prompts_per_step"] = facts["gen_batch_prompts"]
+        where["prompts_per_step"] = CONFIG_FACTS["gen_batch_prompts"]
+        if facts.get("group_size"):
+            facts["samples_per_step"] = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
+            where["samples_per_step"] = "data.gen_batch_size × actor_rollout_ref.rollout.n (the dataloader's batch)"
     rank = facts.get("lora_rank", 0) or 0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
     where["fine_tune"] = ("actor_rollout_ref.model.lora_rank > 0" if rank > 0 else

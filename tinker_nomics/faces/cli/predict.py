@@ -97,6 +97,12 @@ def add_parser(sub) -> None:
         rl.add_argument(f"--{stem}-micro-batch-samples", type=number(f"--{stem}-micro-batch-samples"),
                         help=f"sequences per GPU in one micro-batch of {what} instead (verl's "
                              f"{verl}micro_batch_size_per_gpu)")
+    rl.add_argument("--generation-rounds", type=number("--generation-rounds"),
+                    help="generation calls per step where the step generates again until it keeps enough groups "
+                         "(DAPO's dynamic sampling; verl's train/num_gen_batches; default 1)")
+    rl.add_argument("--generation-samples", type=number("--generation-samples"),
+                    help="sequences each generation call generates (verl's data.gen_batch_size × rollout.n; default "
+                         "--samples, which the step trains)")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -176,7 +182,8 @@ def _run(args) -> str:
                                            args.logprob_micro_batch_tokens, args.logprob_micro_batch_samples,
                                            args.reference_micro_batch_tokens, args.reference_micro_batch_samples,
                                            args.values_micro_batch_tokens, args.values_micro_batch_samples,
-                                           args.critic_micro_batch_tokens, args.critic_micro_batch_samples)
+                                           args.critic_micro_batch_tokens, args.critic_micro_batch_samples,
+                                           args.generation_rounds, args.generation_samples)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
@@ -198,10 +205,11 @@ def rl_step_lines(data: dict) -> list[str]:
         lines.append(f"Does not fit  {fmt.number(data['num_gpus'])} × {data['gpu']} cannot hold the job; the smallest count "
                      f"that can is {fmt.number(data['fitting_gpus'])}, and the times below are on {fmt.number(data['fitting_gpus'])} "
                      f"× {data['gpu']}")
-    waves = times["rollout_waves"]
+    waves, rounds = times["rollout_waves"], data.get("generation_rounds", 1)
     lines += [
         f"Generation    {fmt.seconds(times['generation_seconds'])} ({times['rollout_concurrency']:,.0f} sequences at "
-        f"a time, {waves:g} wave{'s' if waves != 1 else ''})",
+        f"a time, {waves:g} wave{'s' if waves != 1 else ''}"
+        + (f" a round, {rounds:g} rounds" if rounds != 1 else "") + ")",
         f"Log-probs     {fmt.seconds(times['logprob_seconds'])}",
         f"Training      {fmt.seconds(times['training_seconds'])}",
         f"Refit         {fmt.seconds(times['refit_seconds'])}",
