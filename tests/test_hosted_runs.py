@@ -311,3 +311,25 @@ def test_keys_of_both_sides_need_ran_on(tmp_path):
         detect(path)
     assert detect(path, SELF_HOSTED).framework == "verl"
     assert detect(path, TINKER).framework == "tinker-cookbook"
+
+
+def test_the_rollout_engines_batch_cap_is_read_from_the_config(tmp_path):
+    """actor_rollout_ref.rollout.max_num_seqs (verl's ppo_trainer.yaml; vLLM's max_num_seqs) caps the sequences an
+    engine decodes at once: a run that set it to 8 is re-predicted at that cap, not the default 1024."""
+    import copy
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["rollout"]["max_num_seqs"] = 8
+    v = check_run(hs.write_verl_console(tmp_path / "c.log", "2025", config=config), gpu="H100 SXM")
+    facts, _ = run_facts(v.run, v.run.steps)
+    assert facts["max_num_seqs"] == 8
+    common = dict(arch=get_arch(hs.VERL_MODEL), gpu=get_gpu("H100 SXM"), num_gpus=hs.GPUS,
+                  samples=np.full(4, float(hs.SAMPLES)), prompt_tokens=np.array(hs.PROMPT),
+                  response_tokens=np.array(hs.RESPONSE), method="calibrated", fine_tune="full")
+    capped = rl_steps(**common, run_facts=facts)
+    default = rl_steps(**common, run_facts={k: x for k, x in facts.items() if k != "max_num_seqs"})
+    assert v.reconciliation.predicted_mean("step") == pytest.approx(float(np.mean(capped.wallclock_hours)) * 3600)
+    # 32 sequences a step on 8 one-GPU engines: 4 each, under either cap; at a cap of 2 they take two waves
+    assert np.asarray(capped.rollout_hours) == pytest.approx(np.asarray(default.rollout_hours))
+    two = rl_steps(**common, run_facts={**facts, "max_num_seqs": 2.0})
+    assert np.all(np.asarray(two.rollout_hours) > np.asarray(default.rollout_hours))
+    assert np.all(np.asarray(two.rollout_waves) == 2)

@@ -164,7 +164,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     specs.require(decode.gemm_peak(specs, precision), _peak_figure(precision), "prefill or decode")
     if method == "calibrated":
         gpus = specs
-        cap = None if max_num_seqs is None else _positive("max_num_seqs", max_num_seqs, 1, inclusive=True)
+        cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
         plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
         if tensor_parallel is None and not np.all(plan.feasible) and np.any(tp != n):
             # an engine that splits the heads evenly cannot hold the model: it spreads over every GPU, as pipeline
@@ -298,7 +298,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     reference_micro_batch_samples=None, values_micro_batch_tokens=None,
                     values_micro_batch_samples=None, critic_micro_batch_tokens=None,
                     critic_micro_batch_samples=None, generation_rounds=None,
-                    generation_samples=None) -> RLStepPrediction:
+                    generation_samples=None, max_num_seqs=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -318,7 +318,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     policy's), and the critic's update, `critic_micro_batch_tokens` or `..._samples` (critic.ppo_max_token_len_per_gpu,
     ppo_micro_batch_size_per_gpu; default: the actor's); a step that generates more than it trains (DAPO's dynamic
     sampling) runs `generation_rounds` generation calls (verl's train/num_gen_batches) of `generation_samples`
-    sequences each (data.gen_batch_size × rollout.n; default `samples`) and trains `samples` of them; they are
+    sequences each (data.gen_batch_size × rollout.n; default `samples`) and trains `samples` of them;
+    `max_num_seqs` caps the sequences a rollout engine decodes at once (verl's rollout.max_num_seqs); they are
     settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -366,6 +367,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
+    cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
     if not isinstance(rollout_eager, (bool, np.bool_)):
         raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
@@ -374,6 +376,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
                                       ("generation_rounds", rounds), ("generation_samples", generated),
+                                      ("max_num_seqs", cap),
                                       ("logprob_micro_batch_tokens", logprob_micro),
                                       ("logprob_micro_batch_samples", logprob_samples),
                                       ("reference_micro_batch_tokens", reference_micro),
@@ -401,7 +404,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   reference_micro_batch_samples=reference_samples,
                                   values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples,
                                   critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
-                                  rollout_samples=generated, rollout_rounds=rounds)
+                                  rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

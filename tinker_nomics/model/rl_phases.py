@@ -167,7 +167,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               reference_micro_batch_tokens=None, reference_micro_batch_samples=None,
               values_micro_batch_tokens=None, values_micro_batch_samples=None,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
-              rollout_rounds=None) -> RLFeatures:
+              rollout_rounds=None, max_num_seqs=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -192,7 +192,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     sampling, verl's algorithm.filter_groups: groups whose rewards all agree are dropped and the engine generates
     again until `samples` are kept): each of `rollout_rounds` rounds (verl's train/num_gen_batches) generates
     `rollout_samples` sequences (data.gen_batch_size × rollout.n) as a generation call of its own, with its own
-    drain and fixed cost; the trainer's passes see `samples`. Default: one round of `samples`.
+    drain and fixed cost; the trainer's passes see `samples`. Default: one round of `samples`. `max_num_seqs` is the
+    rollout engine's cap on sequences decoded at once (verl's rollout.max_num_seqs; default its 1024).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -225,7 +226,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, g, full, context, fine_tune, rollout_tensor_parallel,
                             rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan, once,
-                            kv_per_sequence)
+                            kv_per_sequence, max_num_seqs)
     else:
         plan = _rule_plan(arch, gpus, n, g if concurrency is None else concurrency, full, fine_tune, terms)
         plan = (*plan, np.asarray(off_policy, dtype=float) > 0, plan[3], 1.0)   # the seed's overlap, same GPUs
@@ -355,7 +356,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision, off_policy, compact, once, kv_per_sequence):
+                 precision, kv_precision, off_policy, compact, once, kv_per_sequence, max_num_seqs=None):
     """The calibrated method's engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible, separate,
     trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its
     share of memory; off-policy (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving
@@ -403,7 +404,8 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     replicas = np.maximum(np.floor(rollout_gpus / tp), 1.0)
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision,
                                         kv_per_sequence), 1.0)
-    batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), number("rollout_max_num_seqs")), 1.0)
+    most = number("rollout_max_num_seqs") if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), most), 1.0)
     return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
 
 

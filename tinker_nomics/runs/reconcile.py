@@ -221,6 +221,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_rounds"] = rows["generation_rounds"].to_numpy(dtype=float)
     if _positive(c.get("rollout_samples")):
         facts["rollout_samples"] = float(c["rollout_samples"])
+    if _positive(c.get("rollout_max_num_seqs")):
+        facts["max_num_seqs"] = float(c["rollout_max_num_seqs"])
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)

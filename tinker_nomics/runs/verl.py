@@ -97,6 +97,7 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "use_kl_in_reward": "algorithm.use_kl_in_reward",
     "enforce_eager": "actor_rollout_ref.rollout.enforce_eager",
     "rollout_memory_fraction": "actor_rollout_ref.rollout.gpu_memory_utilization",
+    "rollout_max_num_seqs": "actor_rollout_ref.rollout.max_num_seqs",
     "gradient_checkpointing": "actor_rollout_ref.model.enable_gradient_checkpointing",
     "dynamic_batch": "actor_rollout_ref.actor.use_dynamic_bsz",
     "micro_batch_tokens": "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",

@@ -103,6 +103,9 @@ def add_parser(sub) -> None:
     rl.add_argument("--generation-samples", type=number("--generation-samples"),
                     help="sequences each generation call generates (verl's data.gen_batch_size × rollout.n; default "
                          "--samples, which the step trains)")
+    rl.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
+                    help="a rollout engine's cap on sequences decoded at once (verl's rollout.max_num_seqs; default "
+                         f"{default('rollout_max_num_seqs'):,.0f}, verl's)")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -183,7 +186,7 @@ def _run(args) -> str:
                                            args.reference_micro_batch_tokens, args.reference_micro_batch_samples,
                                            args.values_micro_batch_tokens, args.values_micro_batch_samples,
                                            args.critic_micro_batch_tokens, args.critic_micro_batch_samples,
-                                           args.generation_rounds, args.generation_samples)
+                                           args.generation_rounds, args.generation_samples, args.max_num_seqs)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
