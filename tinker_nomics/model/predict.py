@@ -298,7 +298,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     reference_micro_batch_samples=None, values_micro_batch_tokens=None,
                     values_micro_batch_samples=None, critic_micro_batch_tokens=None,
                     critic_micro_batch_samples=None, generation_rounds=None,
-                    generation_samples=None, max_num_seqs=None) -> RLStepPrediction:
+                    generation_samples=None, max_num_seqs=None, param_offload: bool = False,
+                    optimizer_offload: bool = False) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -319,7 +320,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     ppo_micro_batch_size_per_gpu; default: the actor's); a step that generates more than it trains (DAPO's dynamic
     sampling) runs `generation_rounds` generation calls (verl's train/num_gen_batches) of `generation_samples`
     sequences each (data.gen_batch_size × rollout.n; default `samples`) and trains `samples` of them;
-    `max_num_seqs` caps the sequences a rollout engine decodes at once (verl's rollout.max_num_seqs); they are
+    `max_num_seqs` caps the sequences a rollout engine decodes at once (verl's rollout.max_num_seqs);
+    `param_offload` and `optimizer_offload` keep the trainer's weights and Adam's moments in host memory between
+    phases (verl's actor fsdp_config), each GPU's shard copied over its host link around every call; they are
     settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -368,15 +371,18 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
     cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
-    if not isinstance(rollout_eager, (bool, np.bool_)):
-        raise TinkerNomicsError(f"rollout_eager must be True or False, got {rollout_eager!r}")
+    for name, value in (("rollout_eager", rollout_eager), ("param_offload", param_offload),
+                        ("optimizer_offload", optimizer_offload)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
         opt = number("rl_optimizer_steps") * epochs
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
                                       ("generation_rounds", rounds), ("generation_samples", generated),
-                                      ("max_num_seqs", cap),
+                                      ("max_num_seqs", cap), ("param_offload", param_offload or None),
+                                      ("optimizer_offload", optimizer_offload or None),
                                       ("logprob_micro_batch_tokens", logprob_micro),
                                       ("logprob_micro_batch_samples", logprob_samples),
                                       ("reference_micro_batch_tokens", reference_micro),
@@ -391,6 +397,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 f"{method} method has none (drop it or use --method calibrated)")
     specs = gpu_specs(gpu)
     specs.require(specs.peak_flops(method))
+    if (param_offload or optimizer_offload) and not np.all(np.isfinite(specs.host_bytes_per_s)):
+        raise TinkerNomicsError(f"{gpu.gpu} has no host link in data/hardware/host_links.csv (no source gives its "
+                                f"PCIe generation and lanes), so the model cannot time CPU offload on it")
     if method == "calibrated":
         params = parameters()
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
@@ -404,7 +413,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   reference_micro_batch_samples=reference_samples,
                                   values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples,
                                   critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
-                                  rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap)
+                                  rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap,
+                                  param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload))
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

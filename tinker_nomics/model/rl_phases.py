@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sources.defaults import assumption, number
-from ..sources.hardware import GpuSpecs
+from ..sources.hardware import GpuSpecs, host_copy_shares
 from ..sources.model_record import ModelArch
 from . import decode, roofline, training
 
@@ -138,6 +138,10 @@ class RLFeatures:
     colocated: "RLFeatures | None" = None   # k >= 1 split: the same step colocated, its phases taking turns
     prefill_wire: np.ndarray = 0.0  # the prompts' tensor-parallel all-reduces on the wire, per replica (physics only)
     rollout_rounds: np.ndarray = 1.0  # generation rounds per step, each of the features' sequences (dynamic sampling)
+    # CPU offload (verl's param_offload, optimizer_offload): the shards' trips to the host and back in each phase
+    offload_logprob_seconds: np.ndarray = 0.0
+    offload_update_seconds: np.ndarray = 0.0
+    offload_refit_seconds: np.ndarray = 0.0
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -167,7 +171,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               reference_micro_batch_tokens=None, reference_micro_batch_samples=None,
               values_micro_batch_tokens=None, values_micro_batch_samples=None,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
-              rollout_rounds=None, max_num_seqs=None) -> RLFeatures:
+              rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
+              critic_param_offload=False, critic_optimizer_offload=False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -194,6 +199,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     `rollout_samples` sequences (data.gen_batch_size × rollout.n) as a generation call of its own, with its own
     drain and fixed cost; the trainer's passes see `samples`. Default: one round of `samples`. `max_num_seqs` is the
     rollout engine's cap on sequences decoded at once (verl's rollout.max_num_seqs; default its 1024).
+    `param_offload` and `optimizer_offload` (verl's actor fsdp_config; `critic_...` the critic's) keep the trainer's
+    weights and Adam's moments in host memory between phases (`_offload_seconds`).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -338,6 +345,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
             + weight_tensors(arch) * refit_seconds_per_tensor()
     else:
         passes = exchange = alltoall = refit = 0.0
+    offload = _offload_seconds(arch, gpus, trainer_gpus, fine_tune, reference, critic, param_offload,
+                               optimizer_offload, critic_param_offload, critic_optimizer_offload)
     # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
     # sweep over a million scenarios from repeating constant arithmetic a million times.
     def a(x):
@@ -352,7 +361,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       a(models * opt), a(logprob_micro), a(update_micro), a(exchange), a(alltoall), a(refit),
                       a(off_policy), a(gpus_used), np.asarray(separate), a(trainer_gpus), a(models),
                       prefill_wire=a(prefill_wire),
-                      rollout_rounds=a(1.0 if rollout_rounds is None else rollout_rounds))
+                      rollout_rounds=a(1.0 if rollout_rounds is None else rollout_rounds),
+                      offload_logprob_seconds=a(offload[0]), offload_update_seconds=a(offload[1]),
+                      offload_refit_seconds=a(offload[2]))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -511,7 +522,7 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     # then its micro-batches, each with its fixed cost, and its FLOPs
     per_pass = p.pass_overhead_seconds + f.micro_batches * p.micro_batch_overhead_seconds \
         + f.forward_gemm_units / eta + f.alltoall_seconds
-    logprob = _times(f.logprob_passes * per_pass, factor)
+    logprob = _times(f.logprob_passes * per_pass + f.offload_logprob_seconds, factor)
     gemm = f.update_gemm_units / eta
     if mfu is not None:
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
@@ -519,9 +530,9 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
         # forward equivalents each, every one paying the fixed per-micro-batch cost
         update = f.trained_models * p.pass_overhead_seconds + gemm \
             + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
-            + f.exchange_seconds + f.update_passes * f.alltoall_seconds
+            + f.exchange_seconds + f.update_passes * f.alltoall_seconds + f.offload_update_seconds
     training_s = _times(update, factor)
-    refit = _times(f.refit_seconds, factor)
+    refit = _times(f.refit_seconds + f.offload_refit_seconds, factor)
     other = np.asarray(p.step_overhead_seconds, dtype=float)
     step_total = overlap(generation, logprob + training_s, f.separate) + (refit + other)
     return RLPhases(generation, logprob, training_s, refit, other, step_total, _times(rounds * decode_s, factor),
@@ -676,6 +687,33 @@ def _exchange_seconds(arch: ModelArch, gpus: GpuSpecs, num_gpus):
     between = np.where(nodes > 1, shard / per_node * (nodes - 1.0) / nodes / (number("network_gb_s_per_gpu") * 1e9),
                        0.0)
     return inside + between
+
+
+def _offload_seconds(arch: ModelArch, gpus: GpuSpecs, trainer_gpus, fine_tune: str, reference: bool, critic: bool,
+                     param_offload: bool, optimizer_offload: bool, critic_param_offload: bool,
+                     critic_optimizer_offload: bool):
+    """CPU offload's copies in one step, (log-prob passes, update, refit) seconds. verl's FSDP workers
+    (verl/workers/fsdp_workers.py) with `param_offload` move each GPU's shard of the trainer's weights (FP32: verl
+    builds the actor and critic in FP32, `offload_param_bytes_per_param`) to the GPU and back to host memory
+    around every call that uses them: the old policy's log-prob pass (and, with LoRA, the reference's, which is the
+    actor without its adapter), the update and the hand-off to the rollout engine; the critic around its values
+    pass and its update. `optimizer_offload` moves Adam's two FP32 moments (`offload_optimizer_bytes_per_param`)
+    around the update. Each GPU copies its shard over its own host link at the share pageable memory reaches
+    (verl's offload copies with .to("cpu"), into pageable memory; host_copy_shares). A GPU whose host link no source
+    gives (host_links.csv) is charged none: `predict` refuses offload on it and `validate` says so."""
+    if not (param_offload or optimizer_offload or (critic and (critic_param_offload or critic_optimizer_offload))):
+        return 0.0, 0.0, 0.0
+    rate = gpus.host_bytes_per_s * host_copy_shares()["pageable"]
+    rate = np.where(np.isfinite(rate), rate, np.inf)
+    trip = 2.0 * float(arch.total_params) / np.asarray(trainer_gpus, dtype=float) / rate   # there and back
+    weights = number("offload_param_bytes_per_param") * trip
+    moments = number("offload_optimizer_bytes_per_param") * trip
+    actor = weights if param_offload else 0.0
+    critic_weights = weights if critic and critic_param_offload else 0.0
+    logprob = actor * (2.0 if fine_tune == "lora" and reference else 1.0) + critic_weights
+    update = actor + (moments if optimizer_offload else 0.0) + critic_weights \
+        + (moments if critic and critic_optimizer_offload else 0.0)
+    return logprob, update, actor
 
 
 def _alltoall_seconds(arch: ModelArch, trained_tokens, num_gpus, link):

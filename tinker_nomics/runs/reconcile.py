@@ -33,7 +33,7 @@ from ..model.scenario import DEFAULT_METHOD
 from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import number
-from ..sources.hardware import GPU
+from ..sources.hardware import GPU, gpu_specs, host_copy_shares
 from . import nemo_rl, openrlhf, skyrl, trl, verl
 from .hosted import HostedRun
 from .measured import Measured
@@ -165,6 +165,17 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         notes.append("the log's rollout engine ran without CUDA graphs (enforce_eager): each predicted decode step "
                      "lasts at least the model's layers × the fitted host launch time per layer "
                      f"({parameters().eager_layer_seconds * 1e6:.0f} µs)")
+    offloaded = [name for name in ("param_offload", "optimizer_offload", "critic_param_offload",
+                                   "critic_optimizer_offload") if facts.get(name)]
+    if headline == "calibrated" and offloaded:
+        host = float(gpu_specs(gpu).host_bytes_per_s)
+        what = ", ".join(offloaded)
+        notes.append(f"the log's config offloads to host memory between phases ({what}): each GPU's shard crosses "
+                     f"{gpu.gpu}'s host link ({host / 1e9:g} GB/s each way, data/hardware/host_links.csv) at the "
+                     f"{host_copy_shares()['pageable']:.0%} pageable copies reach, there and back around each call"
+                     if math.isfinite(host) else
+                     f"the log's config offloads to host memory between phases ({what}), but no source gives "
+                     f"{gpu.gpu}'s host link (data/hardware/host_links.csv): the copies are not in the prediction")
     if headline == "calibrated" and includes_refit:
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
                      "generation time holds it, so the predicted generation adds the model's refit")
@@ -221,6 +232,14 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_rounds"] = rows["generation_rounds"].to_numpy(dtype=float)
     if _positive(c.get("rollout_samples")):
         facts["rollout_samples"] = float(c["rollout_samples"])
+    # CPU offload between phases (verl's FSDP workers; FSDP2's CPUOffloadPolicy turns it off, validate says so)
+    fsdp = c.get("actor_strategy") in (None, "fsdp", "fsdp2") and not (c.get("actor_strategy") == "fsdp2"
+                                                                        and c.get("offload_policy") is True)
+    for name in ("param_offload", "optimizer_offload"):
+        if fsdp and c.get(name) is True:
+            facts[name] = True
+        if facts["critic"] and c.get(f"critic_{name}") is True:
+            facts[f"critic_{name}"] = True
     if _positive(c.get("rollout_max_num_seqs")):
         facts["max_num_seqs"] = float(c["rollout_max_num_seqs"])
     fraction = c.get("rollout_memory_fraction")

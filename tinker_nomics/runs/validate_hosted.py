@@ -369,6 +369,17 @@ def _caveats(run: HostedRun) -> list[str]:
     if run.first_step > 1 and run.framework == "verl":
         out.append(f"the first logged step is {run.first_step}: earlier steps (a run resumed from a checkpoint, or "
                    f"a log that starts late) are not in the sums")
+    c = run.config
+    if run.framework == "verl" and c.get("actor_strategy") == "fsdp2" and c.get("offload_policy") is True:
+        out.append("the actor trains with FSDP2's CPUOffloadPolicy (actor_rollout_ref.actor.fsdp_config."
+                   "offload_policy): its weights, gradients and Adam's moments live in host memory, every micro-batch's passes stream "
+                   "the weights to the GPUs and the optimizer steps on the CPU; the model prices none of that, so the "
+                   "update takes longer than predicted")
+    if run.framework == "verl" and run.config.get("actor_strategy") == "megatron" and (
+            run.config.get("megatron_param_offload") is True or run.config.get("megatron_optimizer_offload") is True):
+        out.append("the actor trains with Megatron and offloads to host memory (actor_rollout_ref.actor.megatron's "
+                   "param_offload or optimizer_offload): the model prices verl's FSDP offload only, so those copies "
+                   "are not in the prediction")
     if run.framework == "verl" and run.config.get("critic"):
         out.append("PPO with a critic (adv_estimator gae): verl times the critic's values pass and update apart "
                    "(timing_s/values, update_critic), so the log-prob and update rows compare the actor's passes "

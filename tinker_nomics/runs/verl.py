@@ -98,6 +98,14 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "enforce_eager": "actor_rollout_ref.rollout.enforce_eager",
     "rollout_memory_fraction": "actor_rollout_ref.rollout.gpu_memory_utilization",
     "rollout_max_num_seqs": "actor_rollout_ref.rollout.max_num_seqs",
+    "actor_strategy": "actor_rollout_ref.actor.strategy",                        # fsdp, fsdp2 or megatron
+    "param_offload": "actor_rollout_ref.actor.fsdp_config.param_offload",        # CPU offload between phases
+    "optimizer_offload": "actor_rollout_ref.actor.fsdp_config.optimizer_offload",
+    "offload_policy": "actor_rollout_ref.actor.fsdp_config.offload_policy",      # FSDP2's CPUOffloadPolicy
+    "critic_param_offload": "critic.model.fsdp_config.param_offload",
+    "critic_optimizer_offload": "critic.model.fsdp_config.optimizer_offload",
+    "megatron_param_offload": "actor_rollout_ref.actor.megatron.param_offload",
+    "megatron_optimizer_offload": "actor_rollout_ref.actor.megatron.optimizer_offload",
     "gradient_checkpointing": "actor_rollout_ref.model.enable_gradient_checkpointing",
     "dynamic_batch": "actor_rollout_ref.actor.use_dynamic_bsz",
     "micro_batch_tokens": "actor_rollout_ref.actor.ppo_max_token_len_per_gpu",

@@ -318,6 +318,8 @@ class GpuSpecs:
                                        # weight-only there
     gemm_int8_flops: np.ndarray = None  # the same under load: the INT8 peak at the BF16 ceiling's share of its peak
     int8_native: np.ndarray = None     # True where int8_peaks.csv gives an INT8 tensor-core peak (Turing and later)
+    host_bytes_per_s: np.ndarray = None  # the link to the host's memory, each way (host_links.csv: PCIe, or
+                                         # NVLink-C2C on Grace parts); NaN where no source gives it
 
     @property
     def shape(self) -> tuple:
@@ -408,6 +410,48 @@ def int8_peaks() -> dict[str, float]:
 
 
 @functools.lru_cache(maxsize=None)
+def host_links() -> dict[str, float]:
+    """GPU -> bytes/s each way over its link to the host's memory (data/hardware/host_links.csv: the datasheet's
+    PCIe generation and lanes, or the NVLink-C2C of a Grace superchip): what CPU offload moves weights and optimizer
+    states over."""
+    gb_s = _per_gpu_figure("hardware/host_links.csv", "gb_s_per_direction", lambda x: 0 < x < 1e4,
+                           "a link rate in GB/s")
+    return {gpu: value * 1e9 for gpu, value in gb_s.items()}
+
+
+HOST_MEMORY_KINDS = ("pinned", "pageable")
+
+
+@functools.lru_cache(maxsize=None)
+def host_copy_shares() -> dict[str, float]:
+    """Host memory kind -> the share of the host link's rate each way that one GPU's copies to and from it reach:
+    the median over the published measurements of data/hardware/host_copy_rates.csv (bandwidthTest, nvbandwidth;
+    one GPU copying, its link from host_links.csv). Page-locked (pinned) memory is copied by the GPU's DMA engines
+    near the link's rate; pageable memory goes through a pinned staging buffer the CPU copies into, at a fraction of
+    it. A kind without a measurement is refused where it is needed."""
+    where = "hardware/host_copy_rates.csv"
+    rows = load_table(where, [Column("gpu"), Column("system"), Column("test"), Column("direction"),
+                              Column("memory"), Column("gb_s", "float"), Column("concurrent_gpus", "int"),
+                              Column("source_url"), Column("quote", required=False), Column("note", required=False)])
+    link = host_links()
+    shares: dict[str, list[float]] = {}
+    for r in rows:
+        if r["memory"] not in HOST_MEMORY_KINDS:
+            raise TinkerNomicsError(f"{where} row {r['_row']} column memory: {r['memory']!r} is not one of "
+                                    f"{', '.join(HOST_MEMORY_KINDS)}")
+        if r["gpu"] not in link:
+            raise TinkerNomicsError(f"{where} row {r['_row']}: GPU {r['gpu']!r} has no host link in "
+                                    f"hardware/host_links.csv")
+        rate = link[r["gpu"]] / 1e9
+        if not 0 < r["gb_s"] <= rate * r["concurrent_gpus"] * 1.05:
+            raise TinkerNomicsError(f"{where} row {r['_row']}: {r['gb_s']:g} GB/s on {r['concurrent_gpus']} GPU(s) "
+                                    f"is more than their {rate:g} GB/s links carry")
+        if r["concurrent_gpus"] == 1:
+            shares.setdefault(r["memory"], []).append(r["gb_s"] / rate)
+    return {kind: float(np.median(values)) for kind, values in shares.items()}
+
+
+@functools.lru_cache(maxsize=None)
 def compute_capabilities() -> dict[str, float]:
     """GPU -> NVIDIA compute capability (data/hardware/compute_capability.csv, from NVIDIA's CUDA GPU tables); the
     AMD parts have none. It decides which kernels a GPU can run: vLLM's Marlin kernels, which run FP8 and FP4
@@ -418,7 +462,7 @@ def compute_capabilities() -> dict[str, float]:
 
 def _specs_of(names: np.ndarray) -> GpuSpecs:
     table, link, ceilings, fp4, int8 = gpus(), links(), gemm_ceilings(), fp4_peaks(), int8_peaks()
-    capability, shares = compute_capabilities(), collective_shares()
+    capability, shares, host = compute_capabilities(), collective_shares(), host_links()
     unique, inverse = np.unique(np.asarray(names, dtype=str), return_inverse=True)
     inverse = inverse.reshape(-1)
 
@@ -448,7 +492,7 @@ def _specs_of(names: np.ndarray) -> GpuSpecs:
                     np.where(has_int8, int8_peak, bf16),
                     # the clocks a dense GEMM holds under load are the part's, whatever the precision (AMD's MI300X)
                     np.where(has_int8, int8_peak * gemm_bf16 / bf16, gemm_bf16),
-                    has_int8)
+                    has_int8, column(lambda g: host.get(g.gpu, nan)))
 
 
 @dataclass(frozen=True)

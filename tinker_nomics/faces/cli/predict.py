@@ -106,6 +106,11 @@ def add_parser(sub) -> None:
     rl.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
                     help="a rollout engine's cap on sequences decoded at once (verl's rollout.max_num_seqs; default "
                          f"{default('rollout_max_num_seqs'):,.0f}, verl's)")
+    rl.add_argument("--param-offload", action="store_true",
+                    help="the trainer's weights wait in host memory between phases (verl's actor "
+                         "fsdp_config.param_offload): each GPU's FP32 shard crosses its host link around every call")
+    rl.add_argument("--optimizer-offload", action="store_true",
+                    help="Adam's moments wait in host memory between updates (verl's fsdp_config.optimizer_offload)")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -186,7 +191,8 @@ def _run(args) -> str:
                                            args.reference_micro_batch_tokens, args.reference_micro_batch_samples,
                                            args.values_micro_batch_tokens, args.values_micro_batch_samples,
                                            args.critic_micro_batch_tokens, args.critic_micro_batch_samples,
-                                           args.generation_rounds, args.generation_samples, args.max_num_seqs)
+                                           args.generation_rounds, args.generation_samples, args.max_num_seqs,
+                                           args.param_offload, args.optimizer_offload)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
