@@ -333,3 +333,23 @@ def test_the_rollout_engines_batch_cap_is_read_from_the_config(tmp_path):
     two = rl_steps(**common, run_facts={**facts, "max_num_seqs": 2.0})
     assert np.all(np.asarray(two.rollout_hours) > np.asarray(default.rollout_hours))
     assert np.all(np.asarray(two.rollout_waves) == 2)
+
+
+def test_a_run_without_gradient_checkpointing_does_not_recompute(tmp_path):
+    """actor_rollout_ref.model.enable_gradient_checkpointing False: the backward pass keeps the forward's
+    activations, so the update is 6 N per token (forward 2 N, backward 4 N), not 8 N with the recomputed forward."""
+    import copy
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["model"]["enable_gradient_checkpointing"] = False
+    v = check_run(hs.write_verl_console(tmp_path / "c.log", "2025", config=config), gpu="H100 SXM")
+    facts, _ = run_facts(v.run, v.run.steps)
+    assert facts["recompute"] is False
+    plain = check_run(hs.write_verl_console(tmp_path / "p.log", "2025"), gpu="H100 SXM")
+    assert "recompute" not in run_facts(plain.run, plain.run.steps)[0]
+    common = dict(arch=get_arch(hs.VERL_MODEL), gpu=get_gpu("H100 SXM"), num_gpus=hs.GPUS,
+                  samples=np.full(4, float(hs.SAMPLES)), prompt_tokens=np.array(hs.PROMPT),
+                  response_tokens=np.array(hs.RESPONSE), method="calibrated", fine_tune="full")
+    kept = rl_steps(**common, run_facts=facts)
+    recomputed = rl_steps(**common, run_facts={k: x for k, x in facts.items() if k != "recompute"})
+    assert np.all(np.asarray(kept.train_hours) < np.asarray(recomputed.train_hours))
+    assert v.reconciliation.predicted_mean("step") == pytest.approx(float(np.mean(kept.wallclock_hours)) * 3600)

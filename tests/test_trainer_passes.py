@@ -277,6 +277,13 @@ def test_predict_takes_the_epochs_and_micro_batches_a_published_table_states():
     (["--logprob-micro-batch-samples", "4", "--logprob-micro-batch-tokens", "8000"], "not both"),
     (["--logprob-micro-batch-samples", "0"], "--logprob-micro-batch-samples must be"),
     (["--logprob-micro-batch-tokens", "2.5"], "--logprob-micro-batch-tokens must be a whole number"),
+    (["--generation-rounds", "1.5"], "--generation-rounds must be a whole number"),
+    (["--generation-samples", "0"], "--generation-samples must be"),
+    (["--generation-rounds", "2", "--method", "seed"], "--generation-rounds: a setting of the calibrated"),
+    (["--max-num-seqs", "0.5"], "--max-num-seqs must be"),
+    (["--param-offload", "--method", "exact"], "--param-offload: a setting of the calibrated"),
+    (["--optimizer-offload", "--gpu", "H20"], "H20 has no host link"),
+    (["--no-gradient-checkpointing", "--method", "seed"], "--no-gradient-checkpointing: a setting of the calibrated"),
 ])
 def test_predict_refuses_a_bad_trainer_setting_in_one_line(args, words):
     import contextlib

@@ -299,7 +299,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     values_micro_batch_samples=None, critic_micro_batch_tokens=None,
                     critic_micro_batch_samples=None, generation_rounds=None,
                     generation_samples=None, max_num_seqs=None, param_offload: bool = False,
-                    optimizer_offload: bool = False) -> RLStepPrediction:
+                    optimizer_offload: bool = False, gradient_checkpointing: bool = True) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -322,7 +322,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     sequences each (data.gen_batch_size × rollout.n; default `samples`) and trains `samples` of them;
     `max_num_seqs` caps the sequences a rollout engine decodes at once (verl's rollout.max_num_seqs);
     `param_offload` and `optimizer_offload` keep the trainer's weights and Adam's moments in host memory between
-    phases (verl's actor fsdp_config), each GPU's shard copied over its host link around every call; they are
+    phases (verl's actor fsdp_config), each GPU's shard copied over its host link around every call;
+    `gradient_checkpointing` False trains without it (verl's enable_gradient_checkpointing off: no recomputed forward
+    pass in the update); they are
     settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -372,7 +374,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
     cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
     for name, value in (("rollout_eager", rollout_eager), ("param_offload", param_offload),
-                        ("optimizer_offload", optimizer_offload)):
+                        ("optimizer_offload", optimizer_offload),
+                        ("gradient_checkpointing", gradient_checkpointing)):
         if not isinstance(value, (bool, np.bool_)):
             raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
@@ -383,6 +386,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("generation_rounds", rounds), ("generation_samples", generated),
                                       ("max_num_seqs", cap), ("param_offload", param_offload or None),
                                       ("optimizer_offload", optimizer_offload or None),
+                                      ("gradient_checkpointing", None if gradient_checkpointing else False),
                                       ("logprob_micro_batch_tokens", logprob_micro),
                                       ("logprob_micro_batch_samples", logprob_samples),
                                       ("reference_micro_batch_tokens", reference_micro),
@@ -414,7 +418,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   values_micro_batch_tokens=values_micro, values_micro_batch_samples=values_samples,
                                   critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
                                   rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap,
-                                  param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload))
+                                  param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
+                                  recompute=bool(gradient_checkpointing))
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

@@ -95,7 +95,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                values_micro_batch_samples=None, critic_micro_batch_tokens=None,
                critic_micro_batch_samples=None, rollout_samples=None, rollout_rounds=None,
                max_num_seqs=None, param_offload=False, optimizer_offload=False, critic_param_offload=False,
-               critic_optimizer_offload=False) -> SelfHosted:
+               critic_optimizer_offload=False, recompute=True) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
@@ -128,7 +128,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               rollout_samples=rollout_samples, rollout_rounds=rollout_rounds,
                               max_num_seqs=max_num_seqs, param_offload=param_offload,
                               optimizer_offload=optimizer_offload, critic_param_offload=critic_param_offload,
-                              critic_optimizer_offload=critic_optimizer_offload,
+                              critic_optimizer_offload=critic_optimizer_offload, recompute=recompute,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below

@@ -240,6 +240,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
             facts[name] = True
         if facts["critic"] and c.get(f"critic_{name}") is True:
             facts[f"critic_{name}"] = True
+    if c.get("gradient_checkpointing") is False:   # the backward pass keeps the forward's activations: no recompute
+        facts["recompute"] = False
     if _positive(c.get("rollout_max_num_seqs")):
         facts["max_num_seqs"] = float(c["rollout_max_num_seqs"])
     fraction = c.get("rollout_memory_fraction")

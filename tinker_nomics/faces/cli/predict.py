@@ -111,6 +111,9 @@ def add_parser(sub) -> None:
                          "fsdp_config.param_offload): each GPU's FP32 shard crosses its host link around every call")
     rl.add_argument("--optimizer-offload", action="store_true",
                     help="Adam's moments wait in host memory between updates (verl's fsdp_config.optimizer_offload)")
+    rl.add_argument("--no-gradient-checkpointing", action="store_true",
+                    help="the update keeps the forward pass's activations instead of recomputing them (verl's "
+                         "enable_gradient_checkpointing off): 6 N FLOPs per trained token, not 8 N")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -137,14 +140,15 @@ def _arch(args):
 
 # The Python arguments of model.predict whose names its messages use, as the flags a command-line user typed: every
 # argument is its flag with dashes, but for the engine setting --enforce-eager sets.
-FLAG_OF = {"rollout_eager": "--enforce-eager"}
+FLAG_OF = {"rollout_eager": "--enforce-eager", "gradient_checkpointing": "--no-gradient-checkpointing"}
 PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_parallel", "max_num_seqs", "precision",
                 "kv_precision", "method", "samples", "prompt_len", "response_len", "off_policy", "fine_tune",
                 "max_response_len", "optimizer_steps", "rollout_tensor_parallel", "rollout_memory_fraction",
                 "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
                 "logprob_micro_batch_samples", "reference_micro_batch_tokens", "reference_micro_batch_samples",
                 "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
-                "critic_micro_batch_samples", "ppo_epochs", "rollout_eager")
+                "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
+                "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -192,7 +196,8 @@ def _run(args) -> str:
                                            args.values_micro_batch_tokens, args.values_micro_batch_samples,
                                            args.critic_micro_batch_tokens, args.critic_micro_batch_samples,
                                            args.generation_rounds, args.generation_samples, args.max_num_seqs,
-                                           args.param_offload, args.optimizer_offload)
+                                           args.param_offload, args.optimizer_offload,
+                                           not args.no_gradient_checkpointing)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
