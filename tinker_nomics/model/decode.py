@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import TinkerNomicsError
 from ..sources.defaults import number
 from ..sources.hardware import GpuSpecs
-from ..sources import quantization
+from ..sources import engine_memory, quantization
 from ..sources.model_record import ModelArch
 from . import roofline
 
@@ -324,18 +324,29 @@ def prefill_flops(arch: ModelArch, prompt_tokens, sequences):
 # ------------------------------------------------------------------------------------------------ engine memory
 
 def smallest_replica(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, memory_fraction, precision: str = "bf16",
-                     kv_precision: str = "bf16"):
-    """GPUs one engine copy needs: the smallest power of two whose `memory_fraction` of memory holds the weights and
-    one full sequence's cache."""
-    return power_of_two_above(replica_memory(arch, gpus, sequence_tokens, precision, kv_precision)
-                              / np.asarray(memory_fraction, float))
+                     kv_precision: str = "bf16", max_num_seqs=None, held=None):
+    """GPUs one engine copy needs: the smallest power of two whose `memory_fraction` of memory, less what the engine
+    reserves on each GPU (engine_memory.reserved_bytes: more on a tensor-parallel group), holds the weights and one
+    full sequence's cache (`held`, in GPUs' worth, where the caller has it: replica_memory)."""
+    if held is None:
+        held = replica_memory(arch, gpus, sequence_tokens, precision, kv_precision)
+    seqs = engine_max_num_seqs(gpus) if max_num_seqs is None else max_num_seqs
+
+    def usable(tp):   # the share of each GPU's memory the weights and the cache may take
+        share = np.asarray(memory_fraction, float) - engine_memory.reserved_bytes(arch.vocab_size, seqs, tp) \
+            / engine_memory.engine_memory_bytes(gpus)
+        return np.maximum(share, 1e-9)
+
+    alone = power_of_two_above(held / usable(1.0))
+    return np.where(alone > 1, power_of_two_above(held / usable(2.0)), alone)
 
 
 def replica_memory(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, precision: str = "bf16",
                    kv_precision: str = "bf16"):
-    """The weights and one full sequence's cache, in GPUs' worth of memory."""
+    """The weights and one full sequence's cache, in GPUs' worth of memory as an engine sees it
+    (engine_memory.engine_memory_bytes)."""
     return (float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
-            + kv_bytes(arch, sequence_tokens, kv_precision)) / gpus.memory_bytes
+            + kv_bytes(arch, sequence_tokens, kv_precision)) / engine_memory.engine_memory_bytes(gpus)
 
 
 def power_of_two_above(x):
@@ -344,10 +355,15 @@ def power_of_two_above(x):
 
 
 def kv_capacity(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, context_tokens, memory_fraction,
-                precision: str = "bf16", kv_precision: str = "bf16", per_sequence=None):
-    """Sequences one replica holds at once: the memory left after the weights over one sequence's cache at
-    `context_tokens` (`per_sequence`, where the caller has it already)."""
-    budget = np.asarray(memory_fraction, dtype=float) * np.asarray(tensor_parallel, dtype=float) * gpus.memory_bytes \
+                precision: str = "bf16", kv_precision: str = "bf16", per_sequence=None, max_num_seqs=None):
+    """Sequences one replica holds at once: the memory left after the weights and what the engine reserves on each
+    GPU (its profiled activation peak for `max_num_seqs` sequences, default the engine's cap, and the memory outside
+    PyTorch: engine_memory.reserved_bytes) over one sequence's cache at `context_tokens` (`per_sequence`, where the
+    caller has it already)."""
+    tp = np.asarray(tensor_parallel, dtype=float)
+    seqs = engine_max_num_seqs(gpus) if max_num_seqs is None else max_num_seqs
+    budget = tp * (np.asarray(memory_fraction, dtype=float) * engine_memory.engine_memory_bytes(gpus)
+                   - engine_memory.reserved_bytes(arch.vocab_size, seqs, tp)) \
         - float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
     if per_sequence is None:
         per_sequence = kv_bytes(arch, context_tokens, kv_precision)
@@ -392,9 +408,9 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
     replicas = np.maximum(np.floor(n / tp), 1.0)
     i, o = np.asarray(input_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
     context = i + o / 2.0
-    cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision)
-    one = kv_capacity(arch, gpus, tp, i + o, fraction, precision, kv_precision) >= 1
     limit = engine_max_num_seqs(gpus) if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision, max_num_seqs=limit)
+    one = kv_capacity(arch, gpus, tp, i + o, fraction, precision, kv_precision, max_num_seqs=limit) >= 1
     requested = np.asarray(concurrency, dtype=float)
     wanted = np.minimum(requested / replicas, limit)
     batch = np.maximum(np.minimum(wanted, cap), 1.0)

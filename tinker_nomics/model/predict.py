@@ -174,7 +174,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         tps, step = decode.serving_throughput(plan, parameters())
         if not np.all(plan.feasible):
             need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
-                                           kv_precision)
+                                           kv_precision, cap)
             raise TinkerNomicsError(
                 f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
                 f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")

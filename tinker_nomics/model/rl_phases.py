@@ -378,10 +378,12 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
 
+    seqs = number("rollout_max_num_seqs") if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+
     def needs():
         held = decode.replica_memory(arch, gpus, full, precision, kv_precision)
-        need_shared = decode.power_of_two_above(held / shared)
-        need_alone = decode.power_of_two_above(held / alone)
+        need_shared = decode.smallest_replica(arch, gpus, full, shared, precision, kv_precision, seqs, held)
+        need_alone = decode.smallest_replica(arch, gpus, full, alone, precision, kv_precision, seqs, held)
         return (_one_if_same(need_shared), _one_if_same(need_alone)) if compact else (need_shared, need_alone)
 
     need_shared, need_alone = once("engine_needs", needs)
@@ -414,9 +416,8 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         ahead = np.where(separate, np.maximum(np.asarray(off_policy, dtype=float), 1.0), 1.0)
     replicas = np.maximum(np.floor(rollout_gpus / tp), 1.0)
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision,
-                                        kv_per_sequence), 1.0)
-    most = number("rollout_max_num_seqs") if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
-    batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), most), 1.0)
+                                        kv_per_sequence, seqs), 1.0)
+    batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), seqs), 1.0)
     return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
 
 
