@@ -288,3 +288,22 @@ def test_launch_arguments_out_of_any_range_are_left_out_not_a_crash(tmp_path):
     c = detect.read_hosted(log).config
     assert "prompts_per_step" not in c and "num_gpus" not in c and "rollout_memory_fraction" not in c
     assert "use_kl_loss" not in c
+
+
+def test_gradient_checkpointing_and_cpu_adam_come_from_the_launch_arguments(tmp_path):
+    """OpenRLHF's --gradient_checkpointing is store_true (openrlhf/cli/train_ppo_ray.py): a launch without it keeps
+    the activations, so the update has no recomputed forward pass; --adam_offload steps DeepSpeed's CPU Adam on the
+    host, which the model does not price and validate says so."""
+    from tinker_nomics.runs.reconcile import run_facts
+    log = tmp_path / "train.log"
+    log.write_text(namespace_line(gradient_checkpointing=False, adam_offload=True) + "\n" + console("early"))
+    hosted = detect.read_hosted(log)
+    assert hosted.config["gradient_checkpointing"] is False and hosted.config["adam_offload"] is True
+    assert run_facts(hosted, hosted.steps)[0]["recompute"] is False
+    code, out, err = run("validate", str(log), "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    assert any("--adam_offload" in c for c in json.loads(out)["caveats"])
+    on = tmp_path / "on.log"
+    on.write_text(namespace_line(gradient_checkpointing=True) + "\n" + console("early"))
+    hosted = detect.read_hosted(on)
+    assert "recompute" not in run_facts(hosted, hosted.steps)[0]

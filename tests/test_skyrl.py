@@ -211,3 +211,19 @@ def test_a_broken_skyrl_console_block_is_one_line(tmp_path):
     path.write_text(f"{header}\n{{'timing/step': '50.0000',\n{header}\n")
     with pytest.raises(TinkerNomicsError, match=r"line 3: SkyRL's step 1 metrics from line 1 are cut off"):
         detect.read_hosted(str(path), facts={"prompts_per_step": 32.0, "group_size": 8.0})
+
+
+def test_the_engines_batch_cap_and_gradient_checkpointing_come_from_the_config():
+    """generator.max_num_seqs and trainer.gradient_checkpointing (skyrl_train/config/ppo_base_config.yaml: 1024 and
+    true) reach the model as verl's do."""
+    import copy
+    config = copy.deepcopy(CONFIG)
+    config["generator"]["max_num_seqs"] = 64
+    config["trainer"]["gradient_checkpointing"] = False
+    facts, where = skyrl.config_facts(config)
+    assert facts["rollout_max_num_seqs"] == 64 and where["rollout_max_num_seqs"].endswith("generator.max_num_seqs")
+    assert facts["gradient_checkpointing"] is False
+    config["generator"]["max_num_seqs"] = "lots"
+    config["trainer"]["gradient_checkpointing"] = "yes"
+    facts, _ = skyrl.config_facts(config)
+    assert "rollout_max_num_seqs" not in facts and "gradient_checkpointing" not in facts

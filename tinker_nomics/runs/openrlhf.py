@@ -125,6 +125,11 @@ def launch_facts(args: dict, said: str = "the launch arguments: ") -> tuple[dict
             facts[fact], where[fact] = float(args[key]), said + key
     if isinstance(args.get("enforce_eager"), bool):
         facts["enforce_eager"], where["enforce_eager"] = args["enforce_eager"], said + "enforce_eager"
+    if isinstance(args.get("gradient_checkpointing"), bool):   # store_true: off unless the launch asks for it
+        facts["gradient_checkpointing"] = args["gradient_checkpointing"]
+        where["gradient_checkpointing"] = said + "gradient_checkpointing"
+    if args.get("adam_offload") is True:   # DeepSpeed's CPU Adam: the optimizer steps on the host
+        facts["adam_offload"], where["adam_offload"] = True, said + "adam_offload"
     rank = _count(args, "lora_rank") or 0.0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
     where["fine_tune"] = said + ("lora_rank > 0" if rank > 0 else "lora_rank = 0 or absent (full fine-tuning)")

@@ -77,6 +77,8 @@ CONFIG_FACTS = {   # fact -> dotted path in SkyRL's config (skyrl_train/config/p
     "micro_batch_samples": "trainer.micro_train_batch_size_per_gpu",
     "logprob_micro_batch_samples": "trainer.micro_forward_batch_size_per_gpu",
     "lora_rank": "trainer.policy.model.lora.rank",
+    "gradient_checkpointing": "trainer.gradient_checkpointing",   # ppo_base_config.yaml: true
+    "rollout_max_num_seqs": "generator.max_num_seqs",              # the engines' batch cap: 1024
 }
 
 
@@ -189,9 +191,12 @@ def config_facts(config: dict) -> tuple[dict, dict]:
         facts["dynamic_batch"] = False
     if "logprob_micro_batch_samples" in facts:
         facts["logprob_dynamic_batch"] = False
-    if not isinstance(facts.get("enforce_eager"), bool):
-        facts.pop("enforce_eager", None)
-        where.pop("enforce_eager", None)
+    for flag in ("enforce_eager", "gradient_checkpointing"):
+        if not isinstance(facts.get(flag), bool):
+            facts.pop(flag, None)
+            where.pop(flag, None)
+    if "rollout_max_num_seqs" in facts and _positive(facts["rollout_max_num_seqs"]) is None:
+        del facts["rollout_max_num_seqs"], where["rollout_max_num_seqs"]
     rank = _positive(facts.get("lora_rank")) or 0.0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
     where["fine_tune"] = said + ("trainer.policy.model.lora.rank > 0" if rank > 0 else

@@ -380,6 +380,10 @@ def _caveats(run: HostedRun) -> list[str]:
         out.append("the actor trains with Megatron and offloads to host memory (actor_rollout_ref.actor.megatron's "
                    "param_offload or optimizer_offload): the model prices verl's FSDP offload only, so those copies "
                    "are not in the prediction")
+    if run.framework == "OpenRLHF" and c.get("adam_offload") is True:
+        out.append("the actor's optimizer runs on the host (OpenRLHF's --adam_offload: DeepSpeed's CPU Adam, the "
+                   "gradients and Adam's moments in host memory): the model does not price the CPU's optimizer step "
+                   "or the copies, so the update takes longer than predicted")
     if run.framework == "verl" and run.config.get("critic"):
         out.append("PPO with a critic (adv_estimator gae): verl times the critic's values pass and update apart "
                    "(timing_s/values, update_critic), so the log-prob and update rows compare the actor's passes "
