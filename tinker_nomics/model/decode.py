@@ -394,45 +394,73 @@ class ServingPlan:
     prefill_units: np.ndarray         # the prompts' seconds at compute efficiency 1, per replica batch
     output_tokens: np.ndarray
     prefill_wire: np.ndarray = 0.0    # the prompts' tensor-parallel all-reduces on the wire, per replica batch
+    decode_steps: np.ndarray = None   # decode steps a replica runs for its `prompts` (default `output_tokens`)
+    prompts: np.ndarray = None        # requests a replica serves over those steps (default `batch`)
+
+
+def drain_steps(tokens, batch, mean, longest):
+    """Continuous batching of `tokens` output tokens (requests of `mean` tokens on average, the longest `longest`)
+    at most `batch` sequences at a time: (decode steps, mean active batch). The steady state runs tokens / batch
+    steps; the last requests drain over the longest one's tokens at a falling batch, so the steps are
+    max(longest, tokens / batch + longest − mean), and every step decodes tokens / steps sequences on average.
+    Requests of one length all finish together, so a batch that cannot take them all runs whole waves of `mean`
+    steps. The rollout of an RL step (rl_phases) and a serving benchmark's prompts run the same arithmetic."""
+    steps = np.maximum(longest, tokens / batch + longest - mean)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        waves = np.ceil(tokens / np.maximum(mean, 1e-300) / batch - 1e-9) * mean
+    steps = np.where(longest == mean, np.maximum(waves, mean), steps)
+    return steps, np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
 
 
 def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_tokens, output_tokens,
                  precision: str = "bf16", kv_precision: str = "bf16", tensor_parallel=None, max_num_seqs=None,
-                 memory_fraction=None) -> ServingPlan:
+                 memory_fraction=None, num_prompts=None, max_output_tokens=None) -> ServingPlan:
     """`concurrency` requests of `input_tokens` in and `output_tokens` out on `num_gpus` GPUs, one tensor-parallel
     replica over all of them unless `tensor_parallel` says otherwise; each replica decodes at most `max_num_seqs`
-    (default: vLLM's) and what its KV cache holds at the mean context."""
+    (default: vLLM's) and what its KV cache holds at the mean context. By default the steady state: each replica's
+    batch decodes its outputs after its prompts. A benchmark run of `num_prompts` requests (vLLM's bench serve
+    --num-prompts, at most `concurrency` in flight) whose outputs vary, the longest `max_output_tokens` (a
+    dataset's, such as ShareGPT's), is timed from its first prompt to its last token: every prompt's prefill, and
+    the decode steps of continuous batching with the drain of the longest output (drain_steps)."""
     fraction = number("engine_memory_fraction") if memory_fraction is None else memory_fraction
     n = np.asarray(num_gpus, dtype=float)
     tp = n if tensor_parallel is None else np.asarray(tensor_parallel, dtype=float)
     replicas = np.maximum(np.floor(n / tp), 1.0)
     i, o = np.asarray(input_tokens, dtype=float), np.asarray(output_tokens, dtype=float)
     context = i + o / 2.0
+    longest = o if max_output_tokens is None else np.maximum(np.asarray(max_output_tokens, dtype=float), o)
     limit = engine_max_num_seqs(gpus) if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
     cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision, max_num_seqs=limit)
-    one = kv_capacity(arch, gpus, tp, i + o, fraction, precision, kv_precision, max_num_seqs=limit) >= 1
+    one = kv_capacity(arch, gpus, tp, i + longest, fraction, precision, kv_precision, max_num_seqs=limit) >= 1
     requested = np.asarray(concurrency, dtype=float)
     wanted = np.minimum(requested / replicas, limit)
     batch = np.maximum(np.minimum(wanted, cap), 1.0)
-    features = decode_features(arch, gpus, tp, batch, context, precision, kv_precision)
+    if num_prompts is None and max_output_tokens is None:   # the steady state
+        steps, active, prompts = o, batch, batch
+    else:
+        prompts = (requested if num_prompts is None else np.asarray(num_prompts, dtype=float)) / replicas
+        steps, active = drain_steps(prompts * o, batch, o, longest)
+    features = decode_features(arch, gpus, tp, active, context, precision, kv_precision)
     unit = _UnitParameters()
-    prefill = prefill_seconds(arch, gpus, unit, tp, i, batch, precision)
-    wire = allreduce_wire_seconds(arch, gpus, tp, i * batch)
+    prefill = prefill_seconds(arch, gpus, unit, tp, i, prompts, precision)
+    wire = allreduce_wire_seconds(arch, gpus, tp, i * prompts)
     shape = np.shape(features.memory_seconds)
-    return ServingPlan(np.broadcast_to(tp, shape), np.broadcast_to(replicas, shape), np.broadcast_to(batch, shape),
-                       np.broadcast_to(requested, shape), np.broadcast_to(wanted > cap, shape),
-                       np.broadcast_to(one, shape), features, np.broadcast_to(prefill, shape),
-                       np.broadcast_to(o, shape), np.broadcast_to(wire, shape))
+
+    def b(x):
+        return np.broadcast_to(x, shape)
+
+    return ServingPlan(b(tp), b(replicas), b(batch), b(requested), b(wanted > cap), b(one), features, b(prefill),
+                       b(o), b(wire), b(steps), b(prompts))
 
 
 def serving_throughput(plan: ServingPlan, p):
-    """Output tokens/s of the plan at parameters `p`: each replica's batch decodes `output_tokens` steps after its
-    prompts are processed (prefill at the compute efficiency, its all-reduces on the wire), all replicas in
+    """Output tokens/s of the plan at parameters `p`: each replica's requests decode over its decode steps after
+    their prompts are processed (prefill at the compute efficiency, its all-reduces on the wire), all replicas in
     parallel."""
     step = step_seconds(plan.features, p)
-    seconds = plan.output_tokens * step.seconds + plan.prefill_units / p.decode_compute_efficiency \
+    seconds = plan.decode_steps * step.seconds + plan.prefill_units / p.decode_compute_efficiency \
         + plan.prefill_wire
-    return plan.replicas * plan.batch * plan.output_tokens / seconds, step
+    return plan.replicas * plan.prompts * plan.output_tokens / seconds, step
 
 
 class _UnitParameters:

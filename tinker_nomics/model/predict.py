@@ -123,6 +123,8 @@ class DecodePrediction:
     feasible: np.ndarray
     precision: str
     kv_precision: str
+    num_prompts: np.ndarray = None         # a benchmark run of this many requests, timed to its last token
+    max_output_tokens: np.ndarray = None   # the longest output of that run
 
     @property
     def output_tokens_per_second_per_gpu(self):
@@ -135,16 +137,22 @@ class DecodePrediction:
                 "output_tokens_per_second_per_gpu": _plain(self.output_tokens_per_second_per_gpu),
                 "concurrency": _plain(self.concurrency), "requested_concurrency": _plain(self.requested_concurrency),
                 "bound": _plain(self.bound), "tensor_parallel": _plain(self.tensor_parallel),
-                "feasible": _plain(self.feasible)}
+                "feasible": _plain(self.feasible),
+                "num_prompts": None if self.num_prompts is None else _plain(self.num_prompts),
+                "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens)}
 
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
                    precision: str | None = None, kv_precision: str = "bf16", method: str | None = None,
-                   tensor_parallel=None, max_num_seqs=None) -> DecodePrediction:
+                   tensor_parallel=None, max_num_seqs=None, num_prompts=None,
+                   max_output_tokens=None) -> DecodePrediction:
     """Output tokens/s of `concurrency` requests (`input_tokens` in, `output_tokens` out) served on `num_gpus`
     GPUs, one tensor-parallel engine over all of them unless `tensor_parallel` is given. `precision` is the
     weights' (default: the checkpoint's, bf16 unless its config says otherwise); `max_num_seqs` the engine's cap
-    on sequences decoded at once (default: vLLM's, by GPU memory)."""
+    on sequences decoded at once (default: vLLM's, by GPU memory). By default the steady state; with
+    `num_prompts` (a benchmark's request count, at most `concurrency` in flight) or `max_output_tokens` (the
+    longest of outputs that vary, `output_tokens` their mean) the whole run, first prompt to last token, as vLLM's
+    bench serve reports it: every prompt's prefill and the drain of the longest output (calibrated method)."""
     method = _method(method)
     precision = _weight_precision(arch, precision)
     kv_precision = quantization.canonical(kv_precision or "auto", "kv_precision", decode.KV_PRECISIONS, auto="bf16")
@@ -160,17 +168,27 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
     if tensor_parallel is not None:
         _heads_split(arch, tp, "tensor_parallel")
+    prompts = None if num_prompts is None else _whole("num_prompts", num_prompts)
+    longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True)
+    if longest is not None and np.any(longest < o):
+        raise TinkerNomicsError(f"max_output_tokens ({_text(longest)}) is shorter than the mean output ({_text(o)})")
+    if (prompts is not None or longest is not None) and method != "calibrated":
+        raise TinkerNomicsError(f"{'num_prompts' if prompts is not None else 'max_output_tokens'}: a benchmark run "
+                                f"is timed by the calibrated method's continuous batching; the {method} method has "
+                                f"none (drop it or use --method calibrated)")
     specs = gpu_specs(gpu)
     specs.require(decode.gemm_peak(specs, precision), _peak_figure(precision), "prefill or decode")
     if method == "calibrated":
         gpus = specs
         cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
-        plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
+        plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap,
+                                   num_prompts=prompts, max_output_tokens=longest)
         if tensor_parallel is None and not np.all(plan.feasible) and np.any(tp != n):
             # an engine that splits the heads evenly cannot hold the model: it spreads over every GPU, as pipeline
             # or expert parallelism would (Llama 4 Maverick's 40 heads on 32 GPUs)
             tp = n
-            plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap)
+            plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap,
+                                       num_prompts=prompts, max_output_tokens=longest)
         tps, step = decode.serving_throughput(plan, parameters())
         if not np.all(plan.feasible):
             need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
@@ -180,7 +198,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
                 f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
         bound = np.where(plan.memory_capped, "memory", step.bound)
         return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.replicas, c, bound,
-                                plan.tensor_parallel, plan.feasible, precision, kv_precision)
+                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest)
     kind = method
     total, active = arch.params(kind)
     scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)

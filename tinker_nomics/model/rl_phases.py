@@ -243,10 +243,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     if terms.plan == "engine":   # continuous batching: the steady state, then the drain of the longest responses;
         # an engine on its own GPUs works up to k steps ahead, so the next batches fill the drain and a response
         # may span k steps
-        steps = np.maximum(r_max, tokens / batch + r_max - r)
+        steps, active = decode.drain_steps(tokens, batch, r, r_max)
         if np.any(separate):
             steps = np.where(separate, np.maximum(tokens / batch, r_max / ahead), steps)
-        active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
+            active = np.maximum(tokens / np.maximum(steps, 1.0), 1.0)
         waves = np.ceil(per_replica / batch - 1e-9)
     else:                        # every sequence in flight decodes its tokens at the batch that fits
         steps = tokens / batch

@@ -51,6 +51,13 @@ def add_parser(sub) -> None:
                                             f"checkpoint's)")
     decode.add_argument("--kv-precision", help=f"KV-cache precision: {', '.join(KV_PRECISIONS)}, or vLLM's "
                                                f"--kv-cache-dtype name (auto, fp8_e4m3, fp8_e5m2; default bf16)")
+    decode.add_argument("--num-prompts", type=number("--num-prompts"),
+                        help="time a benchmark run of this many requests, at most --concurrency in flight, from its "
+                             "first prompt to its last token (vLLM's bench serve --num-prompts; default: the steady "
+                             "state)")
+    decode.add_argument("--max-output-len", type=number("--max-output-len"),
+                        help="the longest output where outputs vary (--output-len their mean, as ShareGPT's do): the "
+                             "run drains its longest requests at a falling batch")
     decode.add_argument("--tensor-parallel", type=number("--tensor-parallel"),
                         help="GPUs per engine copy (default: all of --num-gpus; must divide it)")
     decode.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
@@ -140,7 +147,8 @@ def _arch(args):
 
 # The Python arguments of model.predict whose names its messages use, as the flags a command-line user typed: every
 # argument is its flag with dashes, but for the engine setting --enforce-eager sets.
-FLAG_OF = {"rollout_eager": "--enforce-eager", "gradient_checkpointing": "--no-gradient-checkpointing"}
+FLAG_OF = {"rollout_eager": "--enforce-eager", "gradient_checkpointing": "--no-gradient-checkpointing",
+           "max_output_tokens": "--max-output-len"}
 PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_parallel", "max_num_seqs", "precision",
                 "kv_precision", "method", "samples", "prompt_len", "response_len", "off_policy", "fine_tune",
                 "max_response_len", "optimizer_steps", "rollout_tensor_parallel", "rollout_memory_fraction",
@@ -148,7 +156,8 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "logprob_micro_batch_samples", "reference_micro_batch_tokens", "reference_micro_batch_samples",
                 "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
-                "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing")
+                "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
+                "max_output_tokens")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -173,7 +182,8 @@ def _run(args) -> str:
     if args.kind == "decode":
         result = model_predict.predict_decode(arch, gpu, args.num_gpus, args.concurrency, args.input_len,
                                               args.output_len, args.precision, args.kv_precision, args.method,
-                                              args.tensor_parallel, args.max_num_seqs)
+                                              args.tensor_parallel, args.max_num_seqs, args.num_prompts,
+                                              args.max_output_len)
         data = result.to_dict()
         if args.format == "json":
             return to_json(data)
@@ -184,7 +194,11 @@ def _run(args) -> str:
             f"({data['output_tokens_per_second_per_gpu']:,.0f} per GPU)",
             f"Concurrency   {data['concurrency']:,.0f} of {data['requested_concurrency']:,.0f} requested "
             f"(tensor parallel {data['tensor_parallel']:g})",
-            f"Bound         {data['bound']}"])
+            f"Bound         {data['bound']}"]
+            + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
+                f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
+                f"token (every prefill, and the drain of the longest outputs)"]
+               if data["num_prompts"] is not None or data["max_output_len"] is not None else []))
     result = model_predict.predict_rl_step(arch, gpu, args.num_gpus, args.samples, args.prompt_len,
                                            args.response_len, args.off_policy, args.fine_tune, args.method,
                                            args.max_response_len, not args.no_reference, args.critic,
