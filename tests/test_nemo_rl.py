@@ -325,3 +325,15 @@ def test_a_gpu_count_no_run_could_have_is_one_line_until_given(tmp_path):
     code, out, err = run("validate", str(console), "--gpu", "H100 SXM", "--num-gpus", "8")
     assert code == 0, err
     assert "8 × H100 SXM" in out
+
+
+def test_a_nemo_rl_run_without_its_config_takes_nemo_rls_rollout_share():
+    """NeMo RL's base config gives vLLM gpu_memory_utilization 0.6 (examples/configs/grpo_math_1B.yaml, which every
+    performance recipe inherits), not verl's 0.5: an export without the config is re-predicted at NeMo RL's."""
+    import tempfile
+    from pathlib import Path
+    from tinker_nomics.runs.reconcile import run_facts
+    with tempfile.TemporaryDirectory() as tmp:
+        hosted = detect.read_hosted(write(Path(tmp) / "nemo.csv", nemo_rows()))
+    assert "rollout_memory_fraction" not in hosted.config
+    assert run_facts(hosted, hosted.steps)[0]["rollout_memory_fraction"] == 0.6

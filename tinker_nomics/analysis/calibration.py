@@ -36,7 +36,7 @@ from ..errors import TinkerNomicsError
 from ..model import decode, rl_phases
 from ..sources.architectures import get_arch
 from ..sources.calibration import ModelParameters, PARAMETER_NAMES
-from ..sources.defaults import number
+from ..sources.defaults import framework_rollout_fraction, number
 from ..sources.hardware import gpu_specs
 from ..sources.tables import Column, load_table
 from . import accuracy
@@ -323,7 +323,8 @@ def rl_cases() -> tuple[RLCase, ...]:
                             r["num_gpus"], r["generation_samples"], prompt, r["generated_tokens"], longest, critic=False, reference=True, optimizer_steps=None,
                             off_policy=r["off_policy"], rollout_tp=r["generation_tp"],
                             fine_tune=r["fine_tune"] or "full", measured={"step": r["measured_step_s"]},
-                            includes_refit=False, max_over_mean=ratio))
+                            includes_refit=False, max_over_mean=ratio,
+                            rollout_memory_fraction=framework_rollout_fraction(r.get("framework"))))
     return tuple(out)
 
 

@@ -32,7 +32,7 @@ from ..model.rl_step import rl_steps
 from ..model.scenario import DEFAULT_METHOD
 from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
-from ..sources.defaults import number
+from ..sources.defaults import framework_rollout_fraction, number
 from ..sources.hardware import GPU, gpu_specs, host_copy_shares
 from . import nemo_rl, openrlhf, skyrl, trl, verl
 from .hosted import HostedRun
@@ -247,6 +247,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     fraction = c.get("rollout_memory_fraction")
     if _positive(fraction) and float(fraction) <= 1:
         facts["rollout_memory_fraction"] = float(fraction)
+    elif framework_rollout_fraction(run.framework) is not None:   # the framework's own default, not verl's
+        facts["rollout_memory_fraction"] = framework_rollout_fraction(run.framework)
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
     padded = padded_length(c)

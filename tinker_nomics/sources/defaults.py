@@ -51,3 +51,7 @@ def number(key: str) -> float:
     return value
 
 
+def framework_rollout_fraction(framework: str | None) -> float | None:
+    """The share of GPU memory an RL framework gives its vLLM rollout engine by default, where a run does not state
+    its own: NeMo RL's (its recipes' base config); None for the rest, whose default is verl's (the model's)."""
+    return number("nemo_rl_rollout_memory_fraction") if "nemo rl" in (framework or "").lower() else None
