@@ -681,3 +681,70 @@ def _row(name, value, how, cases, families, held, fitted_on, inputs) -> dict:
 def clear_caches() -> None:
     for fn in (decode_cases, rl_cases, _phase_rows, fit_all, held_out_decode, held_out_rl):
         fn.cache_clear()
+
+
+# ------------------------------------------------------------------------------------------------ rows never fitted
+
+OUTSIDE = "measurements/outside_decode.csv"
+
+
+@functools.lru_cache(maxsize=None)
+def outside_decode():
+    """Published decode measurements no fit has read (data/measurements/outside_decode.csv: sources outside
+    decode_cases.csv's, gathered to check the model on rows it never saw), each predicted as a user asks
+    `predict decode` (the default method; the row's engine cap where its source states one, else vLLM's). A row the
+    model cannot answer keeps its one-line reason. One row per usable measurement, with its regimes."""
+    import pandas as pd
+
+    from ..errors import TinkerNomicsError as Refused
+    from ..model.predict import predict_decode
+    from ..sources.hardware import get_gpu
+    rows = load_table(OUTSIDE, [
+        Column("case_id"), Column("source"), Column("source_url"), Column("engine"), Column("model"), Column("gpu"),
+        Column("num_gpus", "float"), Column("tensor_parallel", "float"), Column("precision"),
+        Column("kv_precision"), Column("concurrency", "float", False), Column("max_num_seqs", "float", False),
+        Column("input_tokens", "float"), Column("output_tokens", "float"), Column("measured_output_tok_s", "float"),
+        Column("usable"), Column("reason", required=False)])
+    out = []
+    for r in rows:
+        if r["usable"] != "yes":
+            continue
+        arch, gpus = get_arch(r["model"]), gpu_specs(r["gpu"])
+        predicted, why = math.nan, ""
+        try:
+            predicted = float(predict_decode(arch, get_gpu(r["gpu"]), r["num_gpus"], r["concurrency"],
+                                             r["input_tokens"], r["output_tokens"], r["precision"],
+                                             r["kv_precision"], None, r["tensor_parallel"],
+                                             r["max_num_seqs"]).output_tokens_per_second)
+        except Refused as exc:
+            why = str(exc)
+        regimes = [name for name, on in (
+            ("batch1", r["concurrency"] <= 1), ("throughput", r["concurrency"] >= 64),
+            ("weight_only", bool(np.any(decode.weight_only(decode.precision_name(r["precision"]), gpus)))),
+            ("tp4plus", r["tensor_parallel"] >= 4), ("moe", arch.is_moe),
+            ("long_context", r["input_tokens"] + r["output_tokens"] >= LONG_CONTEXT_TOKENS),
+            ("compute_poor", float(gpus.bf16_flops / gpus.bandwidth_bytes_per_s) < COMPUTE_POOR_FLOPS_PER_BYTE))
+            if on]
+        out.append({"case_id": r["case_id"], "source": r["source"], "engine": r["engine"], "model": r["model"],
+                    "gpu": r["gpu"], "measured": r["measured_output_tok_s"], "predicted": predicted,
+                    "refused": why, "regimes": " ".join(regimes)})
+    frame = pd.DataFrame(out)
+    frame["signed_error"] = accuracy.signed_error(frame["predicted"], frame["measured"])
+    return frame
+
+
+def outside_by_regime(frame=None):
+    """`outside_decode` per regime: rows, rows answered, sources, median |error| and median signed error."""
+    import pandas as pd
+    frame = outside_decode() if frame is None else frame
+    rows = []
+    for regime in REGIMES:
+        part = frame if regime == "all" else frame[frame["regimes"].str.split().apply(lambda r: regime in r)]
+        if part.empty:
+            continue
+        answered = part[part["predicted"].notna()]
+        rows.append({"regime": regime, "rows": len(part), "answered": len(answered),
+                     "sources": part["source"].nunique(),
+                     "median_abs_error": float(answered["signed_error"].abs().median()) if len(answered) else math.nan,
+                     "median_signed_error": float(answered["signed_error"].median()) if len(answered) else math.nan})
+    return pd.DataFrame(rows)
