@@ -80,3 +80,12 @@ def test_a_fractional_round_count_is_one_line(tmp_path):
     from tinker_nomics import TinkerNomicsError
     with pytest.raises(TinkerNomicsError, match="generation rounds"):
         read_hosted(path)
+
+
+def test_zero_rounds_is_one_line_that_says_so(tmp_path):
+    """A step ran at least one generation round: 0 is a broken line, named as such (not 'negative')."""
+    from tinker_nomics import TinkerNomicsError
+    path = hs.write_verl_console(tmp_path / "zero.log", "2025", config=hs.dapo_config(True),
+                                 extra=lambda i: {"train/num_gen_batches": 0})
+    with pytest.raises(TinkerNomicsError, match="train/num_gen_batches is 0, less than 1"):
+        read_hosted(path)

@@ -126,7 +126,8 @@ class StepTable:
         if math.isinf(value):
             self.fail(where, f"{key} is infinite")
         if minimum is not None and value < minimum:
-            self.fail(where, f"{key} is negative ({value:g})")
+            self.fail(where, f"{key} is negative ({value:g})" if value < 0 else
+                      f"{key} is {value:g}, less than {minimum:g}")
         if maximum is not None and value > maximum:
             self.fail(where, f"{key} is {value:g}, implausibly large (over {maximum:g})")
         return value
