@@ -692,8 +692,8 @@ OUTSIDE = "measurements/outside_decode.csv"
 def outside_decode():
     """Published decode measurements no fit has read (data/measurements/outside_decode.csv: sources outside
     decode_cases.csv's, gathered to check the model on rows it never saw), each predicted as a user asks
-    `predict decode` (the default method; the row's engine cap where its source states one, else vLLM's). A row the
-    model cannot answer keeps its one-line reason. One row per usable measurement, with its regimes."""
+    `predict decode` (the default method; the row's engine cap and expert parallelism where its source states them,
+    else vLLM's cap and none). A row the model cannot answer keeps its one-line reason. One row per usable measurement, with its regimes."""
     import pandas as pd
 
     from ..errors import TinkerNomicsError as Refused
@@ -701,7 +701,8 @@ def outside_decode():
     from ..sources.hardware import get_gpu
     rows = load_table(OUTSIDE, [
         Column("case_id"), Column("source"), Column("source_url"), Column("engine"), Column("model"), Column("gpu"),
-        Column("num_gpus", "float"), Column("tensor_parallel", "float"), Column("precision"),
+        Column("num_gpus", "float"), Column("tensor_parallel", "float"), Column("expert_parallel", "float", False),
+        Column("precision"),
         Column("kv_precision"), Column("concurrency", "float", False), Column("max_num_seqs", "float", False),
         Column("input_tokens", "float"), Column("output_tokens", "float"), Column("measured_output_tok_s", "float"),
         Column("usable"), Column("reason", required=False)])
@@ -715,7 +716,8 @@ def outside_decode():
             predicted = float(predict_decode(arch, get_gpu(r["gpu"]), r["num_gpus"], r["concurrency"],
                                              r["input_tokens"], r["output_tokens"], r["precision"],
                                              r["kv_precision"], None, r["tensor_parallel"],
-                                             r["max_num_seqs"]).output_tokens_per_second)
+                                             r["max_num_seqs"],
+                                             expert_parallel=r["expert_parallel"]).output_tokens_per_second)
         except Refused as exc:
             why = str(exc)
         regimes = [name for name, on in (

@@ -35,6 +35,7 @@ uses. Everything broadcasts over NumPy arrays, the GPU figures included (sources
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,11 +108,11 @@ def gemm_rows(gpus: GpuSpecs, precision: str) -> np.ndarray:
     return np.where(warpgroup & native, number("warpgroup_mma_rows"), number("mma_rows"))
 
 
-def gemm_tokens(arch: ModelArch, batch, rows):
+def gemm_tokens(arch: ModelArch, batch, rows, expert_parallel=1.0):
     """A step's weight GEMMs in tokens' worth of 2 · N_active FLOPs: the batch, or the instruction's `rows` where
     the batch is smaller; for a mixture of experts, the shared weights at that count and each routed expert the
     batch touches at the larger of the tokens routed to it and `rows` (1 − (1 − k/E)^batch of the E experts, as
-    weight_bytes_read counts them)."""
+    weight_bytes_read counts them, the busiest expert-parallel rank's with `expert_parallel`)."""
     b = np.asarray(batch, dtype=float)
     if not arch.is_moe:
         return np.maximum(b, rows)
@@ -120,6 +121,7 @@ def gemm_tokens(arch: ModelArch, batch, rows):
     per_token = forward_params(arch)
     shared = per_token - routed * k / e
     touched = 1.0 - np.power(1.0 - k / e, np.maximum(b, 1.0))
+    touched = touched * expert_imbalance(arch, b, expert_parallel)
     return (shared * np.maximum(b, rows) + routed * np.maximum(b * k / e, rows * touched)) / per_token
 
 
@@ -178,8 +180,10 @@ def _head_in_active(arch: ModelArch) -> float:
         else head
 
 
-def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16"):
-    """Bytes of weights one decode step of a replica reads for `batch` sequences (see the module docstring)."""
+def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16", expert_parallel=1.0):
+    """Bytes of weights one decode step of a replica reads for `batch` sequences (see the module docstring), as
+    `tp` times what its busiest GPU reads: with `expert_parallel` > 1 the routed experts the batch touches are
+    counted as the busiest expert-parallel rank's share (expert_imbalance)."""
     per = PRECISION_BYTES[precision_name(precision)]
     b = np.maximum(np.asarray(batch, dtype=float), 1.0)
     body = body_params(arch)
@@ -189,7 +193,39 @@ def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16"):
     e, k = arch.num_experts, arch.experts_per_token
     routed = roofline.routed_expert_params(arch)
     touched = 1.0 - np.power(1.0 - k / e, b)
-    return (body + routed * (touched - k / e)) * per + head
+    return (body + routed * (touched * expert_imbalance(arch, b, expert_parallel) - k / e)) * per + head
+
+
+def expert_imbalance(arch: ModelArch, batch, expert_parallel):
+    """Expert parallelism over `expert_parallel` GPUs gives each GPU whole experts (E / ep of them) instead of a
+    slice of every one, so a decode step lasts as long as the GPU whose experts the batch touches most. With each
+    expert touched independently with the probability q = 1 − (1 − k/E)^batch, a GPU's touched count is binomial
+    (E / ep, q), and the busiest of ep GPUs reads E[max] / E[mean] times the mean: Σ_j (1 − F(j)^ep) over (E / ep) q.
+    1 for a dense model or ep = 1; large at batch 1 (k of E experts on ep GPUs: 2.5× for 8 of 160 on 8 GPUs),
+    1 once the batch touches every expert (about 128 sequences there). Routing is taken as uniform (hot experts
+    would make it worse); the tokens' GEMM rows are taken as balanced."""
+    ep = np.asarray(expert_parallel, dtype=float)
+    b = np.maximum(np.asarray(batch, dtype=float), 1.0)
+    if not arch.is_moe or np.all(ep <= 1):
+        return np.ones(np.broadcast_shapes(np.shape(b), np.shape(ep)))
+    e, k = float(arch.num_experts), float(arch.experts_per_token)
+    q = 1.0 - np.power(1.0 - k / e, b)
+    q, ep = np.broadcast_arrays(q, ep)
+    out = np.ones(q.shape)
+    pairs, where = np.unique(np.stack([q.ravel(), ep.ravel()]), axis=1, return_inverse=True)
+    values = np.array([_busiest_over_mean(int(math.ceil(e / g)), p, int(g)) if g > 1 else 1.0
+                       for p, g in pairs.T])
+    out.ravel()[:] = values[np.ravel(where)]
+    return out
+
+
+def _busiest_over_mean(m: int, q: float, groups: int) -> float:
+    """E[max of `groups` independent binomial(m, q)] / (m q)."""
+    q = min(max(q, 1e-12), 1.0 - 1e-12)
+    j = np.arange(m + 1)
+    log_choose = np.array([math.lgamma(m + 1) - math.lgamma(i + 1) - math.lgamma(m - i + 1) for i in j])
+    cdf = np.cumsum(np.exp(log_choose + j * math.log(q) + (m - j) * math.log1p(-q)))
+    return float(np.sum(1.0 - np.minimum(cdf[:-1], 1.0) ** groups) / (m * q))
 
 
 def allreduces_per_step(arch: ModelArch) -> float:
@@ -243,15 +279,16 @@ class DecodeFeatures:
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
                     min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None,
-                    tiles: bool = True, eager=False) -> DecodeFeatures:
+                    tiles: bool = True, eager=False, expert_parallel=1.0) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
     the method's terms (rl_phases.Terms; default peak: the GEMM ceiling); `min_batch` the smallest batch a step is
     charged for; `tiles` whether a GEMM costs at least its tensor-core instruction's rows (gemm_rows; the
-    calibrated method). `kv_per_sequence`
+    calibrated method); `expert_parallel` the GPUs of the replica that split the routed experts between them
+    (weight_bytes_read). `kv_per_sequence`
     (kv_bytes) and `flops_per_token` (token_flops) at `context`, where the caller has them already."""
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), min_batch)
-    weights = weight_bytes_read(arch, b, precision)   # the experts touched are counted for at least one sequence
+    weights = weight_bytes_read(arch, b, precision, expert_parallel)   # experts touched by at least one sequence
     if kv_per_sequence is None:
         kv_per_sequence = kv_bytes(arch, context, kv_precision)
     if flops_per_token is None:
@@ -261,7 +298,7 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     peak = gemm_ceiling(gpus, precision) if peak is None else peak
     if tiles:   # the weights' GEMMs at the instruction's rows at least; attention per sequence
         weights_flops = number("forward_flops_per_param") * forward_params(arch)
-        compute = (weights_flops * gemm_tokens(arch, b, gemm_rows(gpus, precision))
+        compute = (weights_flops * gemm_tokens(arch, b, gemm_rows(gpus, precision), expert_parallel)
                    + b * (flops_per_token - weights_flops)) / (tp * peak)
     else:
         compute = b * flops_per_token / (tp * peak)
@@ -414,14 +451,16 @@ def drain_steps(tokens, batch, mean, longest):
 
 def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_tokens, output_tokens,
                  precision: str = "bf16", kv_precision: str = "bf16", tensor_parallel=None, max_num_seqs=None,
-                 memory_fraction=None, num_prompts=None, max_output_tokens=None) -> ServingPlan:
+                 memory_fraction=None, num_prompts=None, max_output_tokens=None, expert_parallel=1.0) -> ServingPlan:
     """`concurrency` requests of `input_tokens` in and `output_tokens` out on `num_gpus` GPUs, one tensor-parallel
     replica over all of them unless `tensor_parallel` says otherwise; each replica decodes at most `max_num_seqs`
     (default: vLLM's) and what its KV cache holds at the mean context. By default the steady state: each replica's
     batch decodes its outputs after its prompts. A benchmark run of `num_prompts` requests (vLLM's bench serve
     --num-prompts, at most `concurrency` in flight) whose outputs vary, the longest `max_output_tokens` (a
     dataset's, such as ShareGPT's), is timed from its first prompt to its last token: every prompt's prefill, and
-    the decode steps of continuous batching with the drain of the longest output (drain_steps)."""
+    the decode steps of continuous batching with the drain of the longest output (drain_steps). With
+    `expert_parallel` > 1 the routed experts of a mixture of experts are split whole over that many GPUs of each
+    replica (expert_imbalance); the dispatch and combine that replace the experts' all-reduce are charged as it."""
     fraction = number("engine_memory_fraction") if memory_fraction is None else memory_fraction
     n = np.asarray(num_gpus, dtype=float)
     tp = n if tensor_parallel is None else np.asarray(tensor_parallel, dtype=float)
@@ -440,7 +479,8 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
     else:
         prompts = (requested if num_prompts is None else np.asarray(num_prompts, dtype=float)) / replicas
         steps, active = drain_steps(prompts * o, batch, o, longest)
-    features = decode_features(arch, gpus, tp, active, context, precision, kv_precision)
+    features = decode_features(arch, gpus, tp, active, context, precision, kv_precision,
+                               expert_parallel=expert_parallel)
     unit = _UnitParameters()
     prefill = prefill_seconds(arch, gpus, unit, tp, i, prompts, precision)
     wire = allreduce_wire_seconds(arch, gpus, tp, i * prompts)

@@ -125,6 +125,7 @@ class DecodePrediction:
     kv_precision: str
     num_prompts: np.ndarray = None         # a benchmark run of this many requests, timed to its last token
     max_output_tokens: np.ndarray = None   # the longest output of that run
+    expert_parallel: np.ndarray = None     # GPUs of a replica that split the routed experts whole (None: 1)
 
     @property
     def output_tokens_per_second_per_gpu(self):
@@ -139,20 +140,24 @@ class DecodePrediction:
                 "bound": _plain(self.bound), "tensor_parallel": _plain(self.tensor_parallel),
                 "feasible": _plain(self.feasible),
                 "num_prompts": None if self.num_prompts is None else _plain(self.num_prompts),
-                "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens)}
+                "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens),
+                "expert_parallel": 1 if self.expert_parallel is None else _plain(self.expert_parallel)}
 
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
                    precision: str | None = None, kv_precision: str = "bf16", method: str | None = None,
                    tensor_parallel=None, max_num_seqs=None, num_prompts=None,
-                   max_output_tokens=None) -> DecodePrediction:
+                   max_output_tokens=None, expert_parallel=None) -> DecodePrediction:
     """Output tokens/s of `concurrency` requests (`input_tokens` in, `output_tokens` out) served on `num_gpus`
     GPUs, one tensor-parallel engine over all of them unless `tensor_parallel` is given. `precision` is the
     weights' (default: the checkpoint's, bf16 unless its config says otherwise); `max_num_seqs` the engine's cap
     on sequences decoded at once (default: vLLM's, by GPU memory). By default the steady state; with
     `num_prompts` (a benchmark's request count, at most `concurrency` in flight) or `max_output_tokens` (the
     longest of outputs that vary, `output_tokens` their mean) the whole run, first prompt to last token, as vLLM's
-    bench serve reports it: every prompt's prefill and the drain of the longest output (calibrated method)."""
+    bench serve reports it: every prompt's prefill and the drain of the longest output (calibrated method).
+    `expert_parallel` (calibrated method): the GPUs of each tensor-parallel replica that hold a mixture of experts'
+    routed experts whole (vLLM's --enable-expert-parallel: the replica's size; TensorRT-LLM's moe_expert_parallel_size),
+    so the busiest GPU's experts set a step's reads (decode.expert_imbalance); default 1, every expert sliced."""
     method = _method(method)
     precision = _weight_precision(arch, precision)
     kv_precision = quantization.canonical(kv_precision or "auto", "kv_precision", decode.KV_PRECISIONS, auto="bf16")
@@ -172,6 +177,20 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True)
     if longest is not None and np.any(longest < o):
         raise TinkerNomicsError(f"max_output_tokens ({_text(longest)}) is shorter than the mean output ({_text(o)})")
+    ep = None if expert_parallel is None else _whole("expert_parallel", expert_parallel)
+    if ep is not None:
+        if not arch.is_moe and np.any(ep > 1):
+            raise TinkerNomicsError(f"expert_parallel ({_text(ep)}): {arch.model} is dense; expert parallelism splits "
+                                    f"the routed experts of a mixture of experts")
+        if np.any(tp % ep):
+            raise TinkerNomicsError(f"expert_parallel ({_text(ep)}) must divide tensor_parallel ({_text(tp)}): the "
+                                    f"experts are split over the GPUs of one replica")
+        if arch.is_moe and np.any(ep > arch.num_experts):
+            raise TinkerNomicsError(f"expert_parallel ({_text(ep)}) exceeds {arch.model}'s {arch.num_experts} "
+                                    f"routed experts")
+        if method != "calibrated" and np.any(ep > 1):
+            raise TinkerNomicsError(f"expert_parallel: the busiest GPU's experts are timed by the calibrated method; "
+                                    f"the {method} method slices every expert (drop it or use --method calibrated)")
     if (prompts is not None or longest is not None) and method != "calibrated":
         raise TinkerNomicsError(f"{'num_prompts' if prompts is not None else 'max_output_tokens'}: a benchmark run "
                                 f"is timed by the calibrated method's continuous batching; the {method} method has "
@@ -182,13 +201,15 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
         gpus = specs
         cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
         plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap,
-                                   num_prompts=prompts, max_output_tokens=longest)
+                                   num_prompts=prompts, max_output_tokens=longest,
+                                   expert_parallel=1.0 if ep is None else ep)
         if tensor_parallel is None and not np.all(plan.feasible) and np.any(tp != n):
             # an engine that splits the heads evenly cannot hold the model: it spreads over every GPU, as pipeline
             # or expert parallelism would (Llama 4 Maverick's 40 heads on 32 GPUs)
             tp = n
             plan = decode.serving_plan(arch, gpus, n, c, i, o, precision, kv_precision, tp, cap,
-                                       num_prompts=prompts, max_output_tokens=longest)
+                                       num_prompts=prompts, max_output_tokens=longest,
+                                       expert_parallel=1.0 if ep is None else ep)
         tps, step = decode.serving_throughput(plan, parameters())
         if not np.all(plan.feasible):
             need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
@@ -198,7 +219,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
                 f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
         bound = np.where(plan.memory_capped, "memory", step.bound)
         return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.replicas, c, bound,
-                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest)
+                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep)
     kind = method
     total, active = arch.params(kind)
     scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)

@@ -63,6 +63,10 @@ def add_parser(sub) -> None:
     decode.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
                         help="the engine's cap on sequences decoded at once (default: vLLM's: 1024 on GPUs of 70 GiB "
                              "or more other than A100s, else 256)")
+    decode.add_argument("--expert-parallel", type=number("--expert-parallel"),
+                        help="GPUs of each engine copy that hold a mixture of experts' routed experts whole (vLLM's "
+                             "--enable-expert-parallel: all of --tensor-parallel; TensorRT-LLM's EP size; default 1: "
+                             "every expert sliced over them)")
     rl = kinds.add_parser("rl-step", help="seconds of one RL step",
                           description="Generation, training and step seconds of one colocated RL step.")
     _common(rl)
@@ -157,7 +161,7 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
                 "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
-                "max_output_tokens")
+                "max_output_tokens", "expert_parallel")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -183,7 +187,7 @@ def _run(args) -> str:
         result = model_predict.predict_decode(arch, gpu, args.num_gpus, args.concurrency, args.input_len,
                                               args.output_len, args.precision, args.kv_precision, args.method,
                                               args.tensor_parallel, args.max_num_seqs, args.num_prompts,
-                                              args.max_output_len)
+                                              args.max_output_len, args.expert_parallel)
         data = result.to_dict()
         if args.format == "json":
             return to_json(data)
@@ -193,7 +197,8 @@ def _run(args) -> str:
             f"Output        {data['output_tokens_per_second']:,.0f} tokens/s "
             f"({data['output_tokens_per_second_per_gpu']:,.0f} per GPU)",
             f"Concurrency   {data['concurrency']:,.0f} of {data['requested_concurrency']:,.0f} requested "
-            f"(tensor parallel {data['tensor_parallel']:g})",
+            f"(tensor parallel {data['tensor_parallel']:g}"
+            + (f", experts split whole over {data['expert_parallel']:g} GPUs)" if data["expert_parallel"] != 1 else ")"),
             f"Bound         {data['bound']}"]
             + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
                 f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
