@@ -387,7 +387,7 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         return (_one_if_same(need_shared), _one_if_same(need_alone)) if compact else (need_shared, need_alone)
 
     need_shared, need_alone = once("engine_needs", needs)
-    trainer_need = _trainer_min_gpus(arch, gpus, fine_tune)
+    trainer_need = _trainer_alone_gpus(arch, gpus, fine_tune)
     given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
     if given is None:
         fitting = np.maximum(np.where(need_shared <= n, need_shared, need_alone), trainer_need)
@@ -565,15 +565,11 @@ def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ helpers
 
-def _trainer_min_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
-    """The colocated job's memory rule (model/memory.py): weights × copies × overhead over a GPU's memory."""
-    from .memory import colocated_vram_bytes
-    need = np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes)
-    return np.maximum(number("min_gpus_rl"), need)
-
-
 def _trainer_alone_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
-    """GPUs a trainer needs with no rollout engine beside it: its weights, gradients and optimizer state."""
+    """GPUs the trainer's weights, gradients and optimizer state need (model/memory.py's rule: weights × copies ×
+    overhead over a GPU's memory), at least one. Not the seed's floor of two GPUs for RL ('vLLM needs at least
+    TP=2', memory.min_gpus): vLLM serves on one GPU, and verl's own quick start trains PPO on one
+    (trainer.n_gpus_per_node=1); the rollout engine's GPUs are sized on their own (decode.smallest_replica)."""
     from .memory import colocated_vram_bytes
     return np.maximum(1.0, np.ceil(colocated_vram_bytes(float(arch.total_params), fine_tune) / gpus.memory_bytes))
 

@@ -31,6 +31,7 @@ from ..model import training
 from ..sources.architectures import ModelArch
 from ..sources.hardware import GPU
 from .hosted import HostedRun
+from . import verl
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,13 @@ def measure(run: HostedRun, num_gpus: float | None, gpu: GPU | None, arch: Model
         "logged_throughput_mean": weighted_mean(t["logged_throughput"], w),
         "tokens_per_second_per_gpu": float(t["trained_tokens"].sum()) / step_total / gpus if step_total else math.nan,
     }
-    phase_basis = {"verl": ("timing_s/step", "timing_s/gen", "timing_s/update_actor"),
+    phase_basis = {"verl": (("the sum of the step's timing/ timers", "timing/gen", "timing/update_actor")
+                            if verl.is_legacy(run.keys) else ("timing_s/step", "timing_s/gen", "timing_s/update_actor")),
                    "TRL": ("step_time", "not logged", "not logged"),
                    "NeMo RL": ("timing/train/total_step_time", "timing/train/generation",
                                "timing/train/policy_training")}.get(run.framework, ("step time", "", ""))
-    mfu_key = {"verl": "verl perf/mfu/actor",
+    mfu_key = {"verl": "verl " + ("perf/mfu/actor" if verl.MFU_FALLBACK not in run.keys or
+                                  verl.COLUMN_KEYS["logged_mfu"] in run.keys else verl.MFU_FALLBACK),
                "NeMo RL": "NeMo RL performance/train_fp_utilization"}.get(run.framework, "none logged")
     where_validation = {True: "validation is inside the logged step time (it lengthens the steps that validate)",
                         False: "validation is outside the logged step time (added to the wall-clock, not to these "

@@ -98,6 +98,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     index = np.flatnonzero(usable.to_numpy())
     notes: list[str] = []
     facts, includes_refit = run_facts(run, t.loc[usable, [c for c in FACT_COLUMNS if c in t]])
+    holds_old = generation_holds_old_logprob(run)
     # verl and NeMo RL time the critic's passes apart; OpenRLHF's make_experience and ppo_train hold them
     critic_apart = not (run.config or {}).get("critic_in_phases")
     response_max = facts.get("response_max_tokens")   # one value per usable row: sliced with the rows below
@@ -130,7 +131,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                                                                        ("rollout_rounds", rounds))
                                                   if values is not None}}
             frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit,
-                                       critic_apart)
+                                       critic_apart, holds_old)
             sums.add(frame)
             if m == headline:
                 fit.add(frame)
@@ -176,6 +177,11 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      if math.isfinite(host) else
                      f"the log's config offloads to host memory between phases ({what}), but no source gives "
                      f"{gpu.gpu}'s host link (data/hardware/host_links.csv): the copies are not in the prediction")
+    if headline == "calibrated" and holds_old:
+        notes.append("the log times no old-policy log-prob pass of its own (no timing_s/old_log_prob): verl before "
+                     "that timer recomputed the old policy's log-probs inside generate_sequences (fsdp_workers.py, "
+                     "recompute_log_prob), so its generation time holds that pass; the predicted generation adds it "
+                     "and the log-prob phase compared is the reference's alone")
     if headline == "calibrated" and includes_refit:
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
                      "generation time holds it, so the predicted generation adds the model's refit")
@@ -261,6 +267,15 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     return facts, not phases & set(REFIT_PHASES) and run.framework != "SkyRL"
 
 
+def generation_holds_old_logprob(run: HostedRun) -> bool:
+    """A verl log that times its generation but never an old-policy log-prob pass: verl's first releases (and the
+    early-2025 copies such as TinyZero's) recomputed the old policy's log-probs at the end of generate_sequences,
+    inside the `gen` timer; later releases time it apart as `old_log_prob`."""
+    phases = set(run.phase_names)
+    return run.framework == verl.FRAMEWORK and "old_log_prob" not in phases \
+        and bool(run.steps["generation_seconds"].notna().any())
+
+
 def padded_length(config: dict) -> float | None:
     """The length verl pads every sequence to for a pass that keeps the padding: the prompt cap (prompts are padded
     to it) plus the response cap (the rollout pads responses to it); None where the config lacks either."""
@@ -281,7 +296,8 @@ def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:
 
 
 def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GPU, num_gpus: float,
-               fine_tune: str, util: float, includes_refit: bool, critic_apart: bool = True):
+               fine_tune: str, util: float, includes_refit: bool, critic_apart: bool = True,
+               holds_old: bool = False):
     """The model's prediction of `rows` by method `m`, beside what they measured: (one row per step, the model's
     SelfHosted result)."""
     facts = given.get("run_facts") or {}
@@ -315,12 +331,20 @@ def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GP
                          prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
                          **{**given, "run_facts": {**facts, "critic": False,
                                                    "critic_padded_tokens_per_sample": None}})
+    logprob = np.asarray(actor.logprob_hours) * 3600.0 if calibrated else np.nan
+    if calibrated and holds_old:   # the old policy's pass is timed inside generation: moved there from log-probs
+        alone = rl_steps(arch=arch, gpu=gpu, num_gpus=num_gpus, samples=rows["samples"].to_numpy(),
+                         prompt_tokens=prompt, response_tokens=response, method=m, fine_tune=fine_tune,
+                         **{**given, "run_facts": {**facts, "critic": False, "reference": False,
+                                                   "critic_padded_tokens_per_sample": None}})
+        old_pass = np.asarray(alone.logprob_hours) * 3600.0
+        generation = generation + old_pass
+        logprob = np.where(facts.get("reference"), logprob - old_pass, np.nan)
     frame = pd.DataFrame({
         "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
         "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
         "generation_predicted": np.broadcast_to(generation, len(rows)),
-        "logprob_predicted": np.broadcast_to(np.asarray(actor.logprob_hours) * 3600.0 if calibrated
-                                             else np.nan, len(rows)),
+        "logprob_predicted": np.broadcast_to(logprob, len(rows)),
         "logprob_seconds": measured_logprob,
         "model_mfu": np.broadcast_to(np.asarray(actor.train_mfu, dtype=float) if calibrated else util,
                                      len(rows)),

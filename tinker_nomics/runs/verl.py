@@ -54,12 +54,20 @@ COLUMN_KEYS = {   # tidy column -> verl key
     "reward": "critic/score/mean",
 }
 STEP_TIME_FALLBACK = "perf/time_per_step"   # the same number as timing_s/step (compute_throughout_metrics)
+MFU_FALLBACK = "mfu/actor"                  # early-2025 verl's name for perf/mfu/actor (fsdp_workers.update_actor)
+# verl's first releases (late 2024; its quick-start's sample output) log `timing/<name>` for the same timers and no
+# step timer: every timer is top-level and they run one after another (gen, ref, values, adv, update_critic,
+# update_actor, testing in RayPPOTrainer.fit), so their sum is the step less the driver's work between them.
+LEGACY_TIMING = "timing/"
+LEGACY_STEP_PARTS = ("gen", "ref", "values", "adv", "update_critic", "update_actor", "testing")
+LEGACY_STEP_KEY = "the sum of verl's timing/ phases"
 # Top-level phases of a step besides the ones with their own column (ray_trainer.fit); nested timers are left out.
 PHASES = ("reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_weights",
           "dump_rollout_generations")
 LOGPROB_PHASES = ("old_log_prob", "ref")   # the log-prob passes of the actor (old policy) and the reference
 REFIT_PHASES = ("update_weights",)          # the weight hand-off to the rollout engine (newer verl)
-WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK} | {f"timing_s/{p}" for p in PHASES}
+WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK, MFU_FALLBACK} | {f"timing_s/{p}" for p in PHASES} \
+    | {LEGACY_TIMING + p for p in (*PHASES, *LEGACY_STEP_PARTS, "save_checkpoint")}
 # Keys that mark a verl log (any one is enough).
 SIGNATURE = ("timing_s/step", "perf/total_num_tokens", "timing_s/gen", "response_length/mean")
 VALIDATION_PREFIX = "val-core/"
@@ -318,17 +326,49 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
     validation before training, or a record of other metrics)."""
     rec = StepRecord(where, step)
     for column, key in COLUMN_KEYS.items():
+        legacy = LEGACY_TIMING + key[len("timing_s/"):] if key.startswith("timing_s/") else None
         if key in values and values[key] is not None:
             rec.values[column] = (key, values[key])
+        elif legacy and values.get(legacy) is not None:
+            rec.values[column] = (legacy, values[legacy])
     if "step_seconds" not in rec.values and values.get(STEP_TIME_FALLBACK) is not None:
         rec.values["step_seconds"] = (STEP_TIME_FALLBACK, values[STEP_TIME_FALLBACK])
+    if "logged_mfu" not in rec.values and values.get(MFU_FALLBACK) is not None:
+        rec.values["logged_mfu"] = (MFU_FALLBACK, values[MFU_FALLBACK])
     for phase in PHASES:
-        key = f"timing_s/{phase}"
-        if values.get(key) is not None:
-            rec.phases[phase] = (key, values[key])
+        for key in (f"timing_s/{phase}", LEGACY_TIMING + phase):
+            if values.get(key) is not None:
+                rec.phases[phase] = (key, values[key])
+                break
+    if "step_seconds" not in rec.values:
+        parts = [LEGACY_TIMING + name for name in LEGACY_STEP_PARTS if values.get(LEGACY_TIMING + name) is not None]
+        if parts:
+            rec.values["step_seconds"] = _legacy_step(values, parts)
     if get_step_time and "step_seconds" not in rec.values:
         return None
     return rec
+
+
+def is_legacy(keys) -> bool:
+    """A log of verl's first releases: `timing/` timers and no step timer of any later release."""
+    return any(LEGACY_TIMING + name in keys for name in LEGACY_STEP_PARTS) \
+        and not {COLUMN_KEYS["step_seconds"], STEP_TIME_FALLBACK} & set(keys)
+
+
+def _legacy_step(values: dict, parts: list[str]) -> tuple[str, object]:
+    """The step time of a log from verl's first releases: the sum of its timers; a timer that is not a
+    non-negative number is returned as it is, under its own key, for the table's check to name it."""
+    total = 0.0
+    for key in parts:
+        raw = values[key]
+        try:
+            seconds = float(parse_number_text(raw) if isinstance(raw, str) else raw)
+        except (TypeError, ValueError):
+            return key, raw
+        if not math.isfinite(seconds) or seconds < 0:
+            return key, raw
+        total += seconds
+    return LEGACY_STEP_KEY, total
 
 
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
@@ -369,7 +409,7 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     notes += dumps.problems
     if three_decimals and not repr_values:
         kind += " (values to 3 decimals, 2025 verl)"
-        notes.append("verl's 2025 console logger prints every value to three decimals, so times are known to "
+        notes.append("verl's 2024–2025 console logger prints every value to three decimals, so times are known to "
                      "±0.0005 s and mean lengths to ±0.0005 tokens per sequence")
     elif repr_values:
         kind += " (full-precision values, 2026 verl)"
@@ -450,6 +490,11 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
             facts_override: dict | None, run_name: str | None = None) -> HostedRun:
     steps, derived_notes, facts, where, model = settle(table, facts, where, facts_override)
     notes = notes + derived_notes
+    if is_legacy(keys):
+        kind = kind.replace("2025 verl", "verl's first releases, timing/ keys")
+        notes.append("verl's first releases log no step timer (timing/gen, timing/ref, … timing/update_actor, no "
+                     "timing/step): each step's time is the sum of its timers, which run one after another; the "
+                     "driver's work between them (metrics, checkpoint saves) is not in it")
     inside = validation_inside(steps)
     if inside is False:
         notes.append("timing_s/step leaves validation out (2026 verl runs _validate() after the step timer): "
