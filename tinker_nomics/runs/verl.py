@@ -491,7 +491,7 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
     steps, derived_notes, facts, where, model = settle(table, facts, where, facts_override)
     notes = notes + derived_notes
     if is_legacy(keys):
-        kind = kind.replace("2025 verl", "verl's first releases, timing/ keys")
+        kind = kind.replace(", 2025 verl)", ")").replace(", 2026 verl)", ")") + ", from verl's first releases (timing/ keys)"
         notes.append("verl's first releases log no step timer (timing/gen, timing/ref, … timing/update_actor, no "
                      "timing/step): each step's time is the sum of its timers, which run one after another; the "
                      "driver's work between them (metrics, checkpoint saves) is not in it")
