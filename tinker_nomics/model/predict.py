@@ -338,7 +338,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     values_micro_batch_samples=None, critic_micro_batch_tokens=None,
                     critic_micro_batch_samples=None, generation_rounds=None,
                     generation_samples=None, max_num_seqs=None, param_offload: bool = False,
-                    optimizer_offload: bool = False, gradient_checkpointing: bool = True) -> RLStepPrediction:
+                    optimizer_offload: bool = False, gradient_checkpointing: bool = True,
+                    rollout_precision=None, rollout_kv_precision=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -419,7 +420,13 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
             raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
         opt = number("rl_optimizer_steps") * epochs
+    rollout_weights = None if rollout_precision is None or quantization.is_auto(rollout_precision) \
+        else decode.precision_name(rollout_precision, "rollout_precision")
+    rollout_kv = None if rollout_kv_precision is None else quantization.canonical(
+        rollout_kv_precision, "rollout_kv_precision", decode.KV_PRECISIONS, auto="bf16")
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
+                                      ("rollout_precision", rollout_weights),
+                                      ("rollout_kv_precision", rollout_kv),
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
                                       ("generation_rounds", rounds), ("generation_samples", generated),
@@ -443,9 +450,13 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if (param_offload or optimizer_offload) and not np.all(np.isfinite(specs.host_bytes_per_s)):
         raise TinkerNomicsError(f"{gpu.gpu} has no host link in data/hardware/host_links.csv (no source gives its "
                                 f"PCIe generation and lanes), so the model cannot time CPU offload on it")
+    if rollout_weights is not None:   # refused in one line where the GPU cannot run it (FP8 on a V100)
+        decode.weight_only(rollout_weights, specs)
+        specs.require(decode.gemm_peak(specs, rollout_weights), _peak_figure(rollout_weights), "the rollout")
     if method == "calibrated":
         params = parameters()
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
+                                  precision=rollout_weights or "bf16", kv_precision=rollout_kv or "bf16",
                                   reference=reference, optimizer_steps=opt, off_policy=k,
                                   response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp,
                                   rollout_memory_fraction=fraction, micro_batch_tokens=micro,

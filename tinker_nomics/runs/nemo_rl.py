@@ -134,6 +134,9 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
                       ("rollout_memory_fraction", engine + "gpu_memory_utilization")):
         if positive(key):
             facts[fact], where[fact] = positive(key), f"the run's hyperparameters: {key}"
+    if isinstance(hparams.get(engine + "precision"), str):   # "fp8" in the FP8-rollout recipes, else the policy's
+        facts["rollout_quantization"] = hparams[engine + "precision"]
+        where["rollout_quantization"] = f"the run's hyperparameters: {engine}precision"
     if isinstance(hparams.get(engine + "enforce_eager"), bool):
         facts["enforce_eager"] = hparams[engine + "enforce_eager"]
         where["enforce_eager"] = f"the run's hyperparameters: {engine}enforce_eager"

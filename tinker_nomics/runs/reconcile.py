@@ -28,11 +28,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import TinkerNomicsError
+from ..model import decode
 from ..model.rl_step import rl_steps
 from ..model.scenario import DEFAULT_METHOD
 from ..sources.architectures import ModelArch
 from ..sources.calibration import parameters
 from ..sources.defaults import framework_rollout_fraction, number
+from ..sources import quantization
 from ..sources.hardware import GPU, gpu_specs, host_copy_shares
 from . import nemo_rl, openrlhf, skyrl, trl, verl
 from .hosted import HostedRun
@@ -177,6 +180,16 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      if math.isfinite(host) else
                      f"the log's config offloads to host memory between phases ({what}), but no source gives "
                      f"{gpu.gpu}'s host link (data/hardware/host_links.csv): the copies are not in the prediction")
+    named = (run.config or {}).get("rollout_quantization")
+    if headline == "calibrated" and facts.get("rollout_precision"):
+        notes.append(f"the log's rollout engine ran {facts['rollout_precision']} weights "
+                     f"({run.config_sources.get('rollout_quantization', 'the config')} = {named}): the predicted "
+                     f"generation reads them at that precision; the trainer, the log-prob passes and the hand-off "
+                     f"stay BF16")
+    elif headline == "calibrated" and isinstance(named, str) and named.strip() and not quantization.is_auto(named) \
+            and rollout_precision(run.config) is None:
+        notes.append(f"the log's rollout engine quantization {named!r} is not a precision read here: the predicted "
+                     f"generation is at BF16")
     if headline == "calibrated" and holds_old:
         notes.append("the log times no old-policy log-prob pass of its own (no timing_s/old_log_prob): verl before "
                      "that timer recomputed the old policy's log-probs inside generate_sequences (fsdp_workers.py, "
@@ -255,6 +268,9 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_memory_fraction"] = float(fraction)
     elif framework_rollout_fraction(run.framework) is not None:   # the framework's own default, not verl's
         facts["rollout_memory_fraction"] = framework_rollout_fraction(run.framework)
+    quantized = rollout_precision(c)
+    if quantized not in (None, "bf16", "fp16"):   # the engine's weights as the run quantized them (FP8 rollout)
+        facts["rollout_precision"] = quantized
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
     padded = padded_length(c)
@@ -274,6 +290,18 @@ def generation_holds_old_logprob(run: HostedRun) -> bool:
     phases = set(run.phase_names)
     return run.framework == verl.FRAMEWORK and "old_log_prob" not in phases \
         and bool(run.steps["generation_seconds"].notna().any())
+
+
+def rollout_precision(config: dict) -> str | None:
+    """The rollout engine's weight precision a log's config names (verl's rollout.quantization, NeMo RL's
+    vllm_cfg.precision) as this package names it; None where it names none or one not read here."""
+    value = config.get("rollout_quantization")
+    if not isinstance(value, str) or not value.strip() or quantization.is_auto(value):
+        return None
+    try:
+        return decode.precision_name(value, "rollout_quantization")
+    except TinkerNomicsError:
+        return None
 
 
 def padded_length(config: dict) -> float | None:

@@ -32,6 +32,9 @@ ALIASES = {
     "bfloat16": "bf16", "float16": "fp16", "half": "fp16",
     "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "e4m3": "fp8", "e5m2": "fp8", "fp8_dynamic": "fp8", "fbgemm_fp8": "fp8",
     "w8a8_fp8": "fp8", "float8": "fp8",
+    # block-scaled FP8 as the RL frameworks' rollouts name it (verl's rollout.quantization, NeMo RL's recipes):
+    # 1 byte a weight; MXFP8's one 8-bit scale per 32 weights (3% more) is not split out
+    "fp8_per_block": "fp8", "fp8_blockwise": "fp8", "mxfp8": "fp8",
     "awq": "int4", "gptq": "int4", "awq_marlin": "int4", "gptq_marlin": "int4", "w4a16": "int4", "int4_awq": "int4",
     "awq_int4": "int4", "gptq_int4": "int4", "w4a16_awq": "int4", "bnb_4bit": "int4", "nf4": "int4",
     "mxfp4": "mxfp4",
