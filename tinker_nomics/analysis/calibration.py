@@ -234,7 +234,7 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
              reference, optimizer_steps, off_policy, rollout_tp, fine_tune, measured, includes_refit, max_over_mean,
              micro_batch_tokens=None, micro_batch_samples=None, padded_tokens=None, critic_padded_tokens=None,
              logprob_micro_batch_tokens=None, logprob_micro_batch_samples=None, own_micro_batches=None,
-             rollout_memory_fraction=None, rollout_eager=False):
+             rollout_memory_fraction=None, rollout_eager=False, **precisions):
     arch, gpus = get_arch(model), gpu_specs(gpu)
     common = dict(fine_tune=fine_tune, reference=reference, optimizer_steps=optimizer_steps, off_policy=off_policy,
                   response_max_over_mean=max_over_mean, rollout_tensor_parallel=rollout_tp,
@@ -242,7 +242,8 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
                   micro_batch_tokens=micro_batch_tokens, micro_batch_samples=micro_batch_samples,
                   logprob_micro_batch_tokens=logprob_micro_batch_tokens,
                   logprob_micro_batch_samples=logprob_micro_batch_samples, **(own_micro_batches or {}),
-                  padded_tokens_per_sample=padded_tokens, critic_padded_tokens_per_sample=critic_padded_tokens)
+                  padded_tokens_per_sample=padded_tokens, critic_padded_tokens_per_sample=critic_padded_tokens,
+                  **precisions)
     actor = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=False,
                                   **common)
     whole = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=critic,
@@ -326,6 +327,36 @@ def rl_cases() -> tuple[RLCase, ...]:
                             includes_refit=False, max_over_mean=ratio,
                             rollout_memory_fraction=framework_rollout_fraction(r.get("framework"))))
     return tuple(out)
+
+
+def fp8_rl_rows():
+    """The published RL steps that trained and generated in FP8 (NeMo RL's FP8 rows of rl_step_cases.csv), which no
+    fit reads: each predicted as the BF16 rows are, with FP8 training GEMMs and FP8 rollout weights
+    (`predict rl-step --train-precision fp8 --rollout-precision fp8`), at the fitted parameters. A DataFrame."""
+    import pandas as pd
+
+    ratio, p, rows = response_max_over_mean(), fit_all(), []
+    for r in accuracy.rl_step_cases():
+        if r["usable"] == "yes" or (r.get("precision") or "").upper() != "FP8":
+            continue
+        num = {k: float(r[k]) for k in ("num_gpus", "generation_samples", "generated_tokens", "max_sequence_tokens",
+                                        "generation_tp", "off_policy", "measured_step_s",
+                                        "measured_tokens_per_s_per_gpu")}
+        prompt = accuracy.case_prompt_tokens({**r, **num, "prompt_tokens": None})
+        longest = max(min(ratio * num["generated_tokens"], num["max_sequence_tokens"] - prompt), num["generated_tokens"])
+        case = _rl_case(r["case_id"], r["source"], r.get("family") or r["source"], r["model"], r["gpu"],
+                        num["num_gpus"], num["generation_samples"], prompt, num["generated_tokens"], longest,
+                        critic=False, reference=True, optimizer_steps=None, off_policy=num["off_policy"],
+                        rollout_tp=num["generation_tp"], fine_tune=r["fine_tune"] or "full",
+                        measured={"step": num["measured_step_s"]}, includes_refit=False, max_over_mean=ratio,
+                        rollout_memory_fraction=framework_rollout_fraction(r.get("framework")),
+                        precision="fp8", train_precision="fp8")
+        rows.append({"case_id": r["case_id"], "source": r["source"], "model": r["model"], "gpu": r["gpu"],
+                     "num_gpus": num["num_gpus"], "measured": num["measured_step_s"],
+                     "predicted": predict_rl(case, p)["step"]})
+    frame = pd.DataFrame(rows)
+    frame["signed_error"] = accuracy.signed_error(frame["predicted"], frame["measured"])
+    return frame
 
 
 def predict_rl(case: RLCase, p: ModelParameters) -> dict:

@@ -53,6 +53,9 @@ def _peak_figure(precision: str) -> str:
     return "fp8_dense_tflops" if decode.precision_name(precision) in decode.FP8_COMPUTE else "bf16_dense_tflops"
 
 
+TRAIN_PRECISIONS = ("bf16", "fp8")   # the trainer's GEMMs: BF16, or FP8 with Transformer Engine's recipes
+
+
 def _weight_precision(arch: ModelArch, precision) -> str:
     """The precision a user named, else (also for vLLM's `auto`) the checkpoint's; a checkpoint whose config.json
     states a quantization this package cannot read asks for it rather than assuming BF16."""
@@ -339,7 +342,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     critic_micro_batch_samples=None, generation_rounds=None,
                     generation_samples=None, max_num_seqs=None, param_offload: bool = False,
                     optimizer_offload: bool = False, gradient_checkpointing: bool = True,
-                    rollout_precision=None, rollout_kv_precision=None) -> RLStepPrediction:
+                    rollout_precision=None, rollout_kv_precision=None,
+                    train_precision=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -424,8 +428,11 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         else decode.precision_name(rollout_precision, "rollout_precision")
     rollout_kv = None if rollout_kv_precision is None else quantization.canonical(
         rollout_kv_precision, "rollout_kv_precision", decode.KV_PRECISIONS, auto="bf16")
+    trainer_gemms = None if train_precision is None else quantization.canonical(
+        train_precision, "train_precision", TRAIN_PRECISIONS)
+    trainer_gemms = None if trainer_gemms == "bf16" else trainer_gemms
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
-                                      ("rollout_precision", rollout_weights),
+                                      ("rollout_precision", rollout_weights), ("train_precision", trainer_gemms),
                                       ("rollout_kv_precision", rollout_kv),
                                       ("micro_batch_tokens", micro), ("micro_batch_samples", micro_samples),
                                       ("ppo_epochs", epochs), ("rollout_eager", rollout_eager or None),
@@ -453,10 +460,14 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if rollout_weights is not None:   # refused in one line where the GPU cannot run it (FP8 on a V100)
         decode.weight_only(rollout_weights, specs)
         specs.require(decode.gemm_peak(specs, rollout_weights), _peak_figure(rollout_weights), "the rollout")
+    if trainer_gemms is not None and not np.all(specs.fp8_native):
+        raise TinkerNomicsError(f"train_precision fp8: FP8 training (Transformer Engine) needs FP8 tensor cores, which "
+                                f"{gpu.gpu} lacks (Hopper, Ada, Blackwell or CDNA 3 have them); train in bf16 there")
     if method == "calibrated":
         params = parameters()
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
                                   precision=rollout_weights or "bf16", kv_precision=rollout_kv or "bf16",
+                                  train_precision=trainer_gemms or "bf16",
                                   reference=reference, optimizer_steps=opt, off_policy=k,
                                   response_max_over_mean=params.response_max_over_mean, rollout_tensor_parallel=tp,
                                   rollout_memory_fraction=fraction, micro_batch_tokens=micro,

@@ -142,6 +142,8 @@ class RLFeatures:
     offload_logprob_seconds: np.ndarray = 0.0
     offload_update_seconds: np.ndarray = 0.0
     offload_refit_seconds: np.ndarray = 0.0
+    # FP8 training (Transformer Engine): the weights' GEMMs at the FP8 ceiling, attention and memory traffic as before
+    train_compute_scale: np.ndarray = 1.0
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -172,7 +174,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               values_micro_batch_tokens=None, values_micro_batch_samples=None,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
               rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
-              critic_param_offload=False, critic_optimizer_offload=False) -> RLFeatures:
+              critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16") -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -200,7 +202,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     drain and fixed cost; the trainer's passes see `samples`. Default: one round of `samples`. `max_num_seqs` is the
     rollout engine's cap on sequences decoded at once (verl's rollout.max_num_seqs; default its 1024).
     `param_offload` and `optimizer_offload` (verl's actor fsdp_config; `critic_...` the critic's) keep the trainer's
-    weights and Adam's moments in host memory between phases (`_offload_seconds`).
+    weights and Adam's moments in host memory between phases (`_offload_seconds`). `train_precision` fp8 runs the
+    trainer's weight GEMMs (the update's and the log-prob passes') in FP8 (Transformer Engine's recipes, as NeMo RL's
+    and verl's Megatron trainers do): at the GPU's FP8 ceiling, while attention and the memory traffic stay as in BF16
+    (`_train_compute_scale`).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -363,7 +368,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       prefill_wire=a(prefill_wire),
                       rollout_rounds=a(1.0 if rollout_rounds is None else rollout_rounds),
                       offload_logprob_seconds=a(offload[0]), offload_update_seconds=a(offload[1]),
-                      offload_refit_seconds=a(offload[2]))
+                      offload_refit_seconds=a(offload[2]),
+                      train_compute_scale=a(_train_compute_scale(arch, gpus, fine_tune, attention, recompute,
+                                                                 train_precision)))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -547,7 +554,7 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     # FLOPs at the GEMM efficiency plus the memory traffic that comes with them (FLOPs / intensity at the HBM
     # bandwidth): on a GPU whose peak is high against its bandwidth the second term weighs more, so the achieved
     # utilisation falls with the GPU's ridge point (an H20 trains at a larger share of its small peak than an H100)
-    per_flop = 1.0 / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0) * f.gemm_share) \
+    per_flop = f.train_compute_scale / (p.train_gemm_efficiency * (p.moe_gemm_share if f.moe else 1.0) * f.gemm_share) \
         + f.ridge / p.train_flops_per_byte
     eta = 1.0 / per_flop
     # each pass is one call from the controller to the trainer's workers (the batch sent, the results gathered),
@@ -689,6 +696,21 @@ def _slowest_link(gpus: GpuSpecs, num_gpus, collective: bool = False):
     inside = gpus.collective_bytes_per_s if collective else gpus.link_bytes_per_s
     network = number("network_gb_s_per_gpu") * 1e9
     return np.where(np.asarray(num_gpus, dtype=float) > number("gpus_per_node"), np.minimum(inside, network), inside)
+
+
+def _train_compute_scale(arch: ModelArch, gpus: GpuSpecs, fine_tune: str, attention, recompute: bool,
+                         train_precision: str):
+    """The trainer's compute time at `train_precision` over BF16's: 1 in BF16; in FP8, the weights' share w of the
+    update's FLOPs at the FP8 over the BF16 GEMM ceiling (2 on Hopper and Blackwell), the attention's at BF16:
+    w / ratio + (1 − w). The memory traffic term beside it is unchanged (activations, norms and the optimizer stay
+    BF16 or FP32), so FP8 trains less than twice as fast, as measured (NeMo RL's FP8 rows)."""
+    if train_precision == "bf16":
+        return 1.0
+    gemm = (training.flops_per_param_per_token(fine_tune)
+            + (number("forward_flops_per_param") if recompute else 0.0)) * decode.forward_params(arch)
+    w = gemm / _update_flops_per_token(arch, fine_tune, attention, recompute)
+    ratio = decode.gemm_ceiling(gpus, "fp8") / decode.gemm_ceiling(gpus, "bf16")
+    return w / ratio + (1.0 - w)
 
 
 def _update_flops_per_token(arch: ModelArch, fine_tune: str, attention, recompute: bool):

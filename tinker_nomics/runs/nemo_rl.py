@@ -134,6 +134,9 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
                       ("rollout_memory_fraction", engine + "gpu_memory_utilization")):
         if positive(key):
             facts[fact], where[fact] = positive(key), f"the run's hyperparameters: {key}"
+    if isinstance(hparams.get("policy.megatron_cfg.fp8_cfg.enabled"), bool):   # the FP8 recipes' Megatron trainer
+        facts["train_fp8"] = hparams["policy.megatron_cfg.fp8_cfg.enabled"]
+        where["train_fp8"] = "the run's hyperparameters: policy.megatron_cfg.fp8_cfg.enabled"
     if isinstance(hparams.get(engine + "precision"), str):   # "fp8" in the FP8-rollout recipes, else the policy's
         facts["rollout_quantization"] = hparams[engine + "precision"]
         where["rollout_quantization"] = f"the run's hyperparameters: {engine}precision"

@@ -101,6 +101,16 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     index = np.flatnonzero(usable.to_numpy())
     notes: list[str] = []
     facts, includes_refit = run_facts(run, t.loc[usable, [c for c in FACT_COLUMNS if c in t]])
+    specs = gpu_specs(gpu)
+    if facts.get("train_precision") == "fp8" and not np.all(specs.fp8_native):
+        del facts["train_precision"]   # said in the notes below
+    unable = None
+    if facts.get("rollout_precision"):
+        try:
+            decode.weight_only(facts["rollout_precision"], specs)
+        except TinkerNomicsError as exc:
+            unable = str(exc)
+            del facts["rollout_precision"]
     holds_old = generation_holds_old_logprob(run)
     # verl and NeMo RL time the critic's passes apart; OpenRLHF's make_experience and ppo_train hold them
     critic_apart = not (run.config or {}).get("critic_in_phases")
@@ -180,6 +190,15 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      if math.isfinite(host) else
                      f"the log's config offloads to host memory between phases ({what}), but no source gives "
                      f"{gpu.gpu}'s host link (data/hardware/host_links.csv): the copies are not in the prediction")
+    if headline == "calibrated" and trains_fp8(run.config or {}):
+        notes.append(f"the log's trainer runs FP8 GEMMs ({run.config_sources.get('train_fp8', 'its config')}): "
+                     f"the predicted update and log-prob passes run the weights' GEMMs at {gpu.gpu}'s FP8 ceiling, "
+                     f"attention and the memory traffic as in BF16" if facts.get("train_precision") == "fp8" else
+                     f"the log's config asks for FP8 training, which {gpu.gpu} has no FP8 tensor cores for: the "
+                     f"prediction trains in BF16")
+    if headline == "calibrated" and unable:
+        notes.append(f"the log's rollout engine quantization cannot run on {gpu.gpu} ({unable}): the predicted "
+                     f"generation is at BF16")
     named = (run.config or {}).get("rollout_quantization")
     if headline == "calibrated" and facts.get("rollout_precision"):
         notes.append(f"the log's rollout engine ran {facts['rollout_precision']} weights "
@@ -268,6 +287,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_memory_fraction"] = float(fraction)
     elif framework_rollout_fraction(run.framework) is not None:   # the framework's own default, not verl's
         facts["rollout_memory_fraction"] = framework_rollout_fraction(run.framework)
+    if trains_fp8(c):   # Transformer Engine's FP8 GEMMs in the trainer (where the GPU has FP8 tensor cores)
+        facts["train_precision"] = "fp8"
     quantized = rollout_precision(c)
     if quantized not in (None, "bf16", "fp16"):   # the engine's weights as the run quantized them (FP8 rollout)
         facts["rollout_precision"] = quantized
@@ -290,6 +311,15 @@ def generation_holds_old_logprob(run: HostedRun) -> bool:
     phases = set(run.phase_names)
     return run.framework == verl.FRAMEWORK and "old_log_prob" not in phases \
         and bool(run.steps["generation_seconds"].notna().any())
+
+
+def trains_fp8(config: dict) -> bool:
+    """The log's trainer runs FP8 GEMMs: NeMo RL's policy.megatron_cfg.fp8_cfg.enabled, or verl's Megatron
+    override_transformer_config.fp8 set to a format (hybrid, e4m3)."""
+    value = config.get("train_fp8")
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "none", "null", "false")
+    return value is True
 
 
 def rollout_precision(config: dict) -> str | None:

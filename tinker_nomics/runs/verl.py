@@ -107,6 +107,7 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "rollout_memory_fraction": "actor_rollout_ref.rollout.gpu_memory_utilization",
     "rollout_max_num_seqs": "actor_rollout_ref.rollout.max_num_seqs",
     "rollout_quantization": "actor_rollout_ref.rollout.quantization",   # FP8 rollout (docs: FP8 RL in verl)
+    "train_fp8": "actor_rollout_ref.actor.megatron.override_transformer_config.fp8",   # FP8 end to end: hybrid, e4m3
     "actor_strategy": "actor_rollout_ref.actor.strategy",                        # fsdp, fsdp2 or megatron
     "param_offload": "actor_rollout_ref.actor.fsdp_config.param_offload",        # CPU offload between phases
     "optimizer_offload": "actor_rollout_ref.actor.fsdp_config.optimizer_offload",

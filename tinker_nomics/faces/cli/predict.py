@@ -122,6 +122,9 @@ def add_parser(sub) -> None:
                          "rollout.quantization=fp8; training stays BF16), int8, int4, … or a vLLM name for one")
     rl.add_argument("--rollout-kv-precision",
                     help="the rollout engine's KV cache: bf16 (default) or fp8 (vLLM's --kv-cache-dtype fp8)")
+    rl.add_argument("--train-precision",
+                    help="the trainer's GEMMs: bf16 (default) or fp8 (Transformer Engine's FP8 training, as NeMo RL's "
+                         "fp8_cfg and verl's Megatron fp8 recipes run it; FP8 tensor cores needed)")
     rl.add_argument("--param-offload", action="store_true",
                     help="the trainer's weights wait in host memory between phases (verl's actor "
                          "fsdp_config.param_offload): each GPU's FP32 shard crosses its host link around every call")
@@ -166,7 +169,8 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
                 "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
-                "max_output_tokens", "expert_parallel", "rollout_precision", "rollout_kv_precision")
+                "max_output_tokens", "expert_parallel", "rollout_precision", "rollout_kv_precision",
+                "train_precision")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -222,7 +226,7 @@ def _run(args) -> str:
                                            args.generation_rounds, args.generation_samples, args.max_num_seqs,
                                            args.param_offload, args.optimizer_offload,
                                            not args.no_gradient_checkpointing, args.rollout_precision,
-                                           args.rollout_kv_precision)
+                                           args.rollout_kv_precision, args.train_precision)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
