@@ -270,7 +270,9 @@ def detect(path, side: str | None = None) -> Detected:
         return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
     # a long console log may print its first step line far into the file (after the model's loading): scan line
     # by line for a verl step line or NeMo RL's step header or step time
+    trl_console = False
     for _, line in stream.text_lines(p, label):
+        trl_console = trl_console or trl.looks_like_console(line)
         if verl.STEP_LINE.match(verl.strip_line(line)[0]):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
         if nemo_rl.looks_like_console(line):
@@ -281,6 +283,11 @@ def detect(path, side: str | None = None) -> Detected:
         if skyrl.looks_like_console(line):
             return Detected(skyrl.FRAMEWORK, SELF_HOSTED, "console",
                             "SkyRL's console tracker (`skyrl_train.utils.tracking:log - Step N:` and its metrics)")
+    if trl_console:
+        raise TinkerNomicsError(f"{label}: TRL's console output ({{'loss': …, 'epoch': …}} lines) is not read: it has no "
+                                f"step numbers and prints each number to 4 significant digits, so the token counts "
+                                f"cannot be recovered; pass the run's trainer_state.json (in its output_dir or newest "
+                                f"checkpoint-N/ folder) or its W&B export")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl, "
                             f"NeMo RL, OpenRLHF or SkyRL console log, a verl file-logger .jsonl, a TRL "
                             f"trainer_state.json, a TensorBoard event file, "

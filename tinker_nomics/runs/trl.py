@@ -32,6 +32,7 @@ checkpoint folder's `config.json` (`_name_or_path`) names the model.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
@@ -69,6 +70,16 @@ def is_trl_keys(keys) -> bool:
     keys = set(keys)
     return any(k in keys or WANDB_PREFIX + k in keys for k in (TOKENS, *LENGTHS)) and (
         "train/global_step" in keys or "step" in keys or any(WANDB_PREFIX + k in keys for k in SIGNATURE))
+
+
+# transformers' ProgressCallback and PrinterCallback print each log dict as str(dict), floats as f"{v:.4g}" strings
+# (src/transformers/trainer_callback.py): `{'loss': '0.0123', …, 'epoch': '0.01'}`, with no step
+_CONSOLE_LINE = re.compile(r"^\s*\{'(loss|reward|num_tokens|completions/mean_length|completion_length|grad_norm)': ")
+
+
+def looks_like_console(line: str) -> bool:
+    """A line of TRL's console output: a printed log dict of GRPO's keys with its epoch."""
+    return bool(_CONSOLE_LINE.match(line)) and "'epoch': " in line
 
 
 def is_trainer_state(obj) -> bool:
