@@ -121,7 +121,8 @@ def gemm_tokens(arch: ModelArch, batch, rows, expert_parallel=1.0):
     per_token = forward_params(arch)
     shared = per_token - routed * k / e
     touched = 1.0 - np.power(1.0 - k / e, np.maximum(b, 1.0))
-    touched = touched * expert_imbalance(arch, b, expert_parallel)
+    if _split(expert_parallel):
+        touched = touched * expert_imbalance(arch, b, expert_parallel)
     return (shared * np.maximum(b, rows) + routed * np.maximum(b * k / e, rows * touched)) / per_token
 
 
@@ -193,7 +194,14 @@ def weight_bytes_read(arch: ModelArch, batch, precision: str = "bf16", expert_pa
     e, k = arch.num_experts, arch.experts_per_token
     routed = roofline.routed_expert_params(arch)
     touched = 1.0 - np.power(1.0 - k / e, b)
-    return (body + routed * (touched * expert_imbalance(arch, b, expert_parallel) - k / e)) * per + head
+    if _split(expert_parallel):
+        touched = touched * expert_imbalance(arch, b, expert_parallel)
+    return (body + routed * (touched - k / e)) * per + head
+
+
+def _split(expert_parallel) -> bool:
+    """Whether any GPU group splits its experts whole (expert parallelism above 1)."""
+    return bool(np.any(np.asarray(expert_parallel, dtype=float) > 1))
 
 
 def expert_imbalance(arch: ModelArch, batch, expert_parallel):

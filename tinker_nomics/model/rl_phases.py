@@ -402,8 +402,8 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         # the engine on the GPUs the step runs on: a count raised to the smallest that fits plans as if asked for
         need = np.where(need_shared <= gpus_used, need_shared, need_alone)
         top = np.power(2.0, np.floor(np.log2(np.maximum(gpus_used, 1.0))))
-        tp = _engine_size(arch, gpus, np.minimum(need, top), top, gpus_used, s, context, need_shared, shared, alone,
-                          precision, kv_precision, kv_per_sequence, seqs)
+        tp = _engine_size(arch, gpus, np.minimum(need, top), top, gpus_used, s, need_shared, shared, alone,
+                          precision, kv_precision, kv_per_sequence, seqs, compact)
         if compact:
             tp = _one_if_same(tp)
     else:   # the run's own engine size: the engine takes a serving engine's share where the shared one is too small
@@ -432,27 +432,35 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
 
 
-def _engine_size(arch, gpus, smallest, top, gpus_used, s, context, need_shared, shared, alone, precision,
-                 kv_precision, kv_per_sequence, seqs):
+def _engine_size(arch, gpus, smallest, top, gpus_used, s, need_shared, shared, alone, precision,
+                 kv_precision, kv_per_sequence, seqs, compact=False):
     """The rollout engine's tensor parallelism where the run does not give it: from the smallest size that holds the
     model, doubled while each GPU's KV cache is smaller than the weights it holds and the engine cannot yet hold its
     share of the step's sequences at once (vLLM's own advice on a cache too small: "increase tensor_parallel_size.
     This shards model weights across GPUs, allowing each GPU to have more memory available for KV cache", docs,
     Optimization and Tuning). A step reads each GPU's weights once for its whole batch, so while they outweigh the
     cache a larger engine both halves that read and more than doubles the batch it can hold; past that, or once
-    every sequence fits, a larger engine only adds all-reduces. At most the largest power of two of the GPUs."""
+    every sequence fits, a larger engine only adds all-reduces. At most the largest power of two of the GPUs.
+    `compact` (a planner's options × its Monte-Carlo draws along the last axis): a run sets its engine once, so each
+    option's size is decided on its draws' mean sequence and batch, not draw by draw."""
     tp = np.asarray(smallest, dtype=float)
+    kv_per_sequence, s = np.asarray(kv_per_sequence, dtype=float), np.asarray(s, dtype=float)
+    if compact and kv_per_sequence.ndim >= 2:
+        kv_per_sequence = kv_per_sequence.mean(axis=-1, keepdims=True)
+    if compact and s.ndim >= 2:
+        s = s.mean(axis=-1, keepdims=True)
     weights = float(arch.total_params) * decode.PRECISION_BYTES[decode.precision_name(precision)]
     for _ in range(64):   # powers of two: at most log2 of the largest GPU count
-        growing = tp < top
-        if not np.any(growing):
-            break
         fraction = np.where(need_shared <= tp, shared, alone)
-        cap = decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision, kv_per_sequence, seqs)
-        replicas = np.maximum(np.floor(gpus_used / tp), 1.0)
-        small_cache = cap * kv_per_sequence < weights
-        short = cap < np.minimum(s / replicas, seqs)
-        grow = growing & small_cache & short
+        # the cache a replica of this size keeps (decode.kv_capacity's budget): no sequence's length enters it, so
+        # the test of the cache against the weights costs one figure per GPU count, not one per scenario
+        cache = decode.kv_capacity(arch, gpus, tp, 1.0, fraction, precision, kv_precision, 1.0, seqs)
+        grow = (tp < top) & (cache < weights)
+        if not np.any(grow):
+            break
+        cap = np.floor(cache / kv_per_sequence)
+        short = cap < np.minimum(s / np.maximum(np.floor(gpus_used / tp), 1.0), seqs)
+        grow = grow & short
         if not np.any(grow):
             break
         tp = np.where(grow, tp * 2.0, tp)
