@@ -458,7 +458,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"{gpu.gpu} has no host link in data/hardware/host_links.csv (no source gives its "
                                 f"PCIe generation and lanes), so the model cannot time CPU offload on it")
     if rollout_weights is not None:   # refused in one line where the GPU cannot run it (FP8 on a V100)
-        decode.weight_only(rollout_weights, specs)
+        try:
+            decode.weight_only(rollout_weights, specs)
+        except TinkerNomicsError as exc:
+            raise TinkerNomicsError(str(exc).replace("(--precision)", "(rollout_precision)")) from None
         specs.require(decode.gemm_peak(specs, rollout_weights), _peak_figure(rollout_weights), "the rollout")
     if trainer_gemms is not None and not np.all(specs.fp8_native):
         raise TinkerNomicsError(f"train_precision fp8: FP8 training (Transformer Engine) needs FP8 tensor cores, which "
