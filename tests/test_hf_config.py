@@ -427,7 +427,10 @@ def test_every_supported_model_type_has_a_published_check():
                # acproject/duorou docs/new_feat.md); no Qwen2-VL config.json copy was found to check it alone
                "qwen2_vl": "qwen2_5_vl",
                # checked by test_baichuan2_is_llama2_7b_with_a_larger_vocabulary (no exact published count)
-               "baichuan": "llama"}
+               "baichuan": "llama",
+               # V3's count plus the lightning indexer's shapes from DeepSeek's reference code
+               # (tests/test_deepseek_v32.py; no V3.2 config.json copy is in the registry)
+               "deepseek_v32": "deepseek_v3"}
     for model_type in supported_model_types():
         assert model_type in checked or model_type in aliases, model_type
 

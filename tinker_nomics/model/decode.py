@@ -264,6 +264,19 @@ def kv_bytes(arch: ModelArch, tokens, kv_precision: str = "bf16"):
         + recurrent_bytes_per_sequence(arch, "exact", tokens) * scale
 
 
+def kv_read_bytes(arch: ModelArch, context, kv_precision: str = "bf16"):
+    """Cache bytes one decode step reads for a sequence at `context` tokens: all of it (kv_bytes), but under DeepSeek
+    Sparse Attention only the latents of the `sparse_attention_topk` tokens the indexer picks, beside every token's
+    indexer key (which it scores). The indexer's FP8 keys are scaled with the cache's precision like the rest (a
+    cache named fp8 halves them too: 132 bytes a token and layer against the latent's 1,152 in BF16)."""
+    if not arch.sparse_attention_topk:
+        return kv_bytes(arch, context, kv_precision)
+    ctx = np.asarray(context, dtype=float)
+    scale = kv_scale(kv_precision)
+    latent = float(arch.kv_bytes_per_token - arch.indexer_bytes_per_token)
+    return (latent * np.minimum(ctx, arch.sparse_attention_topk) + arch.indexer_bytes_per_token * ctx) * scale
+
+
 def token_flops(arch: ModelArch, context, attention: bool = True):
     """Forward FLOPs of one token at `context` tokens of history: 2 per multiplied parameter plus attention."""
     base = number("forward_flops_per_param") * forward_params(arch)
@@ -301,7 +314,8 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
         kv_per_sequence = kv_bytes(arch, context, kv_precision)
     if flops_per_token is None:
         flops_per_token = token_flops(arch, context, attention)
-    total = weights + b * kv_per_sequence
+    reads = kv_read_bytes(arch, context, kv_precision) if arch.sparse_attention_topk else kv_per_sequence
+    total = weights + b * reads
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
     peak = gemm_ceiling(gpus, precision) if peak is None else peak
     if tiles:   # the weights' GEMMs at the instruction's rows at least; attention per sequence

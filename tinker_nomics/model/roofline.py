@@ -67,6 +67,10 @@ def attention_flops_per_token(arch: ModelArch, context):
     ctx = np.asarray(context, dtype=float)
     if arch.is_mla:
         per_layer = 2.0 * arch.num_heads * (arch.qk_nope_head_dim + arch.qk_rope_head_dim + arch.v_head_dim)
+        if arch.sparse_attention_topk:   # DeepSeek Sparse Attention: the indexer scores every token, the heads
+            # attend to the ones it picks
+            return per_layer * np.minimum(ctx, arch.sparse_attention_topk) * arch.num_layers \
+                + arch.indexer_flops_per_context_token * ctx
         return per_layer * ctx * arch.num_layers
     head_dim = arch.head_dim or arch.hidden_size // arch.num_heads
     per_layer = 4.0 * arch.num_heads * head_dim

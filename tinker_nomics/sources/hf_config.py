@@ -32,7 +32,9 @@ keeps the LM head, tied or not: decode multiplies by it every token. The familie
                  (Command R / Aya: parallel block, one LayerNorm without bias, tied head), internlm2 (fused
                  wqkv), chatglm (ChatGLM2/3, GLM-4-9B-chat: fused query_key_value with KV groups, padded vocabulary)
   MLA            deepseek_v2 / deepseek_v3 / kimi_k2 / kimi_k25 (latent KV, with or without a query LoRA, first dense
-                 layers, shared experts, router bias under noaux_tc)
+                 layers, shared experts, router bias under noaux_tc); deepseek_v32 (DeepSeek-V3.2: V3 with the
+                 lightning indexer of DeepSeek Sparse Attention in every layer, its FP8 key cache, and each query
+                 attending to index_topk tokens)
   others         gpt_oss (biases, attention sinks, alternating sliding window); qwen3_5 / qwen3_next (Gated
                  DeltaNet + gated full attention); nemotron_h (Mamba-2, MoE and attention blocks, latent MoE)
   added 2026-12  granitemoe (llama-style); dbrx (fused Wqkv, stacked experts); mpt (MosaicML's layout, ALiBi);
@@ -290,7 +292,7 @@ FAMILY_OF = {
     "llama4": "llama4",
     "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
     "refinedweb": "falcon", "refinedwebmodel": "falcon", "starcoder2": "starcoder2", "bloom": "bloom",
-    "deepseek_v2": "mla", "deepseek_v3": "mla", "kimi_k2": "mla", "kimi_k25": "mla", "glm4_moe_lite": "mla",
+    "deepseek_v2": "mla", "deepseek_v3": "mla", "deepseek_v32": "mla", "kimi_k2": "mla", "kimi_k25": "mla", "glm4_moe_lite": "mla",
     "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
     "nemotron_h": "nemotron_h",
     "gpt_bigcode": "gpt_bigcode", "gpt_neo": "gpt_neo", "stablelm": "stablelm", "cohere": "cohere",
@@ -881,6 +883,17 @@ def _mla(c: _Config, model_type: str) -> dict:
     attn = q + H * (kv_rank + rope) + kv_rank + kv_rank * nh * (nope + v) + nh * v * H
     if c.flag("attention_bias", False):
         attn += (q_rank or 0) + kv_rank + rope + H
+    sparse = {}
+    if model_type == "deepseek_v32":   # DeepSeek Sparse Attention's lightning indexer (inference/model.py, Indexer)
+        if not q_rank:
+            c.fail("a deepseek_v32 config needs q_lora_rank: the indexer's queries project from the query LoRA")
+        ih, idim, topk = c.int("index_n_heads"), c.int("index_head_dim"), c.int("index_topk")
+        # wq_b (q_lora_rank → heads × head_dim), wk (hidden → head_dim), k_norm (a LayerNorm: weight and bias),
+        # weights_proj (hidden → heads)
+        attn += q_rank * ih * idim + H * idim + 2 * idim + H * ih
+        # its keys cached in FP8 with one FP32 scale per 128 values (k_cache, k_scale_cache): bytes per token a layer
+        sparse = {"sparse_topk": topk, "indexer_bytes": L * (idim + 4 * -(-idim // 128)),
+                  "indexer_flops": 2.0 * ih * idim * L}
     moe = _moe(c)
     kinds = c.layer_list("mlp_layer_types", L) if model_type == "glm4_moe_lite" else None
     if kinds is not None:
@@ -904,7 +917,8 @@ def _mla(c: _Config, model_type: str) -> dict:
         inactive = (moe["E"] - moe["k"]) * per_expert * moe_layers
     body = dense_layers * (attn + dense_mlp + 2 * H) + moe_layers * (attn + moe_mlp + 2 * H) + H
     return {**b, "d": None, "body": body, "inactive": inactive, "moe": moe, "full_layers": L, "sliding_window": None,
-            "kv_per_token": (kv_rank + rope) * L * BF16_BYTES, "state": 0, "arch_type": "mla_moe",
+            "kv_per_token": (kv_rank + rope) * L * BF16_BYTES + sparse.get("indexer_bytes", 0), "state": 0,
+            "arch_type": "mla_moe", **sparse,
             "mla": {"q_lora_rank": q_rank, "kv_lora_rank": kv_rank, "qk_nope_head_dim": nope,
                     "qk_rope_head_dim": rope, "v_head_dim": v}, "first_k_dense": dense_layers if moe else None,
             "moe_layers": moe_layers}
@@ -1564,4 +1578,6 @@ def _arch(c: _Config, name: str, n: dict) -> ModelArch:
         linear_shape=n.get("linear_shape"), mamba_shape=n.get("mamba_shape"),
         checkpoint_precision=precision_of(c.data), output_head_params=int(head),
         mlp_matrices=n.get("mlp_matrices", 3), fused_qkv=bool(n.get("fused_qkv", False)),
-        moe_layers=n["moe_layers"] if moe else None, layer_plan=n.get("layer_plan"))
+        moe_layers=n["moe_layers"] if moe else None, layer_plan=n.get("layer_plan"),
+        sparse_attention_topk=n.get("sparse_topk"), indexer_bytes_per_token=int(n.get("indexer_bytes", 0)),
+        indexer_flops_per_context_token=float(n.get("indexer_flops", 0.0)))

@@ -64,6 +64,12 @@ class ModelArch:
     # Layer by layer where layers differ (Nemotron-NAS): (attention, ffn) each, attention its KV heads, ffn its MLP
     # width, either "linear" (one hidden × hidden matrix) or None (no sub-block). None: every layer alike.
     layer_plan: tuple | None = None
+    # DeepSeek Sparse Attention (DeepSeek-V3.2): each query attends to the `sparse_attention_topk` tokens its lightning
+    # indexer picks; the indexer scores every cached token with its own keys (`indexer_bytes_per_token` of
+    # kv_bytes_per_token, read in full) at `indexer_flops_per_context_token` FLOPs each. None: dense attention.
+    sparse_attention_topk: int | None = None
+    indexer_bytes_per_token: int = 0
+    indexer_flops_per_context_token: float = 0.0
 
     def __post_init__(self):
         if self.output_head_params is None:
