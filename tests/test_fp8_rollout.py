@@ -82,3 +82,21 @@ def test_a_nemo_rl_fp8_rollout_recipe_is_read():
     assert rollout_precision(facts) == "fp8" and "vllm_cfg.precision" in where["rollout_quantization"]
     facts, _ = nemo_rl.config_facts({"policy.generation.vllm_cfg.precision": "bfloat16"})
     assert rollout_precision(facts) == "bf16"
+
+
+def test_the_answer_says_which_precisions_it_timed():
+    import contextlib
+    import io
+    import json as _json
+    from tinker_nomics.faces.cli import main
+    args = ["predict", "rl-step", "--model", "Qwen/Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "512",
+            "--prompt-len", "200", "--response-len", "1000", "--rollout-precision", "fp8", "--train-precision", "fp8"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    assert "Precision     rollout fp8 weights, training fp8 GEMMs; the rest in bf16" in out.getvalue()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args + ["--format", "json"]) == 0
+    data = _json.loads(out.getvalue())
+    assert (data["rollout_precision"], data["rollout_kv_precision"], data["train_precision"]) == ("fp8", "bf16", "fp8")

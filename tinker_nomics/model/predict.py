@@ -283,6 +283,9 @@ class RLStepPrediction:
     separate: np.ndarray = field(default_factory=lambda: np.asarray(False))   # rollout on its own GPUs (k >= 1)
     checkpoint_precision: str = "bf16"  # the weights the named checkpoint holds; the step is timed in bf16
     generation_rounds: np.ndarray = field(default_factory=lambda: np.asarray(1.0))   # generation calls per step
+    rollout_precision: str = "bf16"      # the rollout engine's weights and cache, the trainer's GEMMs
+    rollout_kv_precision: str = "bf16"
+    train_precision: str = "bf16"
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -293,7 +296,8 @@ class RLStepPrediction:
         out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
                "fine_tune": self.fine_tune, "weights": "bf16", "checkpoint_precision": self.checkpoint_precision,
                "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus),
-               "generation_rounds": _plain(self.generation_rounds)}
+               "generation_rounds": _plain(self.generation_rounds), "rollout_precision": self.rollout_precision,
+               "rollout_kv_precision": self.rollout_kv_precision, "train_precision": self.train_precision}
         times = {name: _plain(getattr(self, name)) for name in self.PHASES}
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
@@ -490,7 +494,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 *(rl_phases.kept(f, ph, name) for name in ("concurrency", "waves", "feasible",
                                                                            "fitting_gpus")),
                                 fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate,
-                                arch.checkpoint_precision or "unread", f.rollout_rounds)
+                                arch.checkpoint_precision or "unread", f.rollout_rounds,
+                                rollout_weights or "bf16", rollout_kv or "bf16", trainer_gemms or "bf16")
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(

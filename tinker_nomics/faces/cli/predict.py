@@ -240,7 +240,12 @@ def rl_step_lines(data: dict) -> list[str]:
             f"method {data['method']}")
     times = data
     lines = [head]
-    if data["checkpoint_precision"] != data["weights"]:
+    low = [text for text, on in ((f"rollout {data['rollout_precision']} weights", data["rollout_precision"] != "bf16"),
+                                 (f"{data['rollout_kv_precision']} KV cache", data["rollout_kv_precision"] != "bf16"),
+                                 (f"training {data['train_precision']} GEMMs", data["train_precision"] != "bf16")) if on]
+    if low:
+        lines.append(f"Precision     {', '.join(low)}; the rest in bf16")
+    elif data["checkpoint_precision"] != data["weights"]:
         lines.append(f"Note          the checkpoint holds {data['checkpoint_precision']} weights; RL trains and samples "
                      f"the {data['weights']} model, which is what is timed")
     if not data["feasible"]:
