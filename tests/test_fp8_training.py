@@ -58,6 +58,8 @@ def test_fp8_training_needs_fp8_tensor_cores():
     with pytest.raises(TinkerNomicsError, match="A100 80GB SXM lacks"):
         model_predict.predict_rl_step(get_arch("Qwen/Qwen3-8B"), get_gpu("A100 80GB SXM"), 8, 512, 300, 1000,
                                       train_precision="fp8")
+    auto = model_predict.predict_rl_step(get_arch("Qwen/Qwen3-8B"), H100, 8, 512, 300, 1000, train_precision="auto")
+    assert auto.train_precision == "bf16"          # the error below offers vLLM's `auto`: it is the BF16 default
     with pytest.raises(TinkerNomicsError, match="train_precision must be one of bf16, fp8"):
         model_predict.predict_rl_step(get_arch("Qwen/Qwen3-8B"), H100, 8, 512, 300, 1000, train_precision="int4")
 

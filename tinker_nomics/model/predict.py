@@ -433,7 +433,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     rollout_kv = None if rollout_kv_precision is None else quantization.canonical(
         rollout_kv_precision, "rollout_kv_precision", decode.KV_PRECISIONS, auto="bf16")
     trainer_gemms = None if train_precision is None else quantization.canonical(
-        train_precision, "train_precision", TRAIN_PRECISIONS)
+        train_precision, "train_precision", TRAIN_PRECISIONS, auto="bf16")
     trainer_gemms = None if trainer_gemms == "bf16" else trainer_gemms
     given = [name for name, value in (("rollout_tensor_parallel", tp), ("rollout_memory_fraction", fraction),
                                       ("rollout_precision", rollout_weights), ("train_precision", trainer_gemms),
