@@ -286,6 +286,7 @@ class RLStepPrediction:
     rollout_precision: str = "bf16"      # the rollout engine's weights and cache, the trainer's GEMMs
     rollout_kv_precision: str = "bf16"
     train_precision: str = "bf16"
+    rollout_gpus: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # separate: the engine's side
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -304,6 +305,8 @@ class RLStepPrediction:
         times["rollout_waves"] = _plain(self.rollout_waves)
         times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
                                           "colocated"))
+        split = np.where(self.separate, self.rollout_gpus, np.nan)
+        times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _plain(split)
         if np.all(self.feasible):
             out.update(times)
             out["on_fitting_gpus"] = None
@@ -347,7 +350,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     generation_samples=None, max_num_seqs=None, param_offload: bool = False,
                     optimizer_offload: bool = False, gradient_checkpointing: bool = True,
                     rollout_precision=None, rollout_kv_precision=None,
-                    train_precision=None) -> RLStepPrediction:
+                    train_precision=None, rollout_gpus=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -372,7 +375,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     `param_offload` and `optimizer_offload` keep the trainer's weights and Adam's moments in host memory between
     phases (verl's actor fsdp_config), each GPU's shard copied over its host link around every call;
     `gradient_checkpointing` False trains without it (verl's enable_gradient_checkpointing off: no recomputed forward
-    pass in the update); they are
+    pass in the update); `rollout_gpus` (off-policy steps, k >= 1) is the GPUs the rollout engine has to itself, the
+    trainer the rest (verl's one-step-off and fully-async rollout pools, NeMo RL's generation resources; default: the
+    model's split, or colocated where that is faster); they are
     settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -417,6 +422,13 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         if not on and any(v is not None for v in value):
             raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes {what}, which "
                                     f"this step does not run (no {needs})")
+    split = None if rollout_gpus is None else _whole("rollout_gpus", rollout_gpus)
+    if split is not None and np.any(split >= n):
+        raise TinkerNomicsError(f"rollout_gpus ({_text(split)}) must leave GPUs to train on: fewer than num_gpus "
+                                f"({_text(n)})")
+    if split is not None and np.any(k <= 0):
+        raise TinkerNomicsError("rollout_gpus splits an asynchronous step's GPUs: it needs off_policy of at least 1 "
+                                "(a synchronous step takes turns on all of them)")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
@@ -451,7 +463,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("values_micro_batch_tokens", values_micro),
                                       ("values_micro_batch_samples", values_samples),
                                       ("critic_micro_batch_tokens", critic_micro),
-                                      ("critic_micro_batch_samples", critic_samples))
+                                      ("critic_micro_batch_samples", critic_samples), ("rollout_gpus", split))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
@@ -487,7 +499,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
                                   rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
-                                  recompute=bool(gradient_checkpointing))
+                                  recompute=bool(gradient_checkpointing), rollout_gpus=split)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
@@ -495,7 +507,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                                                            "fitting_gpus")),
                                 fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate,
                                 arch.checkpoint_precision or "unread", f.rollout_rounds,
-                                rollout_weights or "bf16", rollout_kv or "bf16", trainer_gemms or "bf16")
+                                rollout_weights or "bf16", rollout_kv or "bf16", trainer_gemms or "bf16",
+                                rl_phases.kept(f, ph, "gpus_used") - rl_phases.kept(f, ph, "trainer_gpus"))
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(

@@ -153,7 +153,8 @@ def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_token
     shared = {}   # what no layout changes (the tokens' FLOPs and cache bytes): the second layout reuses it
     f = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens, shared,
                   **options)
-    if np.any(f.separate) and options.get("terms", CALIBRATED).plan == "engine":
+    if np.any(f.separate) and options.get("terms", CALIBRATED).plan == "engine" \
+            and options.get("rollout_gpus") is None:   # a run's own split is its layout: no alternative to weigh
         together = _features(arch, gpus, num_gpus, samples, prompt_tokens, response_tokens, response_max_tokens,
                              shared, **{**options, "off_policy": 0.0})
         f = dataclasses.replace(f, colocated=together)
@@ -174,7 +175,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               values_micro_batch_tokens=None, values_micro_batch_samples=None,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
               rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
-              critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16") -> RLFeatures:
+              critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16",
+              rollout_gpus=None) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -205,7 +207,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     weights and Adam's moments in host memory between phases (`_offload_seconds`). `train_precision` fp8 runs the
     trainer's weight GEMMs (the update's and the log-prob passes') in FP8 (Transformer Engine's recipes, as NeMo RL's
     and verl's Megatron trainers do): at the GPU's FP8 ceiling, while attention and the memory traffic stay as in BF16
-    (`_train_compute_scale`).
+    (`_train_compute_scale`). `rollout_gpus` is an off-policy run's own split (verl's one-step-off and fully-async
+    recipes, NeMo RL's async GRPO, OpenRLHF's async trainer): the engine generates on that many of the GPUs and the
+    trainer trains on the rest, in place of the `off_policy_rollout_share` the model assumes and of weighing the
+    colocated layout beside it.
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -238,7 +243,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     if terms.plan == "engine":
         plan = _engine_plan(arch, gpus, n, g, full, context, fine_tune, rollout_tensor_parallel,
                             rollout_memory_fraction, precision, kv_precision, off_policy, compact_plan, once,
-                            kv_per_sequence, max_num_seqs)
+                            kv_per_sequence, max_num_seqs, split=rollout_gpus)
     else:
         plan = _rule_plan(arch, gpus, n, g if concurrency is None else concurrency, full, fine_tune, terms)
         plan = (*plan, np.asarray(off_policy, dtype=float) > 0, plan[3], 1.0)   # the seed's overlap, same GPUs
@@ -374,13 +379,15 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
-                 precision, kv_precision, off_policy, compact, once, kv_per_sequence, max_num_seqs=None):
+                 precision, kv_precision, off_policy, compact, once, kv_per_sequence, max_num_seqs=None,
+                 split=None):
     """The calibrated method's engine: (tp, replicas, batch per replica, GPUs used, fitting, feasible, separate,
     trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its
     share of memory; off-policy (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving
     engine's share of their memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU
-    counts as one number where they are the same for every scenario. `once(name, compute)` keeps what no layout
-    changes for the next layout (_features); `kv_per_sequence` is a sequence's cache at `context`."""
+    counts as one number where they are the same for every scenario. `split`: the run's own rollout GPUs (off-policy
+    only), kept whatever the memory rule says (the run held it), the engine's size at most its side.
+    `once(name, compute)` keeps what no layout changes for the next layout (_features); `kv_per_sequence` is a sequence's cache at `context`."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
     alone = number("engine_memory_fraction")
@@ -416,10 +423,17 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     ahead = np.asarray(1.0)
     off = np.asarray(off_policy, dtype=float) > 0
     if np.any(off):   # split where both sides hold their part; colocated (taking turns) elsewhere
-        rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
-        trainer_side = gpus_used - rollout_side
         split_tp = need_alone if given is None else np.maximum(given, need_alone)
-        separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
+        if split is None:
+            rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
+            trainer_side = gpus_used - rollout_side
+            separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
+        else:   # the run's split: the trainer keeps the GPUs it was given beyond the engine's
+            rollout_side = np.minimum(np.asarray(split, dtype=float), gpus_used - 1.0)
+            trainer_side = gpus_used - rollout_side
+            separate = off & (rollout_side >= 1.0)
+            largest = np.power(2.0, np.floor(np.log2(np.maximum(rollout_side, 1.0))))
+            split_tp = np.minimum(split_tp if given is None else np.asarray(given, dtype=float), largest)
         tp = np.where(separate, split_tp, tp)
         fraction = np.where(separate, alone, fraction)
         rollout_gpus = np.where(separate, rollout_side, gpus_used)

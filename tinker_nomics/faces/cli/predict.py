@@ -75,6 +75,9 @@ def add_parser(sub) -> None:
     rl.add_argument("--response-len", type=number("--response-len"), required=True, help="mean response tokens")
     rl.add_argument("--off-policy", type=number("--off-policy"), default=0.0,
                     help="k, async staleness bound; 0 = synchronous (default)")
+    rl.add_argument("--rollout-gpus", type=number("--rollout-gpus"),
+                    help="with --off-policy of at least 1: the GPUs the rollout engine has to itself, the trainer "
+                         "the rest (default: the model's split, or colocated where that is faster)")
     rl.add_argument("--fine-tune", default="full", help="full (default) or lora")
     rl.add_argument("--max-response-len", type=number("--max-response-len"),
                     help="the longest response of a step (default: the mean × the ratio fitted on logged runs)")
@@ -170,7 +173,7 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
                 "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
                 "max_output_tokens", "expert_parallel", "rollout_precision", "rollout_kv_precision",
-                "train_precision")
+                "train_precision", "rollout_gpus")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -226,7 +229,7 @@ def _run(args) -> str:
                                            args.generation_rounds, args.generation_samples, args.max_num_seqs,
                                            args.param_offload, args.optimizer_offload,
                                            not args.no_gradient_checkpointing, args.rollout_precision,
-                                           args.rollout_kv_precision, args.train_precision)
+                                           args.rollout_kv_precision, args.train_precision, args.rollout_gpus)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
@@ -263,6 +266,9 @@ def rl_step_lines(data: dict) -> list[str]:
         f"Refit         {fmt.seconds(times['refit_seconds'])}",
         f"Other         {fmt.seconds(times['other_seconds'])}",
         f"Step          {fmt.seconds(times['step_seconds'])} ({LAYOUTS[times['layout']]})"]
+    if times["layout"] == "separate" and times.get("rollout_gpus") is not None:
+        trainer = times.get("num_gpus", data["num_gpus"]) - times["rollout_gpus"]
+        lines.append(f"Layout        {fmt.number(times['rollout_gpus'])} GPUs generate, {fmt.number(trainer)} train")
     return lines
 
 
