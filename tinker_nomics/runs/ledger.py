@@ -115,7 +115,7 @@ class UsageBill:
 def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price_as=None, cached_prefill="auto",
               group_size=None, run=None, gpu=None, num_gpus=None, gpu_hourly_usd=None, fine_tune=None,
               prompts_per_step=None, method=None, off_policy=None, usage=None, sessions=None, arch=None,
-              prompt_len=None):
+              prompt_len=None, rollout_gpus=None):
     """Both sides of the ledger for the run at `path` (module docstring). `arch` is a model architecture read
     from a Hugging Face config (`--model-config`), used instead of the registry's for the GPU side."""
     if ran_on is not None and ran_on not in SIDES:
@@ -130,14 +130,17 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
     if found.side == USAGE:
         _refuse(found.framework, usage=usage, model=model, gpu=gpu, num_gpus=num_gpus, group_size=group_size,
                 prompts_per_step=prompts_per_step, fine_tune=fine_tune, price_as=price_as, run=run,
-                prompt_len=prompt_len)
+                prompt_len=prompt_len, rollout_gpus=rollout_gpus)
         export = read_usage(path)
         priced = price_usage(export, None, sessions)
         return UsageBill(export.source, export.kind, priced, export.cost_data_through)
     if found.side == SELF_HOSTED:
-        _refuse(found.framework, usage=usage, sessions=sessions, off_policy=off_policy,
-                cached_logged=cached_prefill == "logged")
+        _refuse(found.framework, usage=usage, sessions=sessions, cached_logged=cached_prefill == "logged")
         facts = {}
+        if off_policy is not None:   # an asynchronous run whose log does not say so (a W&B export holds no config)
+            facts["off_policy"] = float(off_policy)
+        if rollout_gpus is not None:
+            facts["rollout_gpus"] = float(rollout_gpus)
         if group_size is not None:
             facts["group_size"] = float(group_size)
         if prompts_per_step is not None:
@@ -151,7 +154,7 @@ def check_run(path, ran_on: str | None = None, *, model=None, prices=None, price
         return validate_hosted(hosted, model=model, gpu=gpu, num_gpus=num_gpus, fine_tune=fine_tune,
                                gpu_hourly_usd=gpu_hourly_usd, prices=prices, price_as=price_as,
                                cached_prefill=cached_prefill, method=method, arch=arch)
-    _refuse(found.framework, prompts_per_step=prompts_per_step, prompt_len=prompt_len)
+    _refuse(found.framework, prompts_per_step=prompts_per_step, prompt_len=prompt_len, rollout_gpus=rollout_gpus)
     validation = validate_run(path, model=model, prices=prices, price_as=price_as, cached_prefill=cached_prefill,
                               group_size=group_size, run=run)
     on_gpus, reason = None, None
@@ -174,7 +177,8 @@ def _refuse(framework: str, **given) -> None:
     names = {"usage": "--usage", "sessions": "--session", "off_policy": "--off-policy", "model": "--model",
              "gpu": "--gpu", "num_gpus": "--num-gpus", "group_size": "--group-size",
              "prompts_per_step": "--prompts-per-step", "fine_tune": "--fine-tune", "price_as": "--price-as",
-             "run": "--run", "cached_logged": "--cached-prefill logged", "prompt_len": "--prompt-len"}
+             "run": "--run", "cached_logged": "--cached-prefill logged", "prompt_len": "--prompt-len",
+             "rollout_gpus": "--rollout-gpus"}
     bad = [names[k] for k, v in given.items() if v not in (None, False, (), [])]
     if bad:
         raise TinkerNomicsError(f"{', '.join(bad)} cannot apply to a {framework} log")

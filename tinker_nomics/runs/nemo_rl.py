@@ -143,6 +143,21 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
     if isinstance(hparams.get(engine + "enforce_eager"), bool):
         facts["enforce_eager"] = hparams[engine + "enforce_eager"]
         where["enforce_eager"] = f"the run's hyperparameters: {engine}enforce_eager"
+    if hparams.get("grpo.async_grpo.enabled") is True:   # async GRPO (nemo_rl/algorithms/grpo.py, async_grpo_train)
+        age = positive("grpo.async_grpo.max_trajectory_age_steps")
+        facts["off_policy"] = age or 1.0   # its default age (examples/configs/grpo_math_1B.yaml) is 1
+        where["off_policy"] = "the run's hyperparameters: grpo.async_grpo.enabled" + (
+            ", max_trajectory_age_steps" if age else "")
+    resources = "policy.generation.colocated.resources."
+    if hparams.get("policy.generation.colocated.enabled") is False and per_node and nodes:
+        # generation on GPUs of its own (grpo.py setup): on one node its gpus_per_node of the node's GPUs, on
+        # several its num_nodes whole nodes; the trainer keeps the rest of the cluster
+        own = positive(resources + "gpus_per_node") if nodes == 1 else \
+            (positive(resources + "num_nodes") or 0.0) * per_node
+        if own and own < per_node * nodes:
+            facts["rollout_gpus"] = own
+            where["rollout_gpus"] = (f"the run's hyperparameters: {resources}gpus_per_node" if nodes == 1 else
+                                     f"the run's hyperparameters: {resources}num_nodes × cluster.gpus_per_node")
     global_batch = positive("policy.train_global_batch_size")
     if global_batch and group:   # optimizer steps per RL step = samples / global batch = prompts / (global / group)
         facts["mini_batch_prompts"] = global_batch / group
@@ -178,6 +193,13 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     if "timing/train/exposed_generation" in keys:
         notes.append("async GRPO: timing/train/exposed_generation is the generation time training did not hide, "
                      "not the whole rollout")
+        if "timing/train/generation" not in keys:
+            facts_in, where_in = (dict(part) for part in (config or ({}, {})))
+            facts_in["generation_exposed"] = True
+            if "off_policy" not in facts_in:   # the timer is async GRPO's own: one step behind unless it says
+                facts_in["off_policy"] = 1.0
+                where_in["off_policy"] = "the log's timing/train/exposed_generation (async GRPO)"
+            config = (facts_in, where_in)
     steps, derived, facts, where, model = settle(table, *(config or ({}, {})), facts_override)
     notes += derived
     if facts.get("samples_per_step") is None and steps["samples"].isna().any():

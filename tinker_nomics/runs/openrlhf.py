@@ -119,6 +119,19 @@ def launch_facts(args: dict, said: str = "the launch arguments: ") -> tuple[dict
         facts["num_gpus"] = nodes * per_node
         where["num_gpus"] = (said + "actor_num_nodes × actor_num_gpus_per_node (colocate_all_models: every model "
                              "and the vLLM engines share them)")
+    engines, engine_tp = _count(args, "vllm_num_engines"), _count(args, "vllm_tensor_parallel_size")
+    if args.get("async_train") is True:   # ppo_trainer_async.py: the vLLM engines generate the next batch on their
+        # own GPUs while the actor trains on the last one (one batch ahead, its queue of one)
+        facts["off_policy"], where["off_policy"] = 1.0, said + "async_train"
+        if engines and engine_tp:
+            facts["rollout_gpus"] = engines * engine_tp
+            where["rollout_gpus"] = said + "vllm_num_engines × vllm_tensor_parallel_size"
+            shares = args.get("colocate_actor_ref") is True or not (_count(args, "init_kl_coef") or 0.0)
+            if nodes and per_node and shares and not args.get("critic_pretrain"):
+                facts["num_gpus"] = nodes * per_node + engines * engine_tp
+                where["num_gpus"] = (said + "actor_num_nodes × actor_num_gpus_per_node + vllm_num_engines × "
+                                     "vllm_tensor_parallel_size (async_train: the engines on GPUs of their own; "
+                                     "the reference on the actor's)")
     for fact, key in (("rollout_tp", "vllm_tensor_parallel_size"),
                       ("rollout_memory_fraction", "vllm_gpu_memory_utilization")):
         if _count(args, key):

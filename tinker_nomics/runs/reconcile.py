@@ -121,16 +121,22 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         # verl runs that do not state it; never more GPUs than the run had
         facts["rollout_tensor_parallel"] = float(min(number("verl_rollout_tensor_parallel"), num_gpus))
     # what the whole run decides once, before the rows are re-predicted a chunk at a time
+    k = facts.pop("off_policy", 0.0)   # rl_steps takes it apart from the facts (every method overlaps by it)
+    if facts.get("rollout_gpus", 0.0) >= num_gpus:   # no GPU left to train on: the model's own split instead
+        notes.append(f"the log's config gives the rollout engine {facts.pop('rollout_gpus'):g} GPUs, not fewer than "
+                     f"the run's {num_gpus:g}: the model splits them itself")
+    exposed = bool(k) and bool((run.config or {}).get("generation_exposed"))
     plain = t.loc[usable, "plain"].astype(bool)
     plain_any, plain_all = bool(plain.any()), bool(plain.all())
     generation = t.loc[usable, "generation_seconds"]
     held = bool((generation[plain] if plain_any else generation).notna().all())
     del plain, generation
     frames, tables = [], []
-    fit, mfu_parts = _FitSums(plain_any, held), []
+    fit, mfu_parts = _FitSums(plain_any, held, bool(k), exposed), []
     raised, least_gpus = False, -math.inf
     for m in methods:
-        given = {} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util, "prefill_mfu": pre}
+        given = {"off_policy": k} if m == "calibrated" else {"rollout_efficiency": eff, "mfu": util,
+                                                             "prefill_mfu": pre, "off_policy": k}
         if m == "calibrated" and rollout_efficiency is not None:
             given["rollout_efficiency"] = eff
         if m == "calibrated" and mfu is not None:
@@ -144,7 +150,7 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                                                                        ("rollout_rounds", rounds))
                                                   if values is not None}}
             frame, hosted = _predicted(rows, m, given, arch, gpu, num_gpus, fine_tune, util, includes_refit,
-                                       critic_apart, holds_old)
+                                       critic_apart, holds_old, exposed)
             sums.add(frame)
             if m == headline:
                 fit.add(frame)
@@ -168,9 +174,31 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     fitted = fit.fitted(eff, util)
     inputs = {"gpu": gpu.gpu, "num_gpus": float(num_gpus), "fine_tune": fine_tune, "rollout_efficiency": eff,
               "mfu": util, "prefill_mfu": pre, "model": arch.hf_id, "methods": list(methods), "method": headline,
-              "off_policy": 0.0}
-    notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged runs "
-                 "ran")
+              "off_policy": k}
+    if k:
+        split = facts.get("rollout_gpus")
+        where_split = {"given": "--rollout-gpus"}.get(run.config_sources.get("rollout_gpus"),
+                                                      run.config_sources.get("rollout_gpus", "its config"))
+        layout = (f"{split:g} of the {num_gpus:g} GPUs generate and the other {num_gpus - split:g} train, as the "
+                  f"log's config splits them ({where_split})" if split else
+                  f"the model splits the {num_gpus:g} GPUs between generation and training (the log's config does "
+                  f"not say how)")
+        said = {"given": "--off-policy"}.get(run.config_sources.get("off_policy"),
+                                             run.config_sources.get("off_policy", "its config"))
+        notes.append(f"an asynchronous run, its rollouts up to {k:g} step{'s' if k != 1 else ''} behind the policy "
+                     f"({said}): the model predicts each step as the longer of generation and "
+                     f"the trainer's passes, then the hand-off; {layout}")
+        if exposed:
+            notes.append("the log's generation time is the wait for the next batch (the part of generation training "
+                         "did not hide): the predicted generation compared is the same part, generation less the "
+                         "trainer's passes beside it, at least 0")
+    else:
+        notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged run "
+                     "ran")
+        if _positive((run.config or {}).get("rollout_gpus")):
+            notes.append(f"the rollout engine had {float(run.config['rollout_gpus']):g} GPUs of its own, but the run "
+                         f"is not asynchronous by its log: the model predicts generation and training one after the "
+                         f"other on all {num_gpus:g} (pass --off-policy K if it ran ahead of training)")
     if headline == "calibrated" and tp_defaulted:
         notes.append(f"the log does not give the rollout engine's tensor parallelism: verl's default "
                      f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
@@ -292,6 +320,10 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     quantized = rollout_precision(c)
     if quantized not in (None, "bf16", "fp16"):   # the engine's weights as the run quantized them (FP8 rollout)
         facts["rollout_precision"] = quantized
+    if _positive(c.get("off_policy")):   # an asynchronous run: generation on its own GPUs, k steps ahead
+        facts["off_policy"] = float(c["off_policy"])
+        if _positive(c.get("rollout_gpus")):
+            facts["rollout_gpus"] = float(c["rollout_gpus"])
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
     padded = padded_length(c)
@@ -355,7 +387,7 @@ def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:
 
 def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GPU, num_gpus: float,
                fine_tune: str, util: float, includes_refit: bool, critic_apart: bool = True,
-               holds_old: bool = False):
+               holds_old: bool = False, exposed: bool = False):
     """The model's prediction of `rows` by method `m`, beside what they measured: (one row per step, the model's
     SelfHosted result)."""
     facts = given.get("run_facts") or {}
@@ -398,6 +430,9 @@ def _predicted(rows: pd.DataFrame, m: str, given: dict, arch: ModelArch, gpu: GP
         old_pass = np.asarray(alone.logprob_hours) * 3600.0
         generation = generation + old_pass
         logprob = np.where(facts.get("reference"), logprob - old_pass, np.nan)
+    if exposed:   # the log times the wait for generation, not generation: the part the trainer's passes left
+        generation = np.maximum(generation - (np.asarray(hosted.logprob_hours) + np.asarray(hosted.train_hours))
+                                * 3600.0 * np.asarray(hosted.separate, dtype=float), 0.0)
     frame = pd.DataFrame({
         "method": m, "step": rows["step"].to_numpy(), "steps_covered": rows["steps_covered"].to_numpy(),
         "rollout_seconds": np.broadcast_to(hosted.rollout_hours * 3600.0, len(rows)),
@@ -489,8 +524,9 @@ class _FitSums:
     step MFU is fitted on those rows, else on all); `held`: every one of those rows logs its generation time (the
     rollout is held at it, else at the model's)."""
 
-    def __init__(self, plain_any: bool, held: bool):
+    def __init__(self, plain_any: bool, held: bool, overlapped: bool = False, exposed: bool = False):
         self.plain_any, self.held = plain_any, held
+        self.overlapped, self.exposed = overlapped, exposed   # an asynchronous run; its generation a wait only
         self.parts: dict[str, list] = {}
 
     def add(self, frame: pd.DataFrame) -> None:
@@ -518,7 +554,10 @@ class _FitSums:
         total = lambda name: _added(self.parts[name])   # noqa: E731
         notes = []
         rollout_eff = math.nan
-        if any(self.parts["gen"]):
+        if self.exposed:
+            notes.append("the log times the wait for generation, not generation: no rollout efficiency is fitted "
+                         "from it")
+        elif any(self.parts["gen"]):
             # the predicted generation = decode time that scales as 1 / efficiency + everything else (prompts, the
             # fixed part of each decode step, the calibrated method's per-step overhead and refit)
             fixed = total("fixed")
@@ -541,8 +580,10 @@ class _FitSums:
         held = "the measured generation time" if self.held else \
             f"the model's rollout at rollout efficiency {eff:g} (the log has no generation time)"
         room = total("room")
-        step_mfu = util * total("step_train") / room if room > 0 else math.nan
-        if not room > 0:
+        step_mfu = util * total("step_train") / room if room > 0 and not self.overlapped else math.nan
+        if self.overlapped:
+            notes.append("an asynchronous step overlaps generation and training: no one MFU is fitted to its time")
+        elif not room > 0:
             notes.append("the rollout alone takes as long as the measured step: no MFU matches the step time")
         basis = {"rollout_efficiency": "decode time at the default efficiency × default / (measured generation − the "
                                        "model's prompt processing), summed over steps",

@@ -63,11 +63,27 @@ LEGACY_STEP_PARTS = ("gen", "ref", "values", "adv", "update_critic", "update_act
 LEGACY_STEP_KEY = "the sum of verl's timing/ phases"
 # Top-level phases of a step besides the ones with their own column (ray_trainer.fit); nested timers are left out.
 PHASES = ("reward", "old_log_prob", "ref", "values", "adv", "update_critic", "update_weights",
-          "dump_rollout_generations")
+          "dump_rollout_generations", "sync_rollout_weights", "param_sync")
 LOGPROB_PHASES = ("old_log_prob", "ref")   # the log-prob passes of the actor (old policy) and the reference
-REFIT_PHASES = ("update_weights",)          # the weight hand-off to the rollout engine (newer verl)
+# the weight hand-off to the rollout engine: newer verl's update_weights; the one-step-off recipe's
+# sync_rollout_weights and the fully-async recipe's param_sync (the engine on GPUs of its own)
+REFIT_PHASES = ("update_weights", "sync_rollout_weights", "param_sync")
+# verl's asynchronous recipes (recipe/one_step_off_policy, recipe/fully_async_policy; later verl/experimental/…):
+# the rollout engine on a pool of its own (top-level rollout.nnodes × rollout.n_gpus_per_node; trainer.* counts the
+# trainer's pool only). One-step-off logs one record per trainer step whose `gen` (`wait_prev_gen` in its first
+# version) is the wait for the batch launched a step earlier, and `generate_async` the whole generation of the batch
+# it trains, which overlapped the previous step. Fully-async logs one record per weight sync (its W&B step is the
+# parameter version) that sums the timers of the trigger_parameter_sync_step trainer steps it covers
+# (MetricsAggregator in its detach_utils.py: every timing_s/ key and perf/total_num_tokens summed, lengths averaged).
+WHOLE_GENERATION = "timing_s/generate_async"
+WAIT_GENERATION = "timing_s/wait_prev_gen"
+WAITED_GENERATION = "timing_s/generate_sequences"   # the first one-step-off's whole generation, beside its wait
+ONE_STEP_OFF_KEYS = ("timing_s/sync_rollout_weights", WHOLE_GENERATION, WAIT_GENERATION)
+FULLY_ASYNC_KEYS = ("trainer/idle_ratio", "fully_async/count/current_param_version", "timing_s/param_sync")
+LOCAL_STEP = "training/global_step"   # fully-async: the last trainer step the record covers
 WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK, MFU_FALLBACK} | {f"timing_s/{p}" for p in PHASES} \
-    | {LEGACY_TIMING + p for p in (*PHASES, *LEGACY_STEP_PARTS, "save_checkpoint")}
+    | {LEGACY_TIMING + p for p in (*PHASES, *LEGACY_STEP_PARTS, "save_checkpoint")} \
+    | {WHOLE_GENERATION, WAIT_GENERATION, WAITED_GENERATION, LOCAL_STEP, *FULLY_ASYNC_KEYS}
 # Keys that mark a verl log (any one is enough).
 SIGNATURE = ("timing_s/step", "perf/total_num_tokens", "timing_s/gen", "response_length/mean")
 VALIDATION_PREFIX = "val-core/"
@@ -199,6 +215,7 @@ def config_facts(config: dict) -> tuple[dict, dict]:
         if facts.get("group_size"):
             facts["samples_per_step"] = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
             where["samples_per_step"] = "data.gen_batch_size × actor_rollout_ref.rollout.n (the dataloader's batch)"
+    _async_layout(config, facts, where)
     rank = facts.get("lora_rank", 0) or 0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
     where["fine_tune"] = ("actor_rollout_ref.model.lora_rank > 0" if rank > 0 else
@@ -207,6 +224,45 @@ def config_facts(config: dict) -> tuple[dict, dict]:
     if isinstance(facts.get("model_path"), str) and facts["model_path"].strip():
         where["model"] = CONFIG_FACTS["model_path"]
     return facts, where
+
+
+def _async_layout(config: dict, facts: dict, where: dict) -> None:
+    """An asynchronous recipe's config (module comment at ONE_STEP_OFF_KEYS): the rollout pool, the whole job's GPUs
+    (trainer.* counts the trainer's pool only), one step ahead, and for fully-async the trainer steps a record
+    covers and the batch of each."""
+    pool = config.get("rollout")
+    counts = [pool.get(k) if isinstance(pool, dict) else None for k in ("nnodes", "n_gpus_per_node")]
+    if not all(isinstance(c, (int, float)) and not isinstance(c, bool) and _finite(c) and c > 0 for c in counts):
+        return
+    fully = isinstance(config.get("async_training"), dict)
+    recipe = "fully-async" if fully else "one-step-off"
+    facts["async_recipe"] = recipe
+    facts["rollout_gpus"] = float(counts[0]) * float(counts[1])
+    where["rollout_gpus"] = "rollout.nnodes × rollout.n_gpus_per_node"
+    facts["off_policy"], where["off_policy"] = 1.0, f"verl's {recipe} recipe: a rollout pool of its own in the config"
+    if "num_gpus" in facts:
+        facts["num_gpus"] += facts["rollout_gpus"]
+        where["num_gpus"] = ("trainer.n_gpus_per_node × trainer.nnodes + rollout.n_gpus_per_node × rollout.nnodes "
+                             "(the trainer's pool and the rollout's)")
+    if not fully:
+        return
+    sync = config["async_training"].get("trigger_parameter_sync_step")
+    if isinstance(sync, (int, float)) and not isinstance(sync, bool) and _finite(sync) and sync >= 1 \
+            and float(sync) == int(sync):
+        facts["steps_per_record"] = float(sync)
+        where["steps_per_record"] = "async_training.trigger_parameter_sync_step"
+    # a trainer step takes ppo_mini_batch_size × require_batches prompts' groups off the queue (data.train_batch_size
+    # is 0 in these configs)
+    mini = facts.get("mini_batch_prompts")
+    batches = config["async_training"].get("require_batches", 1)
+    if isinstance(mini, (int, float)) and not isinstance(mini, bool) and _finite(mini) and mini > 0 \
+            and isinstance(batches, (int, float)) and not isinstance(batches, bool) and _finite(batches) and batches >= 1:
+        facts["prompts_per_step"] = float(mini) * float(batches)
+        where["prompts_per_step"] = ("actor_rollout_ref.actor.ppo_mini_batch_size × async_training.require_batches "
+                                     "(one trainer step)")
+        if facts.get("group_size"):
+            facts["samples_per_step"] = facts["prompts_per_step"] * float(facts["group_size"])
+            where["samples_per_step"] = where["prompts_per_step"] + " × actor_rollout_ref.rollout.n"
 
 
 # A line of pprint's output, token by token: a quoted string (pprint writes each string whole on one line, in single
@@ -333,6 +389,12 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
             rec.values[column] = (key, values[key])
         elif legacy and values.get(legacy) is not None:
             rec.values[column] = (legacy, values[legacy])
+    # one-step-off: the whole generation of the batch trained where logged, else the wait for it
+    whole = _whole_generation(values)
+    if whole:
+        rec.values["generation_seconds"] = (whole, values[whole])
+    elif values.get(WAIT_GENERATION) is not None and "generation_seconds" not in rec.values:
+        rec.values["generation_seconds"] = (WAIT_GENERATION, values[WAIT_GENERATION])
     if "step_seconds" not in rec.values and values.get(STEP_TIME_FALLBACK) is not None:
         rec.values["step_seconds"] = (STEP_TIME_FALLBACK, values[STEP_TIME_FALLBACK])
     if "logged_mfu" not in rec.values and values.get(MFU_FALLBACK) is not None:
@@ -349,6 +411,68 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
     if get_step_time and "step_seconds" not in rec.values:
         return None
     return rec
+
+
+def _whole_generation(values) -> str | None:
+    """The key of a one-step-off record's whole generation (not the wait for it), if it logs one: generate_async,
+    or in the recipe's first version generate_sequences beside wait_prev_gen (in any other verl log
+    generate_sequences is nested in gen and never read)."""
+    if values.get(WHOLE_GENERATION) is not None:
+        return WHOLE_GENERATION
+    if values.get(WAIT_GENERATION) is not None and values.get(WAITED_GENERATION) is not None:
+        return WAITED_GENERATION
+    return None
+
+
+class _Windows:
+    """Fully-async records (module comment at ONE_STEP_OFF_KEYS): each sums the timers of the trainer steps since
+    the last weight sync, so each of its times is divided into one trainer step's mean and the row stands for that
+    many steps (`steps_covered`, as a TRL window does). The steps a record covers: async_training.
+    trigger_parameter_sync_step where the config gives it, else the rise of training/global_step since the last
+    record."""
+
+    TIMES = ("step_seconds", "generation_seconds", "training_seconds", "validation_seconds", "checkpoint_seconds")
+
+    def __init__(self, label: str, per_record: float | None = None):
+        self.label, self.per_record = label, per_record
+        self.last = 0.0
+        self.windows = self.unknown = 0
+
+    def apply(self, rec: StepRecord, values: dict) -> None:
+        if self.per_record is None and not any(values.get(k) is not None for k in FULLY_ASYNC_KEYS):
+            return
+        steps = self.per_record
+        if steps is None and values.get(LOCAL_STEP) is not None:
+            raw = values[LOCAL_STEP]
+            try:
+                local = float(parse_number_text(raw) if isinstance(raw, str) else raw)
+            except (TypeError, ValueError):
+                local = math.nan
+            if not (math.isfinite(local) and local == int(local) and local > self.last):
+                raise TinkerNomicsError(f"{self.label}: {rec.where[0]} {rec.where[1]}: {LOCAL_STEP} is "
+                                        f"{str(raw)[:40]!r}, not a trainer step after the last record's "
+                                        f"{self.last:g}")
+            steps, self.last = local - self.last, local
+        if steps is None:
+            self.unknown += 1
+            return
+        self.windows += 1
+        rec.values["steps_covered"] = ("the trainer steps a fully-async record covers", steps)
+        for column in self.TIMES:
+            if column in rec.values:
+                rec.values[column] = _divided(rec.values[column], steps)
+        for phase, value in list(rec.phases.items()):
+            rec.phases[phase] = _divided(value, steps)
+
+
+def _divided(item: tuple[str, object], steps: float) -> tuple[str, object]:
+    """(key, a logged sum) as (key, its mean over `steps`); a value that is no number is left for the table's
+    check to name."""
+    key, raw = item
+    try:
+        return key, float(parse_number_text(raw) if isinstance(raw, str) else raw) / steps
+    except (TypeError, ValueError):
+        return item
 
 
 def is_legacy(keys) -> bool:
@@ -381,6 +505,7 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     val_only = 0
     keys: set[str] = set()
     steps_seen = 0
+    windows = None
     for number, line in stream.text_lines(path, label):
         text, owner = strip_line(line)
         if dumps.feed(number, text, owner):
@@ -399,6 +524,9 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
             if any(k.startswith(VALIDATION_PREFIX) for k in values):
                 val_only += 1
             continue
+        if windows is None:   # the config is printed before the first step
+            windows = _Windows(label, _per_record(dumps.dumps[0][1]) if dumps.dumps else None)
+        windows.apply(rec, values)
         table.add(rec)
     dumps.finish()
     if not steps_seen:
@@ -422,7 +550,13 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
-    return _finish(table, label, kind, facts, where, notes, keys, facts_override)
+    return _finish(table, label, kind, facts, where, notes, keys, facts_override, windows=windows)
+
+
+def _per_record(config: dict) -> float | None:
+    """The trainer steps each fully-async record covers, from its config; None where it does not say."""
+    facts, _ = config_facts(config)
+    return facts.get("steps_per_record")
 
 
 def _parse_step_line(text: str, label: str, number: int, keys: set) -> tuple[dict, bool, bool]:
@@ -462,6 +596,7 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
     table = StepTable(label, text_numbers)
     keys: set[str] = set()
     val_only = 0
+    windows = _Windows(label, _per_record(config) if config else None)
     for where, raw in records:
         if "data" in raw and "step" in raw:
             data = raw["data"]
@@ -479,17 +614,50 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
             continue
         if step is None:
             raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (a 'step' or W&B '_step')")
+        windows.apply(rec, data)
         table.add(rec)
     kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
     facts, where = config_facts(config) if config else ({}, {})
-    return _finish(table, label, kind, facts, where, notes, keys, facts_override, run_name)
+    return _finish(table, label, kind, facts, where, notes, keys, facts_override, run_name, windows)
 
 
 def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, notes: list, keys: set,
-            facts_override: dict | None, run_name: str | None = None) -> HostedRun:
+            facts_override: dict | None, run_name: str | None = None, windows: _Windows | None = None) -> HostedRun:
+    facts, where, notes = dict(facts), dict(where), list(notes)
+    recipe = facts.get("async_recipe")
+    if recipe is None and (windows is not None and (windows.windows or windows.unknown)
+                           or any(k in keys for k in FULLY_ASYNC_KEYS)):
+        recipe = "fully-async"
+    elif recipe is None and any(k in keys for k in ONE_STEP_OFF_KEYS):
+        recipe = "one-step-off"
+    if recipe and "off_policy" not in facts:   # a log without its config: the recipe's keys say it
+        facts["off_policy"] = 1.0
+        where["off_policy"] = f"the log's {recipe} keys ({', '.join(sorted(k for k in keys if k in ONE_STEP_OFF_KEYS + FULLY_ASYNC_KEYS))})"
+    if recipe:
+        facts["async_recipe"] = recipe
+        whole = _whole_generation({k: 0.0 for k in keys})
+        if whole is None:   # its generation timer is the wait for the batch, not its generation
+            facts["generation_exposed"] = True
+        notes.append(f"verl's {recipe} recipe: the rollout engine generates on GPUs of its own, a batch ahead of the "
+                     f"trainer; " + (f"{whole} is the generation of the batch each step trains, which ran "
+                                     f"beside the step before, so the phases add up to more than the step"
+                                     if whole else
+                                     "its generation timer is the wait for the next batch (the part of generation "
+                                     "training did not hide)")
+                     + ("" if "rollout_gpus" in facts else
+                        "; the log does not say how the GPUs were split: --num-gpus counts both pools (the trainer's "
+                        "and the rollout's), --rollout-gpus the rollout's"))
+    if windows is not None and windows.windows:
+        notes.append(f"verl's fully-async records each sum the timers of the trainer steps since the last weight sync "
+                     f"({where.get('steps_per_record', 'the rise of ' + LOCAL_STEP)}): each is read as that many "
+                     f"steps, its times divided among them")
+    if windows is not None and windows.unknown:
+        notes.append(f"{windows.unknown} fully-async record(s) sum an unknown number of trainer steps (the log has "
+                     f"neither async_training.trigger_parameter_sync_step nor {LOCAL_STEP}): each is read as one "
+                     f"step, its times and tokens those of all the steps it covers")
     steps, derived_notes, facts, where, model = settle(table, facts, where, facts_override)
     notes = notes + derived_notes
     if is_legacy(keys):

@@ -63,7 +63,11 @@ def add_parser(sub) -> None:
     gpus.add_argument("--method", choices=("calibrated", "exact", "seed"),
                       help="the self-hosted model's method (default: the package's default)")
     gpus.add_argument("--off-policy", type=number("--off-policy"), metavar="K",
-                      help="Tinker runs on GPUs: async staleness bound (default: the package's)")
+                      help="async staleness bound: Tinker runs on GPUs (default: the package's); self-hosted runs "
+                           "that ran asynchronously (default: the log's config, else synchronous)")
+    gpus.add_argument("--rollout-gpus", type=number("--rollout-gpus"), metavar="N",
+                      help="self-hosted asynchronous runs: the GPUs the rollout engine had to itself, of --num-gpus "
+                           "(default: the log's config, else the model's split)")
     val.add_argument("--usage", metavar="EXPORT",
                      help="Tinker runs: a `tinker billing usage` export (CSV or JSON) to reconcile with the log")
     val.add_argument("--session", action="append", metavar="ID",
@@ -89,13 +93,19 @@ def _checked(args) -> None:
     """Numbers checked before any reading: a bad option is one line naming it."""
     from ...model.scenario import BOUNDS, check_whole
     from ...sources import number
-    rules = {"group_size": 1.0, "prompts_per_step": 1.0, "num_gpus": 1.0, "gpu_hourly_usd": 0.0, "off_policy": 0.0}
+    rules = {"group_size": 1.0, "prompts_per_step": 1.0, "num_gpus": 1.0, "gpu_hourly_usd": 0.0, "off_policy": 0.0,
+             "rollout_gpus": 1.0}
     for name, low in rules.items():
         value = getattr(args, name)
-        high = number("max_gpus") if name == "num_gpus" else BOUNDS[name][2]
+        high = number("max_gpus") if name in ("num_gpus", "rollout_gpus") else BOUNDS[name][2]
         if value is not None and not (math.isfinite(value) and low <= value <= high):
             raise TinkerNomicsError(f"--{name.replace('_', '-')} must be a finite number from {low:g} to {high:g}, "
                                     f"got {value:g}")
+    if args.rollout_gpus is not None and args.rollout_gpus % 1:
+        raise TinkerNomicsError(f"--rollout-gpus must be a whole number of GPUs, got {args.rollout_gpus:g}")
+    if args.rollout_gpus is not None and args.num_gpus is not None and args.rollout_gpus >= args.num_gpus:
+        raise TinkerNomicsError(f"--rollout-gpus ({args.rollout_gpus:g}) must leave GPUs to train on: fewer than "
+                                f"--num-gpus ({args.num_gpus:g})")
     if args.prompt_len is not None and not (math.isfinite(args.prompt_len) and 0 < args.prompt_len <= MAX_PROMPT_LEN):
         raise TinkerNomicsError(f"--prompt-len must be a finite number of tokens above 0 and at most "
                                 f"{MAX_PROMPT_LEN:,}, got {args.prompt_len:g}")
@@ -154,7 +164,8 @@ def run(args) -> str:
                        cached_prefill=args.cached_prefill, group_size=args.group_size, run=args.run, gpu=args.gpu,
                        num_gpus=args.num_gpus, gpu_hourly_usd=args.gpu_hourly_usd, fine_tune=args.fine_tune,
                        prompts_per_step=args.prompts_per_step, method=args.method, off_policy=args.off_policy,
-                       usage=args.usage, sessions=args.session, arch=arch, prompt_len=args.prompt_len)
+                       usage=args.usage, sessions=args.session, arch=arch, prompt_len=args.prompt_len,
+                       rollout_gpus=args.rollout_gpus)
     saved = None
     if args.save_calibration:
         if not isinstance(result, HostedValidation):
