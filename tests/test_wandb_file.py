@@ -253,3 +253,32 @@ def test_w_and_b_s_folder_of_runs_asks_for_one_run(tmp_path):
     assert "2 runs" in err and "run-20261201_000000-aaa" in err and "latest-run" in err
     code, out, err = cli("validate", str(wandb_dir / "latest-run"), "--gpu", "H100 SXM")
     assert code == 0, err
+
+
+def test_a_resumed_run_s_sessions_are_read_one_after_the_other(tmp_path):
+    """wandb.init(id=…, resume="allow") after a crash: W&B starts a new folder with the same run id. The run resumed
+    from its step-2 checkpoint, so its second session logs steps 3 and 4 again (they ran again: each counts) and then
+    5 and 6 (the synthetic steps 3 and 4 renumbered): 8 steps, Σ step = 127.5 + 31.0 + 33.75 + 31.0 + 33.75 s
+    (hosted_shapes' 2026 steps 1-4, then 3, 4, 3, 4)."""
+    wandb_dir = tmp_path / "wandb"
+    rows = hs.verl_wandb_rows("2026")
+    later = [r for r in rows if r["_step"] in (3, 4)]
+    later += [{**r, "_step": r["_step"] + 2} for r in later]
+    for name, session in (("run-20261201_000000-abc", rows), ("run-20261202_080000-abc", later)):
+        (wandb_dir / name).mkdir(parents=True)
+        recs = [config(hs.CONFIG)] + [history(r["_step"], {k: v for k, v in r.items() if not k.startswith("_")})
+                                      for r in session]
+        write_file(wandb_dir / name / "run-abc.wandb", recs)
+    found = detect.detect(wandb_dir)
+    assert found.framework == verl.FRAMEWORK and "2 W&B run folders of one run id" in found.reason
+    run = detect.read_hosted(wandb_dir)
+    assert list(run.steps["step"]) == [1, 2, 3, 3, 4, 4, 5, 6]
+    assert float(run.steps["step_seconds"].sum()) == pytest.approx(127.5 + 2 * (31.0 + 33.75))
+    assert any("2 sessions of one W&B run" in n for n in run.notes)
+    code, out, err = cli("validate", str(wandb_dir), "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["steps"] == 8
+    # two different runs in one wandb/ folder are still two runs: one must be chosen
+    os.rename(wandb_dir / "run-20261202_080000-abc", wandb_dir / "run-20261202_080000-xyz")
+    code, _, err = cli("validate", str(wandb_dir), "--gpu", "H100 SXM")
+    assert code == 2 and "2 runs" in err

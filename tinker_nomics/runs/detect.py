@@ -222,6 +222,13 @@ def detect(path, side: str | None = None) -> Detected:
             raise TinkerNomicsError(f"{label}: the folder holds {len(consoles)} console logs "
                                     f"({', '.join(c.name for c, _ in consoles[:6])}); pass the one to read")
         runs = wandb_file.run_folders(p)
+        resumed = wandb_file.sessions(runs)
+        if resumed:   # every folder a session of one run (resumed): read one after the other
+            first = wandb_file.run_file(resumed[0])
+            found = _wandb_file_kind(first, str(first), side)
+            return Detected(found.framework, found.side, found.shape,
+                            f"{len(resumed)} W&B run folders of one run id (a run resumed in a new folder each "
+                            f"session; {found.reason})", p)
         if runs:   # W&B's wandb/ folder: a folder per run
             shown = ", ".join(r.name for r in runs[:4]) + (", …" if len(runs) > 4 else "")
             latest = " (latest-run is the newest)" if (p / "latest-run").is_dir() else ""
@@ -386,8 +393,11 @@ def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) ->
     the framework's config (verl's, NeMo RL's master config, OpenRLHF's launch arguments, TRL's model and group
     size), its GPUs from the environment record."""
     notes: list[str] = []
-    config, devices = wandb_file.run_info(p, label)
-    rows = wandb_file.history(p, label, notes)
+    if p.is_dir():   # W&B's folder of one run's sessions (detect): their histories one after the other
+        config, devices, rows = _sessions(wandb_file.sessions(wandb_file.run_folders(p)) or [], notes)
+    else:
+        config, devices = wandb_file.run_info(p, label)
+        rows = wandb_file.history(p, label, notes)
     kind = f"{framework} W&B run file (.wandb)"
     if framework == verl.FRAMEWORK:
         hosted = verl.read_records(rows, label, kind, False, facts, notes, config=config)
@@ -403,6 +413,26 @@ def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) ->
     if devices:
         hosted = wandb_metadata.with_devices(hosted, devices, "the W&B run file's environment record")
     return hosted
+
+
+def _sessions(folders: list[Path], notes: list) -> tuple[dict, dict, object]:
+    """The sessions of one resumed run (wandb_file.sessions), oldest first: the config each later session updates
+    over the earlier ones, the GPUs of the last that records them, and every session's history in turn (each record's
+    place named by its session's folder). A step a session logs again counts again: it ran again."""
+    config, devices = {}, {}
+    files = [wandb_file.run_file(folder) for folder in folders]
+    for folder, file in zip(folders, files):
+        more, gpus = wandb_file.run_info(file, str(file))
+        config.update(more)
+        devices = gpus or devices
+    notes.append(f"{len(folders)} sessions of one W&B run ({', '.join(f.name for f in folders)}), read one after "
+                 f"the other")
+
+    def rows():
+        for folder, file in zip(folders, files):
+            for (unit, number), row in wandb_file.history(file, str(file), notes):
+                yield (f"{folder.name}: {unit}", number), row
+    return config, devices, rows()
 
 
 def _first_step(path: Path) -> int:

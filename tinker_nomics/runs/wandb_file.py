@@ -21,6 +21,7 @@ is one line naming its byte.
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -230,3 +231,17 @@ def run_folders(folder: Path, limit: int = 1000) -> list[Path]:
         if child.name.startswith(("run-", "offline-run-")) and child.is_dir() and run_file(child) is not None:
             found.append(child)
     return found
+
+
+RUN_FOLDER = re.compile(r"(?:offline-)?run-(?P<when>\d{8}_\d{6})-(?P<id>[^-]+)$")
+
+
+def sessions(folders: list[Path]) -> list[Path] | None:
+    """Run folders that are sessions of one run: W&B names each `run-<date>_<time>-<id>` (`offline-run-…` offline)
+    and a resumed run (`wandb.init(resume=…)`, `id=`) keeps its id in a new folder each time it starts. The folders
+    oldest first where there are several of one id and no other; None otherwise."""
+    found = [(m.group("when"), m.group("id"), f) for f in folders if (m := RUN_FOLDER.match(f.name))]
+    if len(folders) < 2 or len(found) != len(folders) or len({run_id for _, run_id, _ in found}) != 1:
+        return None
+    return [f for _, _, f in sorted(found, key=lambda x: (x[0], x[2].name))]
+
