@@ -124,10 +124,23 @@ def _wandb_run_folder(tmp):
     return path.rename(folder / path.name).parent, expected
 
 
+def _wandb_resumed_sessions(tmp):
+    """A run resumed with its id (wandb.init(id=…, resume="allow")): W&B's folder holds a run folder per session,
+    here steps 0-1 then 2-3, read one after the other as the one run they are."""
+    import test_wandb_file as wf
+    rows = shapes.wandb_rows(shapes.sync_records())
+    wandb_dir = tmp / "wandb"
+    for name, part in (("run-20261204_101010-abc", rows[:2]), ("run-20261205_090000-abc", rows[2:])):
+        (wandb_dir / name).mkdir(parents=True)
+        wf.write_file(wandb_dir / name / "run-abc.wandb", [wf.config(shapes.NESTED_CONFIG)] + [
+            wf.history(r["_step"], {k: v for k, v in r.items() if k != "_step"}) for r in part])
+    return wandb_dir, shapes.EXPECTED
+
+
 SHAPES = [_cookbook_sync, _cookbook_stream, _cookbook_async, _cookbook_061, _bare_jsonl, _bare_jsonl_other_name,
           _wandb_csv, _wandb_json_records, _wandb_json_lines, _wandb_json_lines_named_json, _wandb_json_columns,
           _wandb_json_split, _wandb_parquet, _wandb_parquet_nullable, _wandb_parquet_folder, _chart_csv, _wandb_underscored,
-          _wandb_run_file, _wandb_run_folder]
+          _wandb_run_file, _wandb_run_folder, _wandb_resumed_sessions]
 
 
 @pytest.mark.parametrize("make", SHAPES, ids=[f.__name__.lstrip("_") for f in SHAPES])

@@ -78,6 +78,9 @@ def _read_folder(folder: Path, label: str, run: str | None) -> RunLog:
     found = wandb_file.run_file(folder)
     if found is not None:   # a W&B run folder: its run-<id>.wandb
         return _read_wandb_file(found, str(found), run)
+    sessions = wandb_file.sessions(wandb_file.run_folders(folder))
+    if sessions:            # W&B's folder of one resumed run's sessions: read one after the other
+        return _read_wandb_file([wandb_file.run_file(s) for s in sessions], label, run)
     raise TinkerNomicsError(f"{label}: the folder has no metrics.jsonl (a tinker-cookbook log folder), no "
                             f".parquet files (a W&B run-history artifact) and no W&B run file (run-<id>.wandb)")
 
@@ -104,14 +107,22 @@ def _read_file(p: Path, label: str, run: str | None) -> RunLog:
                             f"as .csv, .json, .jsonl or .parquet)")
 
 
-def _read_wandb_file(p: Path, label: str, run: str | None) -> RunLog:
+def _read_wandb_file(p: Path | list[Path], label: str, run: str | None) -> RunLog:
     """W&B's own run file (runs.wandb_file) of a tinker-cookbook run: its history rows as a W&B export's, its
-    config (the cookbook's, as wandb.init took it) as config.json's."""
+    config (the cookbook's, as wandb.init took it) as config.json's. A list: the run files of one resumed run's
+    sessions, oldest first, their histories one after the other and each later config over the earlier."""
     _no_run(label, run)
     notes: list[str] = []
-    obj, _ = wandb_file.run_info(p, label)
+    files = p if isinstance(p, list) else [p]
+    obj: dict = {}
+    for file in files:
+        obj.update(wandb_file.run_info(file, str(file))[0])
     config = config_from(obj, f"{label} (its W&B config)") if obj else {}
-    log = from_records(drop_nulls(wandb_file.history(p, label, notes)), label, label, "W&B run file (.wandb)",
+    if len(files) > 1:
+        notes.append(f"{len(files)} sessions of one W&B run ({', '.join(f.parent.name for f in files)}), read one "
+                     f"after the other")
+    rows = (row for file in files for row in wandb_file.history(file, str(file), notes))
+    log = from_records(drop_nulls(rows), label, label, "W&B run file (.wandb)",
                        config=config, null_is_absent=True)
     return replace(log, notes=tuple(notes) + log.notes) if notes else log
 
