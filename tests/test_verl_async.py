@@ -228,6 +228,10 @@ def test_validate_refuses_a_split_with_no_gpu_to_train_on(tmp_path):
     code, _, err = run("validate", str(path), "--gpu", "H100 SXM", "--num-gpus", "8", "--off-policy", "1",
                        "--rollout-gpus", "8")
     assert code == 2 and "--rollout-gpus (8) must leave GPUs to train on" in err
+    from pathlib import Path
+    with_config = Path(__file__).parent / "wandb_runs" / "verl" / "run.wandb"   # the same run, 8 GPUs by its config
+    code, _, err = run("validate", str(with_config), "--gpu", "H100 SXM", "--off-policy", "1", "--rollout-gpus", "8")
+    assert code == 2 and "--rollout-gpus (8) must leave GPUs to train on: fewer than the run's 8" in err, err
     code, out, err = run("validate", str(path), "--gpu", "H100 SXM", "--num-gpus", "8", "--off-policy", "1",
                          "--rollout-gpus", "2", "--model", hs.VERL_MODEL, "--format", "json")
     assert code == 0, err

@@ -249,6 +249,11 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
                                     f"from 1 to {sources.number('max_gpus'):g}; pass --num-gpus")
     else:
         where["num_gpus"] = "unknown"
+    split = run.config.get("rollout_gpus")
+    if count is not None and split is not None and run.config_sources.get("rollout_gpus") == "given" \
+            and float(split) >= count:
+        raise TinkerNomicsError(f"--rollout-gpus ({float(split):g}) must leave GPUs to train on: fewer than the "
+                                f"run's {count:g} ({where['num_gpus']})")
     if fine_tune is not None:
         mode = fine_tune.strip().lower()
         if mode not in FINE_TUNES:
