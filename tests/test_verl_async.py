@@ -264,3 +264,24 @@ def test_openrlhf_async_train_gives_the_engines_gpus():
     assert (facts["off_policy"], facts["rollout_gpus"], facts["num_gpus"]) == (1.0, 4.0, 8.0)
     facts, _ = openrlhf.launch_facts({**args, "colocate_actor_ref": False})   # the reference on GPUs of its own
     assert "num_gpus" not in facts and facts["rollout_gpus"] == 4.0
+
+
+def test_an_async_recipe_that_takes_the_engine_s_log_probs_runs_no_old_policy_pass(tmp_path):
+    """The fully-async record above times no old_log_prob (its README's table: '\\', rollout log-probs used): the
+    predicted log-prob passes are the reference's alone, and its generation is not taken to hold the old policy's
+    pass, as verl's first releases' was (reconcile.generation_holds_old_logprob)."""
+    p = parameters()
+    with_old = rl_phases.rl_features(QWEN, gpu_specs(H100), 8, 512, 100, 2000, off_policy=1, rollout_gpus=4,
+                                     response_max_over_mean=p.response_max_over_mean)
+    without = rl_phases.rl_features(QWEN, gpu_specs(H100), 8, 512, 100, 2000, off_policy=1, rollout_gpus=4,
+                                    response_max_over_mean=p.response_max_over_mean, old_logprob_pass=False)
+    assert float(with_old.logprob_passes) == 2.0 and float(without.logprob_passes) == 1.0   # old + reference; ref
+    path = tmp_path / "fully.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in fully_async_records()))
+    code, out, err = run("validate", str(path), "--gpu", "H100 SXM", "--num-gpus", "16", "--rollout-gpus", "8",
+                         "--model", hs.VERL_MODEL, "--format", "json")
+    assert code == 0, err
+    notes = " ".join(json.loads(out)["notes"])
+    assert "old policy's log-probs from the rollout engine" in notes
+    assert "recomputed the old policy's log-probs inside generate_sequences" not in notes
+    assert "its generation time holds it" not in notes   # the wait holds no refit either

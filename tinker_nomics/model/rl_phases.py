@@ -176,7 +176,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
               rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
               critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16",
-              rollout_gpus=None) -> RLFeatures:
+              rollout_gpus=None, old_logprob_pass=True) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -210,7 +210,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     (`_train_compute_scale`). `rollout_gpus` is an off-policy run's own split (verl's one-step-off and fully-async
     recipes, NeMo RL's async GRPO, OpenRLHF's async trainer): the engine generates on that many of the GPUs and the
     trainer trains on the rest, in place of the `off_policy_rollout_share` the model assumes and of weighing the
-    colocated layout beside it.
+    colocated layout beside it. `old_logprob_pass` False: the step takes the old policy's log-probs from the
+    rollout engine instead of recomputing them (verl's rollout_correction.bypass_mode, its fully-async recipe's
+    use_rollout_log_probs), so its log-prob passes are the reference's and the critic's alone.
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -219,6 +221,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     used, the exchange and the refit) is computed once, not once per scenario; features then have the smallest
     shape their values need, and the caller broadcasts them (phase_cost does)."""
     n = np.asarray(num_gpus, dtype=float)
+    old = 1.0 if old_logprob_pass else 0.0   # the old policy's own log-prob pass (off: the engine's log-probs)
     s = np.asarray(samples, dtype=float)
     g = s if rollout_samples is None else np.asarray(rollout_samples, dtype=float)   # sequences a round generates
     p = np.asarray(prompt_tokens, dtype=float)
@@ -313,9 +316,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
             update_units = update_units + (actor_pad * gemm + (critic_pad * critic_gemm if critic else 0.0)) \
                 / (trainer_gpus * peak)
         # the log-prob passes (old policy, reference: the actor's padding; values: the critic's), as one pass's mean
-        actor_passes = 1.0 + (1.0 if reference else 0.0)
+        actor_passes = old + (1.0 if reference else 0.0)
         forward_units = forward_units + forward * (actor_passes * actor_pad + (critic_pad if critic else 0.0)) \
-            / (actor_passes + (1.0 if critic else 0.0)) / (trainer_gpus * peak)
+            / max(actor_passes + (1.0 if critic else 0.0), 1.0) / (trainer_gpus * peak)
     epochs = 1.0 if update_epochs is None else np.asarray(update_epochs, dtype=float)
     if update_epochs is not None:
         update_units = update_units * epochs
@@ -336,17 +339,17 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     def own(samples_each, tokens_each, default):
         return default if samples_each is None and tokens_each is None else micro_batches(samples_each, tokens_each)
     old_micro = own(logprob_micro_batch_samples, logprob_micro_batch_tokens, micro)
-    logprob_micro = (old_micro
+    logprob_micro = (old * old_micro
                      + (own(reference_micro_batch_samples, reference_micro_batch_tokens, old_micro) if reference else 0.0)
                      + (own(values_micro_batch_samples, values_micro_batch_tokens, old_micro) if critic else 0.0)) \
-        / (1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0))
+        / max(old + (1.0 if reference else 0.0) + (1.0 if critic else 0.0), 1.0)
     update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
     if critic and (critic_micro_batch_samples is not None or critic_micro_batch_tokens is not None):
         # the critic's update at its own size: the features hold the mean over the two models' updates
         critic_micro = micro_batches(critic_micro_batch_samples, critic_micro_batch_tokens)
         update_micro = (update_micro + np.maximum(critic_micro * epochs, opt)) / 2.0
     if terms.passes:
-        passes = 1.0 + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
+        passes = old + (1.0 if reference else 0.0) + (1.0 if critic else 0.0)
         exchange = models * opt * _exchange_seconds(arch, gpus, trainer_gpus)
         alltoall = _alltoall_seconds(arch, trained, trainer_gpus, _slowest_link(gpus, trainer_gpus, collective=True))
         # each rollout GPU receives its shard: inside its group colocated, across the whole job when separate

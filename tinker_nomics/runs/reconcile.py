@@ -179,8 +179,9 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         split = facts.get("rollout_gpus")
         where_split = {"given": "--rollout-gpus"}.get(run.config_sources.get("rollout_gpus"),
                                                       run.config_sources.get("rollout_gpus", "its config"))
-        layout = (f"{split:g} of the {num_gpus:g} GPUs generate and the other {num_gpus - split:g} train, as the "
-                  f"log's config splits them ({where_split})" if split else
+        layout = (f"{split:g} of the {num_gpus:g} GPUs generate and the other {num_gpus - split:g} train, as "
+                  + ("--rollout-gpus gives them" if where_split == "--rollout-gpus" else
+                     f"the log's config splits them ({where_split})") if split else
                   f"the model splits the {num_gpus:g} GPUs between generation and training (the log's config does "
                   f"not say how)")
         said = {"given": "--off-policy"}.get(run.config_sources.get("off_policy"),
@@ -242,6 +243,14 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      "that timer recomputed the old policy's log-probs inside generate_sequences (fsdp_workers.py, "
                      "recompute_log_prob), so its generation time holds that pass; the predicted generation adds it "
                      "and the log-prob phase compared is the reference's alone")
+    if headline == "calibrated" and facts.get("old_logprob_pass") is False:
+        c = run.config or {}
+        why = ("algorithm.rollout_correction.bypass_mode" if c.get("logprobs_from_rollout") is True else
+               "async_training.use_rollout_log_probs" if c.get("use_rollout_log_probs") is True else
+               "no old_log_prob timer in an asynchronous recipe's log")
+        notes.append(f"the run takes the old policy's log-probs from the rollout engine ({why}): the predicted "
+                     f"log-prob passes are the reference's" + (" and the critic's" if facts.get("critic") else "")
+                     + " alone")
     if headline == "calibrated" and includes_refit:
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
                      "generation time holds it, so the predicted generation adds the model's refit")
@@ -320,6 +329,11 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     quantized = rollout_precision(c)
     if quantized not in (None, "bf16", "fp16"):   # the engine's weights as the run quantized them (FP8 rollout)
         facts["rollout_precision"] = quantized
+    # the old policy's log-probs taken from the rollout engine, no pass of their own: verl's bypass mode, the
+    # fully-async recipe's use_rollout_log_probs, or an asynchronous recipe's log that times no such pass
+    if c.get("logprobs_from_rollout") is True or c.get("use_rollout_log_probs") is True \
+            or (c.get("async_recipe") and "old_log_prob" not in phases):
+        facts["old_logprob_pass"] = False
     if _positive(c.get("off_policy")):   # an asynchronous run: generation on its own GPUs, k steps ahead
         facts["off_policy"] = float(c["off_policy"])
         if _positive(c.get("rollout_gpus")):
@@ -333,7 +347,7 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["critic_padded_tokens_per_sample"] = padded
     # the logged generation holds the hand-off unless the log times it apart, or the framework runs it outside the
     # generation timer (SkyRL: the weights manager's entry, inside the step)
-    return facts, not phases & set(REFIT_PHASES) and run.framework != "SkyRL"
+    return facts, not phases & set(REFIT_PHASES) and run.framework != "SkyRL" and not c.get("async_recipe")
 
 
 def generation_holds_old_logprob(run: HostedRun) -> bool:
@@ -342,6 +356,7 @@ def generation_holds_old_logprob(run: HostedRun) -> bool:
     inside the `gen` timer; later releases time it apart as `old_log_prob`."""
     phases = set(run.phase_names)
     return run.framework == verl.FRAMEWORK and "old_log_prob" not in phases \
+        and not (run.config or {}).get("async_recipe") and not (run.config or {}).get("logprobs_from_rollout") \
         and bool(run.steps["generation_seconds"].notna().any())
 
 

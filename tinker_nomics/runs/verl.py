@@ -147,6 +147,8 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "values_micro_batch_samples": "critic.forward_micro_batch_size_per_gpu",
     "critic_micro_batch_tokens": "critic.ppo_max_token_len_per_gpu",
     "critic_micro_batch_samples": "critic.ppo_micro_batch_size_per_gpu",
+    "logprobs_from_rollout": "algorithm.rollout_correction.bypass_mode",   # old log-probs from the engine
+    "use_rollout_log_probs": "async_training.use_rollout_log_probs",       # the fully-async recipe's switch
     "remove_padding": "actor_rollout_ref.model.use_remove_padding",
     "critic_remove_padding": "critic.model.use_remove_padding",
     "experiment_name": "trainer.experiment_name",
@@ -453,6 +455,9 @@ class _Windows:
                                         f"{str(raw)[:40]!r}, not a trainer step after the last record's "
                                         f"{self.last:g}")
             steps, self.last = local - self.last, local
+            rec.step = int(local)   # numbered by trainer steps (the W&B step is the weight version)
+        elif steps is not None and isinstance(rec.step, (int, float)) and not isinstance(rec.step, bool):
+            rec.step = int(rec.step * steps)
         if steps is None:
             self.unknown += 1
             return
@@ -635,21 +640,14 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
         recipe = "one-step-off"
     if recipe and "off_policy" not in facts:   # a log without its config: the recipe's keys say it
         facts["off_policy"] = 1.0
-        where["off_policy"] = f"the log's {recipe} keys ({', '.join(sorted(k for k in keys if k in ONE_STEP_OFF_KEYS + FULLY_ASYNC_KEYS))})"
+        where["off_policy"] = (f"verl's {recipe} recipe, by the log's "
+                               f"{', '.join(sorted(k for k in keys if k in ONE_STEP_OFF_KEYS + FULLY_ASYNC_KEYS))}")
+    whole = None
     if recipe:
         facts["async_recipe"] = recipe
         whole = _whole_generation({k: 0.0 for k in keys})
         if whole is None:   # its generation timer is the wait for the batch, not its generation
             facts["generation_exposed"] = True
-        notes.append(f"verl's {recipe} recipe: the rollout engine generates on GPUs of its own, a batch ahead of the "
-                     f"trainer; " + (f"{whole} is the generation of the batch each step trains, which ran "
-                                     f"beside the step before, so the phases add up to more than the step"
-                                     if whole else
-                                     "its generation timer is the wait for the next batch (the part of generation "
-                                     "training did not hide)")
-                     + ("" if "rollout_gpus" in facts else
-                        "; the log does not say how the GPUs were split: --num-gpus counts both pools (the trainer's "
-                        "and the rollout's), --rollout-gpus the rollout's"))
     if windows is not None and windows.windows:
         notes.append(f"verl's fully-async records each sum the timers of the trainer steps since the last weight sync "
                      f"({where.get('steps_per_record', 'the rise of ' + LOCAL_STEP)}): each is read as that many "
@@ -660,6 +658,16 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
                      f"step, its times and tokens those of all the steps it covers")
     steps, derived_notes, facts, where, model = settle(table, facts, where, facts_override)
     notes = notes + derived_notes
+    if recipe:
+        notes.append(f"verl's {recipe} recipe: the rollout engine generates on GPUs of its own, a batch ahead of the "
+                     f"trainer; " + (f"{whole} is the generation of the batch each step trains, which ran "
+                                     f"beside the step before, so the phases add up to more than the step"
+                                     if whole else
+                                     "its generation timer is the wait for the next batch (the part of generation "
+                                     "training did not hide)")
+                     + ("" if "rollout_gpus" in facts else
+                        "; the log does not say how the GPUs were split: --num-gpus counts both pools (the trainer's "
+                        "and the rollout's), --rollout-gpus the rollout's"))
     if is_legacy(keys):
         kind = kind.replace(", 2025 verl)", ")").replace(", 2026 verl)", ")") + ", from verl's first releases (timing/ keys)"
         notes.append("verl's first releases log no step timer (timing/gen, timing/ref, … timing/update_actor, no "
