@@ -380,6 +380,16 @@ PUBLISHED = [
     ("tiiuae--Falcon-H1-7B-Instruct.json", "falcon_h1", "total", 7_585_654_880, 0,
      "a census of tiiuae/Falcon-H1-7B-Instruct's checkpoint @41e72f27: 'layers=44 total_params=7585654880' (index "
      "id 62411905097); '7.59' billion in a model catalog (index id 69872841183)"),
+    # the tensor census of each checkpoint (model-info reports, index ids 62736905881 and 62604838642) less what the
+    # reader leaves out as transformers does: the multi-token-prediction layer (DeepSeek's with the copy of the
+    # embedding and head it stores: 13,477,385,728; GLM-5.1's: 9,952,920,576 = its attention, indexer and MoE block,
+    # eh_proj and four norms) and DeepSeek's FP8 block scales (41,591,584 = one per 128 × 128 of each FP8 weight)
+    ("deepseek-ai--DeepSeek-V3.2.json", "deepseek_v32", "total", 685_396_921_376 - 13_477_385_728 - 41_591_584, 0,
+     "DeepSeek-V3.2's checkpoint census 685,396,921,376 less its MTP layer and FP8 scales; '671B of the Main Model "
+     "weights' (DeepSeek-V3 README)"),
+    ("zai-org--GLM-5.1.json", "glm_moe_dsa", "total", 753_864_139_008 - 9_952_920_576, 0,
+     "GLM-5.1's checkpoint census 753,864,139,008 ('754B') less its MTP layer; '744B parameters (40B active)' "
+     "(zai-org/GLM-5 README)"),
 ]
 
 
@@ -427,10 +437,7 @@ def test_every_supported_model_type_has_a_published_check():
                # acproject/duorou docs/new_feat.md); no Qwen2-VL config.json copy was found to check it alone
                "qwen2_vl": "qwen2_5_vl",
                # checked by test_baichuan2_is_llama2_7b_with_a_larger_vocabulary (no exact published count)
-               "baichuan": "llama",
-               # V3's count plus the lightning indexer's shapes from DeepSeek's reference code
-               # (tests/test_deepseek_v32.py; no V3.2 config.json copy is in the registry)
-               "deepseek_v32": "deepseek_v3"}
+               "baichuan": "llama"}
     for model_type in supported_model_types():
         assert model_type in checked or model_type in aliases, model_type
 

@@ -293,6 +293,7 @@ FAMILY_OF = {
     "phi": "phi", "gpt_neox": "gpt_neox", "gptj": "gptj", "gpt2": "gpt2", "opt": "opt", "falcon": "falcon",
     "refinedweb": "falcon", "refinedwebmodel": "falcon", "starcoder2": "starcoder2", "bloom": "bloom",
     "deepseek_v2": "mla", "deepseek_v3": "mla", "deepseek_v32": "mla", "kimi_k2": "mla", "kimi_k25": "mla", "glm4_moe_lite": "mla",
+    "glm_moe_dsa": "mla",
     "gpt_oss": "gpt_oss", "qwen3_5": "qwen35", "qwen3_5_moe": "qwen35", "qwen3_next": "qwen35",
     "nemotron_h": "nemotron_h",
     "gpt_bigcode": "gpt_bigcode", "gpt_neo": "gpt_neo", "stablelm": "stablelm", "cohere": "cohere",
@@ -869,7 +870,9 @@ def _mla(c: _Config, model_type: str) -> dict:
     (GLM-4.7-Flash) is this attention with GLM-4.5's experts: a router that always keeps its score-correction bias,
     dense layers where mlp_layer_types says "dense" (Glm4MoeLiteConfig: the first only); its multi-token-prediction
     layer (num_nextn_predict_layers, layer 47 of the checkpoint) is left out, as transformers leaves it. The heads
-    need not divide the width (GLM-4.7-Flash: 20 heads of 2048): their widths are the *_head_dim fields."""
+    need not divide the width (GLM-4.7-Flash: 20 heads of 2048): their widths are the *_head_dim fields.
+    deepseek_v32 (DeepSeek-V3.2) and glm_moe_dsa (GLM-5, GLM-5.1) add DeepSeek Sparse Attention's lightning indexer
+    to this attention, in every layer that has one of its own (indexer_types)."""
     c.int("v_head_dim")                          # named before the widths it excuses from dividing
     b = _common(c, head_dim=("v_head_dim",))
     H, L, nh = b["H"], b["L"], b["nh"]
@@ -884,18 +887,27 @@ def _mla(c: _Config, model_type: str) -> dict:
     if c.flag("attention_bias", False):
         attn += (q_rank or 0) + kv_rank + rope + H
     sparse = {}
-    if model_type == "deepseek_v32":   # DeepSeek Sparse Attention's lightning indexer (inference/model.py, Indexer)
+    indexed = 0   # layers with a lightning indexer of their own
+    if model_type in ("deepseek_v32", "glm_moe_dsa"):   # DeepSeek Sparse Attention's lightning indexer
+        # (DeepSeek's inference/model.py, Indexer; transformers' GlmMoeDsaIndexer: the same four weights)
         if not q_rank:
-            c.fail("a deepseek_v32 config needs q_lora_rank: the indexer's queries project from the query LoRA")
+            c.fail(f"a {model_type} config needs q_lora_rank: the indexer's queries project from the query LoRA")
         ih, idim, topk = c.int("index_n_heads"), c.int("index_head_dim"), c.int("index_topk")
+        # layers that share the indexer of the one before keep no weights or keys of their own (indexer_types
+        # "shared", GlmMoeDsaConfig's IndexShare); without the field every layer has its own
+        kinds = c.layer_list("indexer_types", L)
+        if kinds is not None and set(kinds) - {"full", "shared"}:
+            c.fail(f"field 'indexer_types' must list 'full' or 'shared' for each layer, got "
+                   f"{_show(sorted(set(kinds) - {'full', 'shared'}))}")
+        indexed = L if kinds is None else kinds.count("full")
         # wq_b (q_lora_rank → heads × head_dim), wk (hidden → head_dim), k_norm (a LayerNorm: weight and bias),
         # weights_proj (hidden → heads)
-        attn += q_rank * ih * idim + H * idim + 2 * idim + H * ih
+        indexer = q_rank * ih * idim + H * idim + 2 * idim + H * ih
         # its keys cached in FP8 with one FP32 scale per 128 values (k_cache, k_scale_cache): bytes per token a layer
-        sparse = {"sparse_topk": topk, "indexer_bytes": L * (idim + 4 * -(-idim // 128)),
-                  "indexer_flops": 2.0 * ih * idim * L}
+        sparse = {"sparse_topk": topk, "indexer_bytes": indexed * (idim + 4 * -(-idim // 128)),
+                  "indexer_flops": 2.0 * ih * idim * indexed}
     moe = _moe(c)
-    kinds = c.layer_list("mlp_layer_types", L) if model_type == "glm4_moe_lite" else None
+    kinds = c.layer_list("mlp_layer_types", L) if model_type in ("glm4_moe_lite", "glm_moe_dsa") else None
     if kinds is not None:
         if set(kinds) - {"dense", "sparse"}:
             c.fail(f"field 'mlp_layer_types' must list 'dense' or 'sparse' for each layer, got "
@@ -915,7 +927,8 @@ def _mla(c: _Config, model_type: str) -> dict:
         bias = moe["E"] if model_type == "glm4_moe_lite" or c.text("topk_method", default_topk) == "noaux_tc" else 0
         moe_mlp = moe["E"] * H + bias + moe["E"] * per_expert + moe["n_shared"] * 3 * H * moe["Ie"]
         inactive = (moe["E"] - moe["k"]) * per_expert * moe_layers
-    body = dense_layers * (attn + dense_mlp + 2 * H) + moe_layers * (attn + moe_mlp + 2 * H) + H
+    body = dense_layers * (attn + dense_mlp + 2 * H) + moe_layers * (attn + moe_mlp + 2 * H) + H \
+        + (indexed * indexer if indexed else 0)
     return {**b, "d": None, "body": body, "inactive": inactive, "moe": moe, "full_layers": L, "sliding_window": None,
             "kv_per_token": (kv_rank + rope) * L * BF16_BYTES + sparse.get("indexer_bytes", 0), "state": 0,
             "arch_type": "mla_moe", **sparse,
