@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
-from . import nemo_rl, openrlhf, skyrl, stream, tensorboard, trl, verl, wandb_file, wandb_metadata
+from . import easyr1, nemo_rl, openrlhf, skyrl, stream, tensorboard, trl, verl, wandb_file, wandb_metadata
 from .compressed import log_suffix, not_compressed_parquet
 from .files import BOM, JsonLines, exists
 from .hosted import HostedRun
@@ -50,6 +50,9 @@ def _by_keys(keys, shape: str, where: str, side: str | None = None) -> Detected:
                                 f"in one log; say which with --ran-on tinker or --ran-on self-hosted")
     if cookbook and (side != SELF_HOSTED or not hosted):
         return Detected(COOKBOOK, TINKER, shape, f"{where} has tinker-cookbook's env/all/total_ac_tokens")
+    if easyr1.is_easyr1_keys(keys):
+        return Detected(easyr1.FRAMEWORK, SELF_HOSTED, shape, f"{where} has EasyR1's timing_s/old and perf/mfu_actor "
+                                                              f"beside verl's keys")
     if verl.is_verl_keys(keys):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, shape, f"{where} has verl's timing_s/ and perf/ keys")
     if nemo_rl.is_nemo_rl_keys(keys):
@@ -113,6 +116,10 @@ def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
         keys = set().union(*(r["data"] for r in records))
         if verl.is_verl_keys(keys):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "file-logger", f"{label} has verl's file-logger records")
+    if records and all("step" in r for r in records) and any(isinstance(v, dict) for r in records for v in r.values()):
+        keys = set().union(*(easyr1.flattened(r, rename=False) for r in records))   # EasyR1's file logger nests
+        if easyr1.is_easyr1_keys(keys):
+            return Detected(easyr1.FRAMEWORK, SELF_HOSTED, "file-logger", f"{label} has EasyR1's file-logger records")
     return _by_keys(set().union(*records), "jsonl", label, side)
 
 
@@ -165,9 +172,14 @@ def _console_framework(path: Path) -> str | None:
         return verl.FRAMEWORK
     if path.suffix.lower() not in CONSOLE_SUFFIXES:
         return None
+    before = None
     for _, line in stream.text_lines(path, label):
-        if verl.STEP_LINE.match(verl.strip_line(line)[0]):
+        text = verl.strip_line(line)[0].rstrip()
+        if verl.STEP_LINE.match(text):
             return verl.FRAMEWORK
+        if easyr1.looks_like_console(text, before):
+            return easyr1.FRAMEWORK
+        before = text
         if nemo_rl.looks_like_console(line):
             return nemo_rl.FRAMEWORK
         if openrlhf.looks_like_console(line):
@@ -206,6 +218,9 @@ def detect(path, side: str | None = None) -> Detected:
             raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files in different "
                                     f"folders, each a run's ({shown}{', …' if len(events) > 4 else ''}); pass the "
                                     f"folder or file of one run")
+        if (p / easyr1.LOG_FILE).is_file():   # EasyR1's checkpoint folder: its file logger's log
+            return Detected(easyr1.FRAMEWORK, SELF_HOSTED, "file-logger", f"the folder has EasyR1's "
+                            f"{easyr1.LOG_FILE}", p / easyr1.LOG_FILE)
         run_file = wandb_file.run_file(p)
         if run_file is not None:   # a W&B run folder (wandb/run-<date>-<id>/): its run-<id>.wandb
             found = _wandb_file_kind(run_file, str(run_file), side)
@@ -278,10 +293,15 @@ def detect(path, side: str | None = None) -> Detected:
     # a long console log may print its first step line far into the file (after the model's loading): scan line
     # by line for a verl step line or NeMo RL's step header or step time
     trl_console = False
+    before = None
     for _, line in stream.text_lines(p, label):
         trl_console = trl_console or trl.looks_like_console(line)
-        if verl.STEP_LINE.match(verl.strip_line(line)[0]):
+        text = verl.strip_line(line)[0].rstrip()
+        if verl.STEP_LINE.match(text):
             return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")
+        if easyr1.looks_like_console(text, before):
+            return Detected(easyr1.FRAMEWORK, SELF_HOSTED, "console", "EasyR1's `Step N` headers and their metrics")
+        before = text
         if nemo_rl.looks_like_console(line):
             return Detected(nemo_rl.FRAMEWORK, SELF_HOSTED, "console", "NeMo RL's step header and Timing block")
         if openrlhf.looks_like_console(line):
@@ -296,7 +316,7 @@ def detect(path, side: str | None = None) -> Detected:
                                 f"cannot be recovered; pass the run's trainer_state.json (in its output_dir or newest "
                                 f"checkpoint-N/ folder) or its W&B export")
     raise TinkerNomicsError(f"{label}: unknown format (expected a tinker-cookbook log folder or metrics.jsonl, a verl, "
-                            f"NeMo RL, OpenRLHF or SkyRL console log, a verl file-logger .jsonl, a TRL "
+                            f"EasyR1, NeMo RL, OpenRLHF or SkyRL console log, a verl or EasyR1 file-logger .jsonl, a TRL "
                             f"trainer_state.json, a TensorBoard event file, "
                             f"or a W&B export (verl, TRL, NeMo RL, OpenRLHF, SkyRL) as .csv, .json, .jsonl or "
                             f".parquet)")
@@ -334,6 +354,14 @@ def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: d
             return verl.read_records(stream.json_lines(p, label), label, "verl file logger (JSON lines)", False,
                                      facts)
         return verl.read_records(_table(p, label, run), label, None, True, facts)
+    if found.framework == easyr1.FRAMEWORK:
+        if found.shape == "console":
+            _no_run(run, label, "a console log")
+            return easyr1.read_console(p, label, facts)
+        if found.shape == "file-logger":
+            _no_run(run, label, "a file-logger JSON lines file")
+            return easyr1.read_file_logger(p, label, facts)
+        return easyr1.read_records(_table(p, label, run), label, None, True, facts)
     if found.framework == nemo_rl.FRAMEWORK:
         if found.shape == "console":
             _no_run(run, label, "a console log")
@@ -372,6 +400,8 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
     rows = (row for f in files for row in tensorboard.records(f, str(f), TENSORBOARD_PREFIXES, notes))
     if framework == verl.FRAMEWORK:
         return verl.read_records(rows, label, kind, False, facts, notes)
+    if framework == easyr1.FRAMEWORK:
+        return easyr1.read_records(rows, label, kind, False, facts, notes)
     if framework == nemo_rl.FRAMEWORK:
         found = {}
         for other in tensorboard.event_files(folder):   # the run's add_hparams file, in a folder below it
@@ -401,6 +431,8 @@ def _read_wandb_file(p: Path, label: str, framework: str, facts: dict | None) ->
     kind = f"{framework} W&B run file (.wandb)"
     if framework == verl.FRAMEWORK:
         hosted = verl.read_records(rows, label, kind, False, facts, notes, config=config)
+    elif framework == easyr1.FRAMEWORK:
+        hosted = easyr1.read_records(rows, label, kind, False, facts, notes, config=config)
     elif framework == nemo_rl.FRAMEWORK:
         hosted = nemo_rl.read_records(rows, label, kind, facts, notes,
                                       config=nemo_rl.config_facts(nemo_rl.flattened(config)) if config else None)

@@ -187,10 +187,12 @@ def _finite(value) -> bool:
         return False
 
 
-def config_facts(config: dict) -> tuple[dict, dict]:
-    """The run settings the reconciliation uses, from verl's config dict, and where each was read."""
+def config_facts(config: dict, paths: dict | None = None) -> tuple[dict, dict]:
+    """The run settings the reconciliation uses, from verl's config dict (or a fork's, with its own `paths`: fact ->
+    dotted path, as CONFIG_FACTS), and where each was read."""
+    paths = CONFIG_FACTS if paths is None else paths
     facts, where = {}, {}
-    for name, path in CONFIG_FACTS.items():
+    for name, path in paths.items():
         node = config
         for part in path.split("."):
             node = node.get(part) if isinstance(node, dict) else None
@@ -205,26 +207,26 @@ def config_facts(config: dict) -> tuple[dict, dict]:
                                     f"a run could have")
     if "n_gpus_per_node" in facts and "nnodes" in facts:
         facts["num_gpus"] = float(facts["n_gpus_per_node"]) * float(facts["nnodes"])
-        where["num_gpus"] = "trainer.n_gpus_per_node × trainer.nnodes"
+        where["num_gpus"] = f"{where['n_gpus_per_node']} × {where['nnodes']}"
     if facts.get("prompts_per_step") and facts.get("group_size"):
         facts["samples_per_step"] = float(facts["prompts_per_step"]) * float(facts["group_size"])
-        where["samples_per_step"] = "data.train_batch_size × actor_rollout_ref.rollout.n"
+        where["samples_per_step"] = f"{where['prompts_per_step']} × {where['group_size']}"
     if facts.get("gen_batch_prompts") and facts.get("filter_groups") is not True:
         # verl's trainer loads data.gen_batch_size prompts a step (ray_trainer's dataloader) and, without DAPO's
         # group filter, trains every sequence it generated; with the filter it trains train_batch_size prompts' groups
         facts["prompts_per_step"] = facts["gen_batch_prompts"]
-        where["prompts_per_step"] = CONFIG_FACTS["gen_batch_prompts"]
+        where["prompts_per_step"] = where["gen_batch_prompts"]
         if facts.get("group_size"):
             facts["samples_per_step"] = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
-            where["samples_per_step"] = "data.gen_batch_size × actor_rollout_ref.rollout.n (the dataloader's batch)"
+            where["samples_per_step"] = f"{where['gen_batch_prompts']} × {where['group_size']} (the dataloader's batch)"
     _async_layout(config, facts, where)
     rank = facts.get("lora_rank", 0) or 0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
-    where["fine_tune"] = ("actor_rollout_ref.model.lora_rank > 0" if rank > 0 else
-                          "actor_rollout_ref.model.lora_rank = 0 or absent (verl's default: full fine-tuning)")
+    where["fine_tune"] = (f"{paths['lora_rank']} > 0" if rank > 0 else
+                          f"{paths['lora_rank']} = 0 or absent (the default: full fine-tuning)")
     facts["critic"] = facts.get("adv_estimator") == "gae"
     if isinstance(facts.get("model_path"), str) and facts["model_path"].strip():
-        where["model"] = CONFIG_FACTS["model_path"]
+        where["model"] = paths["model_path"]
     return facts, where
 
 
@@ -594,15 +596,19 @@ def _parse_step_line(text: str, label: str, number: int, keys: set) -> tuple[dic
 
 
 def read_records(records, label: str, kind: str | None, text_numbers: bool, facts_override: dict | None = None,
-                 notes=(), run_name=None, config: dict | None = None) -> HostedRun:
+                 notes=(), run_name=None, config: dict | None = None, framework: str = FRAMEWORK,
+                 read_config=None, rename=None) -> HostedRun:
     """verl metrics from the file logger's JSON lines (`{"step": N, "data": {...}}`) or a W&B table (`_step`);
     `config` the run's config where the source holds it (W&B's run file). A stream.Table gives its kind, notes and
-    run name once read."""
+    run name once read. A fork that logs verl's metrics (runs.easyr1) passes its `framework`, its config's reader
+    (`read_config`, as config_facts) and `rename`, which turns each of its records into verl's names."""
     table = StepTable(label, text_numbers)
     keys: set[str] = set()
     val_only = 0
     windows = _Windows(label, _per_record(config) if config else None)
     for where, raw in records:
+        if rename is not None:
+            raw = rename(raw)
         if "data" in raw and "step" in raw:
             data = raw["data"]
             if not isinstance(data, dict):
@@ -621,16 +627,17 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
             raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (a 'step' or W&B '_step')")
         windows.apply(rec, data)
         table.add(rec)
-    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
+    kind, run_name, notes = stream.described(records, framework, kind, run_name, notes)
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
-    facts, where = config_facts(config) if config else ({}, {})
-    return _finish(table, label, kind, facts, where, notes, keys, facts_override, run_name, windows)
+    facts, where = (read_config or config_facts)(config) if config else ({}, {})
+    return _finish(table, label, kind, facts, where, notes, keys, facts_override, run_name, windows, framework)
 
 
 def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, notes: list, keys: set,
-            facts_override: dict | None, run_name: str | None = None, windows: _Windows | None = None) -> HostedRun:
+            facts_override: dict | None, run_name: str | None = None, windows: _Windows | None = None,
+            framework: str = FRAMEWORK) -> HostedRun:
     facts, where, notes = dict(facts), dict(where), list(notes)
     recipe = facts.get("async_recipe")
     if recipe is None and (windows is not None and (windows.windows or windows.unknown)
@@ -678,9 +685,10 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
         notes.append("timing_s/step leaves validation out (2026 verl runs _validate() after the step timer): "
                      "GPU-hours from step times exclude it; the wall-clock adds it")
     elif inside is True:
-        notes.append("timing_s/step includes validation on the steps that run it (verl ≤ mid-2025 times "
-                     "_validate() inside the step)")
-    return HostedRun(steps, label, FRAMEWORK, kind, model, facts, where, inside, tuple(notes), run_name,
+        notes.append("timing_s/step includes validation on the steps that run it (" +
+                     ("verl ≤ mid-2025 times _validate() inside the step)" if framework == FRAMEWORK else
+                      f"{framework} times its validation inside the step)"))
+    return HostedRun(steps, label, framework, kind, model, facts, where, inside, tuple(notes), run_name,
                      frozenset(keys))
 
 
