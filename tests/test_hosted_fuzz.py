@@ -1,4 +1,4 @@
-"""Fuzzing the self-hosted readers (verl, TRL, OpenRLHF; W&B run files) and the usage-export reader: whatever bytes they are given, the only
+"""Fuzzing the self-hosted readers (verl and its asynchronous recipes, EasyR1, TRL, OpenRLHF; W&B run files) and the usage-export reader: whatever bytes they are given, the only
 outcomes are a result whose JSON is strict (no NaN or Infinity) or one TinkerNomicsError line. Inputs are the valid
 logs of tests/hosted_shapes.py (and tests/test_openrlhf.py's run) damaged the ways real files get damaged (tests/fuzz_damage.py), plus verl step lines
 built from random items.
@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hosted_shapes as hs
+import test_easyr1 as easy
 import test_openrlhf as orl
 import test_skyrl as sky
+import test_verl_async as verl_async
 import test_trl_profiling as trl_profiling
 from fuzz_damage import ODD_VALUES, damage
 from tinker_nomics import TinkerNomicsError
@@ -54,6 +56,12 @@ SOURCES = {  # name -> (file name, valid bytes)
     "skyrl.log": ("train.log", _bytes_of(lambda p: sky.write_console(p, "(skyrl_entrypoint pid=7) "), "train.log")),
     "verl.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "verl" / "run.wandb").read_bytes()),
     "openrlhf.wandb": ("run.wandb", (Path(__file__).parent / "wandb_runs" / "openrlhf" / "run.wandb").read_bytes()),
+    "easyr1.log": ("train.log", _bytes_of(easy.write_console, "train.log")),
+    "easyr1-experiment_log.jsonl": ("experiment_log.jsonl", "\n".join(
+        json.dumps({"step": i + 1, **easy.nested(easy.metrics(i))}) for i in range(4)).encode() + b"\n"),
+    "verl-one-step-off.log": ("c.log", _bytes_of(lambda p: verl_async.one_step_console(p.parent), "one_step.log")),
+    "verl-fully-async.jsonl": ("fully.jsonl", "".join(json.dumps(r) + "\n"
+                                                      for r in verl_async.fully_async_records()).encode()),
     "usage.csv": ("usage.csv", _bytes_of(hs.write_usage_csv, "usage.csv")),
     "usage.json": ("usage.json", _bytes_of(hs.write_usage_json, "usage.json")),
 }
