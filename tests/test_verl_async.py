@@ -285,3 +285,30 @@ def test_an_async_recipe_that_takes_the_engine_s_log_probs_runs_no_old_policy_pa
     assert "old policy's log-probs from the rollout engine" in notes
     assert "recomputed the old policy's log-probs inside generate_sequences" not in notes
     assert "its generation time holds it" not in notes   # the wait holds no refit either
+
+
+@pytest.mark.parametrize("where, value", [("nnodes", -1), ("n_gpus_per_node", "four"), ("n_gpus_per_node", 2.5),
+                                          ("sync", 0), ("sync", "x")])
+def test_an_async_config_no_run_could_have_is_one_line_naming_it(tmp_path, where, value):
+    config = one_step_config()
+    if where == "sync":
+        config["async_training"] = {"trigger_parameter_sync_step": value}
+    else:
+        config["rollout"][where] = value
+    path = tmp_path / "bad.log"
+    hs.write_verl_console(path, "2026", config=config, extra=one_step_extra)
+    code, _, err = run("validate", str(path), "--gpu", "H100 SXM")
+    name = "trigger_parameter_sync_step" if where == "sync" else f"rollout.{where}"
+    assert code == 2 and name in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_rollout_pool_of_no_gpus_is_no_pool(tmp_path):
+    """verl writes an unused resource pool as 0 nodes of 0 GPUs (its reward_model pool): a run with such a rollout
+    block is colocated, its GPUs the trainer's."""
+    config = one_step_config()
+    config["rollout"] = {"nnodes": 0, "n_gpus_per_node": 0}
+    path = tmp_path / "colocated.log"
+    hs.write_verl_console(path, "2026", config=config)
+    hosted = detect.read_hosted(path)
+    assert hosted.config["num_gpus"] == TRAINER_GPUS and "rollout_gpus" not in hosted.config
+    assert "off_policy" not in hosted.config

@@ -235,8 +235,15 @@ def _async_layout(config: dict, facts: dict, where: dict) -> None:
     (trainer.* counts the trainer's pool only), one step ahead, and for fully-async the trainer steps a record
     covers and the batch of each."""
     pool = config.get("rollout")
-    counts = [pool.get(k) if isinstance(pool, dict) else None for k in ("nnodes", "n_gpus_per_node")]
-    if not all(isinstance(c, (int, float)) and not isinstance(c, bool) and _finite(c) and c > 0 for c in counts):
+    if not isinstance(pool, dict) or not ({"nnodes", "n_gpus_per_node"} & set(pool)):
+        return
+    counts = [pool.get(k) for k in ("nnodes", "n_gpus_per_node")]
+    for key, count in zip(("nnodes", "n_gpus_per_node"), counts):
+        if not (isinstance(count, (int, float)) and not isinstance(count, bool) and _finite(count) and count >= 0
+                and float(count) == int(count)):
+            raise TinkerNomicsError(f"the config's rollout.{key} is {str(count)[:40]!s}, not a whole number of "
+                                    f"{'nodes' if key == 'nnodes' else 'GPUs'} a rollout pool could have")
+    if not all(counts):   # a pool of no GPUs (as verl writes an unused one: 0 and 0): the rollout is colocated
         return
     fully = isinstance(config.get("async_training"), dict)
     recipe = "fully-async" if fully else "one-step-off"
@@ -251,8 +258,11 @@ def _async_layout(config: dict, facts: dict, where: dict) -> None:
     if not fully:
         return
     sync = config["async_training"].get("trigger_parameter_sync_step")
-    if isinstance(sync, (int, float)) and not isinstance(sync, bool) and _finite(sync) and sync >= 1 \
-            and float(sync) == int(sync):
+    if sync is not None:
+        if not (isinstance(sync, (int, float)) and not isinstance(sync, bool) and _finite(sync) and sync >= 1
+                and float(sync) == int(sync)):
+            raise TinkerNomicsError(f"the config's async_training.trigger_parameter_sync_step is {str(sync)[:40]!s}, "
+                                    f"not a whole number of trainer steps")
         facts["steps_per_record"] = float(sync)
         where["steps_per_record"] = "async_training.trigger_parameter_sync_step"
     # a trainer step takes ppo_mini_batch_size × require_batches prompts' groups off the queue (data.train_batch_size
