@@ -213,7 +213,6 @@ def test_predict_rl_step_takes_the_split():
 
 @pytest.mark.parametrize("args, words", [
     (("--off-policy", "1", "--rollout-gpus", "16"), "--rollout-gpus (16) must leave GPUs to train on"),
-    (("--rollout-gpus", "4"), "--rollout-gpus splits an asynchronous step's GPUs: it needs --off-policy"),
     (("--off-policy", "1", "--rollout-gpus", "2.5"), "--rollout-gpus must be a whole number"),
     (("--off-policy", "1", "--rollout-gpus", "4", "--method", "seed"), "rollout_gpus"),
 ])
@@ -312,3 +311,26 @@ def test_a_rollout_pool_of_no_gpus_is_no_pool(tmp_path):
     hosted = detect.read_hosted(path)
     assert hosted.config["num_gpus"] == TRAINER_GPUS and "rollout_gpus" not in hosted.config
     assert "off_policy" not in hosted.config
+
+
+def test_a_synchronous_run_whose_engine_has_gpus_of_its_own_takes_turns():
+    """NeMo RL with colocated inference off and async GRPO off: generation on its GPUs, then training on the rest,
+    one after the other (the step is the sum of the phases), each side slower than the same phase on all 16."""
+    p = parameters()
+    own = model_predict.predict_rl_step(QWEN, H100, 16, 1024, 200, 2000, rollout_gpus=4)
+    together = model_predict.predict_rl_step(QWEN, H100, 16, 1024, 200, 2000)
+    d = own.to_dict()
+    assert (d["layout"], d["rollout_gpus"]) == ("split", 4.0) and together.to_dict()["layout"] == "colocated"
+    assert float(own.step_seconds) == pytest.approx(float(own.generation_seconds + own.logprob_seconds
+                                                          + own.training_seconds + own.refit_seconds
+                                                          + own.other_seconds))
+    assert float(own.generation_seconds) > float(together.generation_seconds)
+    assert float(own.training_seconds) > float(together.training_seconds)
+    code, out, err = run("predict", "rl-step", "--model", "Qwen/Qwen3-8B", "--gpu", "H100 SXM", "--num-gpus", "16",
+                         "--samples", "1024", "--prompt-len", "200", "--response-len", "2000", "--rollout-gpus", "4")
+    assert code == 0, err
+    assert "then training on the rest" in out and "4 GPUs generate, 12 train" in out
+    facts, _ = nemo_rl.config_facts({"cluster.gpus_per_node": 8, "cluster.num_nodes": 1,
+                                     "policy.generation.colocated.enabled": False,
+                                     "policy.generation.colocated.resources.gpus_per_node": 2})
+    assert facts["rollout_gpus"] == 2.0 and "off_policy" not in facts

@@ -303,9 +303,10 @@ class RLStepPrediction:
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
         times["rollout_waves"] = _plain(self.rollout_waves)
+        own = np.asarray(self.rollout_gpus, dtype=float) > 0   # an engine on GPUs of its own (nan: none)
         times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
-                                          "colocated"))
-        split = np.where(self.separate, self.rollout_gpus, np.nan)
+                                          np.where(own, "split", "colocated")))
+        split = np.where(own, self.rollout_gpus, np.nan)
         times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _plain(split)
         if np.all(self.feasible):
             out.update(times)
@@ -375,9 +376,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     `param_offload` and `optimizer_offload` keep the trainer's weights and Adam's moments in host memory between
     phases (verl's actor fsdp_config), each GPU's shard copied over its host link around every call;
     `gradient_checkpointing` False trains without it (verl's enable_gradient_checkpointing off: no recomputed forward
-    pass in the update); `rollout_gpus` (off-policy steps, k >= 1) is the GPUs the rollout engine has to itself, the
-    trainer the rest (verl's one-step-off and fully-async rollout pools, NeMo RL's generation resources; default: the
-    model's split, or colocated where that is faster); they are
+    pass in the update); `rollout_gpus` is the GPUs the rollout engine has to itself, the trainer the rest (verl's
+    one-step-off and fully-async rollout pools, NeMo RL's generation resources): off-policy the two overlap, on-policy
+    they take turns (default: colocated, or off-policy the model's split where that is faster); they are
     settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
@@ -426,9 +427,6 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if split is not None and np.any(split >= n):
         raise TinkerNomicsError(f"rollout_gpus ({_text(split)}) must leave GPUs to train on: fewer than num_gpus "
                                 f"({_text(n)})")
-    if split is not None and np.any(k <= 0):
-        raise TinkerNomicsError("rollout_gpus splits an asynchronous step's GPUs: it needs off_policy of at least 1 "
-                                "(a synchronous step takes turns on all of them)")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)

@@ -210,7 +210,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     (`_train_compute_scale`). `rollout_gpus` is an off-policy run's own split (verl's one-step-off and fully-async
     recipes, NeMo RL's async GRPO, OpenRLHF's async trainer): the engine generates on that many of the GPUs and the
     trainer trains on the rest, in place of the `off_policy_rollout_share` the model assumes and of weighing the
-    colocated layout beside it. `old_logprob_pass` False: the step takes the old policy's log-probs from the
+    colocated layout beside it; on-policy, generation on those GPUs and then training on the rest (NeMo RL with
+    colocated inference off, synchronous). `old_logprob_pass` False: the step takes the old policy's log-probs from the
     rollout engine instead of recomputing them (verl's rollout_correction.bypass_mode, its fully-async recipe's
     use_rollout_log_probs), so its log-prob passes are the reference's and the critic's alone.
     `shared` holds what
@@ -388,8 +389,9 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     trainer GPUs, steps the engine may work ahead). Colocated, the engine shares every GPU with the trainer in its
     share of memory; off-policy (k >= 1), the engine runs alone on `off_policy_rollout_share` of the GPUs (a serving
     engine's share of their memory) and the trainer on the rest, where each side holds its part. `compact`: the GPU
-    counts as one number where they are the same for every scenario. `split`: the run's own rollout GPUs (off-policy
-    only), kept whatever the memory rule says (the run held it), the engine's size at most its side.
+    counts as one number where they are the same for every scenario. `split`: the run's own rollout GPUs, kept
+    whatever the memory rule says (the run held it), the engine's size at most its side; on-policy, the two sides take
+    turns (generation on its GPUs, then training on the rest).
     `once(name, compute)` keeps what no layout changes for the next layout (_features); `kv_per_sequence` is a sequence's cache at `context`."""
     shared = np.asarray(number("rollout_memory_fraction") if rollout_memory_fraction is None
                         else rollout_memory_fraction, dtype=float)
@@ -425,18 +427,23 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     separate = np.asarray(False)
     ahead = np.asarray(1.0)
     off = np.asarray(off_policy, dtype=float) > 0
-    if np.any(off):   # split where both sides hold their part; colocated (taking turns) elsewhere
+    if split is not None:   # the run's split: the engine on its GPUs, the trainer on the rest, overlapping when
+        # off-policy and taking turns when not (a synchronous run whose engine has GPUs of its own)
+        rollout_side = np.minimum(np.asarray(split, dtype=float), gpus_used - 1.0)
+        own = rollout_side >= 1.0
+        largest = np.power(2.0, np.floor(np.log2(np.maximum(rollout_side, 1.0))))
+        split_tp = np.minimum(need_alone if given is None else given, largest)
+        tp = np.where(own, split_tp, tp)
+        fraction = np.where(own, alone, fraction)
+        rollout_gpus = np.where(own, rollout_side, gpus_used)
+        trainer_gpus = np.where(own, gpus_used - rollout_side, gpus_used)
+        separate = off & own
+        ahead = np.where(separate, np.maximum(np.asarray(off_policy, dtype=float), 1.0), 1.0)
+    elif np.any(off):   # split where both sides hold their part; colocated (taking turns) elsewhere
         split_tp = need_alone if given is None else np.maximum(given, need_alone)
-        if split is None:
-            rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
-            trainer_side = gpus_used - rollout_side
-            separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
-        else:   # the run's split: the trainer keeps the GPUs it was given beyond the engine's
-            rollout_side = np.minimum(np.asarray(split, dtype=float), gpus_used - 1.0)
-            trainer_side = gpus_used - rollout_side
-            separate = off & (rollout_side >= 1.0)
-            largest = np.power(2.0, np.floor(np.log2(np.maximum(rollout_side, 1.0))))
-            split_tp = np.minimum(split_tp if given is None else np.asarray(given, dtype=float), largest)
+        rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
+        trainer_side = gpus_used - rollout_side
+        separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
         tp = np.where(separate, split_tp, tp)
         fraction = np.where(separate, alone, fraction)
         rollout_gpus = np.where(separate, rollout_side, gpus_used)

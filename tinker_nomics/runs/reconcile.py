@@ -194,12 +194,16 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                          "did not hide): the predicted generation compared is the same part, generation less the "
                          "trainer's passes beside it, at least 0")
     else:
-        notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged run "
-                     "ran")
-        if _positive((run.config or {}).get("rollout_gpus")):
-            notes.append(f"the rollout engine had {float(run.config['rollout_gpus']):g} GPUs of its own, but the run "
-                         f"is not asynchronous by its log: the model predicts generation and training one after the "
-                         f"other on all {num_gpus:g} (pass --off-policy K if it ran ahead of training)")
+        split = facts.get("rollout_gpus")
+        if split:
+            where_split = {"given": "--rollout-gpus"}.get(run.config_sources.get("rollout_gpus"),
+                                                          run.config_sources.get("rollout_gpus", "its config"))
+            notes.append(f"the model predicts a synchronous step, as the logged run ran: generation on the "
+                         f"{split:g} GPUs the rollout engine had to itself ({where_split}), then training on the "
+                         f"other {num_gpus - split:g} (pass --off-policy K if it ran ahead of training)")
+        else:
+            notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged "
+                         "run ran")
     if headline == "calibrated" and tp_defaulted:
         notes.append(f"the log does not give the rollout engine's tensor parallelism: verl's default "
                      f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
@@ -336,8 +340,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["old_logprob_pass"] = False
     if _positive(c.get("off_policy")):   # an asynchronous run: generation on its own GPUs, k steps ahead
         facts["off_policy"] = float(c["off_policy"])
-        if _positive(c.get("rollout_gpus")):
-            facts["rollout_gpus"] = float(c["rollout_gpus"])
+    if _positive(c.get("rollout_gpus")):   # the engine on GPUs of its own (beside the trainer when asynchronous)
+        facts["rollout_gpus"] = float(c["rollout_gpus"])
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
     padded = padded_length(c)

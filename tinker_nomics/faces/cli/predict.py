@@ -76,8 +76,9 @@ def add_parser(sub) -> None:
     rl.add_argument("--off-policy", type=number("--off-policy"), default=0.0,
                     help="k, async staleness bound; 0 = synchronous (default)")
     rl.add_argument("--rollout-gpus", type=number("--rollout-gpus"),
-                    help="with --off-policy of at least 1: the GPUs the rollout engine has to itself, the trainer "
-                         "the rest (default: the model's split, or colocated where that is faster)")
+                    help="the GPUs the rollout engine has to itself, the trainer the rest: beside each other with "
+                         "--off-policy of at least 1, taking turns without (default: colocated; off-policy, the "
+                         "model's split where that is faster)")
     rl.add_argument("--fine-tune", default="full", help="full (default) or lora")
     rl.add_argument("--max-response-len", type=number("--max-response-len"),
                     help="the longest response of a step (default: the mean × the ratio fitted on logged runs)")
@@ -266,7 +267,7 @@ def rl_step_lines(data: dict) -> list[str]:
         f"Refit         {fmt.seconds(times['refit_seconds'])}",
         f"Other         {fmt.seconds(times['other_seconds'])}",
         f"Step          {fmt.seconds(times['step_seconds'])} ({LAYOUTS[times['layout']]})"]
-    if times["layout"] == "separate" and times.get("rollout_gpus") is not None:
+    if times["layout"] in ("separate", "split") and times.get("rollout_gpus") is not None:
         trainer = times.get("num_gpus", data["num_gpus"]) - times["rollout_gpus"]
         lines.append(f"Layout        {fmt.number(times['rollout_gpus'])} GPUs generate, {fmt.number(trainer)} train")
     return lines
@@ -274,4 +275,5 @@ def rl_step_lines(data: dict) -> list[str]:
 
 LAYOUTS = {"colocated": "generation and training take turns on the same GPUs",
            "separate": "generation on its own GPUs beside the trainer, the longer of the two",
+           "split": "generation on its own GPUs, then training on the rest, one after the other",
            "overlapped": "the method overlaps generation and training on the same GPUs, the longer of the two"}
