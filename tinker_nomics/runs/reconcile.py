@@ -175,35 +175,28 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
     inputs = {"gpu": gpu.gpu, "num_gpus": float(num_gpus), "fine_tune": fine_tune, "rollout_efficiency": eff,
               "mfu": util, "prefill_mfu": pre, "model": arch.hf_id, "methods": list(methods), "method": headline,
               "off_policy": k}
+    split = facts.get("rollout_gpus")
+    where_split = _said(run, "rollout_gpus", "--rollout-gpus")
     if k:
-        split = facts.get("rollout_gpus")
-        where_split = {"given": "--rollout-gpus"}.get(run.config_sources.get("rollout_gpus"),
-                                                      run.config_sources.get("rollout_gpus", "its config"))
         layout = (f"{split:g} of the {num_gpus:g} GPUs generate and the other {num_gpus - split:g} train, as "
                   + ("--rollout-gpus gives them" if where_split == "--rollout-gpus" else
                      f"the log's config splits them ({where_split})") if split else
                   f"the model splits the {num_gpus:g} GPUs between generation and training (the log's config does "
                   f"not say how)")
-        said = {"given": "--off-policy"}.get(run.config_sources.get("off_policy"),
-                                             run.config_sources.get("off_policy", "its config"))
         notes.append(f"an asynchronous run, its rollouts up to {k:g} step{'s' if k != 1 else ''} behind the policy "
-                     f"({said}): the model predicts each step as the longer of generation and "
-                     f"the trainer's passes, then the hand-off; {layout}")
+                     f"({_said(run, 'off_policy', '--off-policy')}): the model predicts each step as the longer of "
+                     f"generation and the trainer's passes, then the hand-off; {layout}")
         if exposed:
             notes.append("the log's generation time is the wait for the next batch (the part of generation training "
                          "did not hide): the predicted generation compared is the same part, generation less the "
                          "trainer's passes beside it, at least 0")
+    elif split:
+        notes.append(f"the model predicts a synchronous step, as the logged run ran: generation on the {split:g} GPUs "
+                     f"the rollout engine had to itself ({where_split}), then training on the other "
+                     f"{num_gpus - split:g} (pass --off-policy K if it ran ahead of training)")
     else:
-        split = facts.get("rollout_gpus")
-        if split:
-            where_split = {"given": "--rollout-gpus"}.get(run.config_sources.get("rollout_gpus"),
-                                                          run.config_sources.get("rollout_gpus", "its config"))
-            notes.append(f"the model predicts a synchronous step, as the logged run ran: generation on the "
-                         f"{split:g} GPUs the rollout engine had to itself ({where_split}), then training on the "
-                         f"other {num_gpus - split:g} (pass --off-policy K if it ran ahead of training)")
-        else:
-            notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged "
-                         "run ran")
+        notes.append("the model predicts a synchronous step: rollout, then training (no overlap), as the logged run "
+                     "ran")
     if headline == "calibrated" and tp_defaulted:
         notes.append(f"the log does not give the rollout engine's tensor parallelism: verl's default "
                      f"({facts['rollout_tensor_parallel']:g}, actor_rollout_ref.rollout.tensor_model_parallel_size) "
@@ -352,6 +345,12 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     # the logged generation holds the hand-off unless the log times it apart, or the framework runs it outside the
     # generation timer (SkyRL: the weights manager's entry, inside the step)
     return facts, not phases & set(REFIT_PHASES) and run.framework != "SkyRL" and not c.get("async_recipe")
+
+
+def _said(run: HostedRun, fact: str, flag: str) -> str:
+    """Where a fact of the run came from: the option's flag where the command line gave it, else the log's place."""
+    where = run.config_sources.get(fact, "its config")
+    return flag if where == "given" else where
 
 
 def generation_holds_old_logprob(run: HostedRun) -> bool:
