@@ -334,3 +334,18 @@ def test_a_synchronous_run_whose_engine_has_gpus_of_its_own_takes_turns():
                                      "policy.generation.colocated.enabled": False,
                                      "policy.generation.colocated.resources.gpus_per_node": 2})
     assert facts["rollout_gpus"] == 2.0 and "off_policy" not in facts
+
+
+def test_a_count_too_long_for_a_float_is_no_count():
+    """A config pasted with an integer of hundreds of digits (JSON holds any length; a float holds none so long):
+    the count is not read, never an OverflowError."""
+    huge = 10 ** 400
+    base = {"cluster.gpus_per_node": 8, "cluster.num_nodes": 1, "grpo.async_grpo.enabled": True,
+            "policy.generation.colocated.enabled": False, "policy.generation.colocated.resources.gpus_per_node": 2}
+    for key in base:
+        if key.endswith("enabled"):
+            continue
+        facts, _ = nemo_rl.config_facts({**base, key: huge})
+        assert all(v != huge for v in facts.values())
+    from tinker_nomics.runs.reconcile import _positive
+    assert not _positive(huge) and _positive(8)

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, keyed_record, settle
+from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, finite_number, keyed_record, settle
 from .verl import ConfigDumps, strip_line, validation_inside
 
 FRAMEWORK = "NeMo RL"
@@ -116,9 +116,8 @@ def config_facts(hparams: dict) -> tuple[dict, dict]:
     if isinstance(model, str) and model.strip():
         facts["model_path"], where["model"] = model.strip(), "the run's hyperparameters: policy.model_name"
     def positive(key):
-        value = hparams.get(key)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) \
-            and math.isfinite(value) and value > 0 else None
+        value = finite_number(hparams.get(key))   # a pasted integer of hundreds of digits fits no float: None
+        return value if value is not None and value > 0 else None
     per_node, nodes = positive("cluster.gpus_per_node"), positive("cluster.num_nodes")
     if per_node and nodes:
         facts["num_gpus"] = per_node * nodes

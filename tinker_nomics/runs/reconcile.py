@@ -38,7 +38,7 @@ from ..sources.defaults import framework_rollout_fraction, number
 from ..sources import quantization
 from ..sources.hardware import GPU, gpu_specs, host_copy_shares
 from . import nemo_rl, openrlhf, skyrl, trl, verl
-from .hosted import HostedRun
+from .hosted import HostedRun, finite_number
 from .measured import Measured
 
 SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a time, positive means the model predicts "
@@ -392,7 +392,8 @@ def padded_length(config: dict) -> float | None:
 
 
 def _positive(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    number = finite_number(value)   # None for text, a bool, or an integer too long for a float
+    return number is not None and number > 0
 
 
 def _phase_sum(rows: pd.DataFrame, names) -> np.ndarray:

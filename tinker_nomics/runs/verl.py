@@ -460,7 +460,7 @@ class _Windows:
             raw = values[LOCAL_STEP]
             try:
                 local = float(parse_number_text(raw) if isinstance(raw, str) else raw)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 local = math.nan
             if not (math.isfinite(local) and local == int(local) and local > self.last):
                 raise TinkerNomicsError(f"{self.label}: {rec.where[0]} {rec.where[1]}: {LOCAL_STEP} is "
@@ -488,7 +488,7 @@ def _divided(item: tuple[str, object], steps: float) -> tuple[str, object]:
     key, raw = item
     try:
         return key, float(parse_number_text(raw) if isinstance(raw, str) else raw) / steps
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return item
 
 
