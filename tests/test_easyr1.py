@@ -109,6 +109,7 @@ def test_an_easyr1_console_log_reads_its_yaml_steps_and_json_config(tmp_path):
     assert hosted.model == hs.VERL_MODEL and c["num_gpus"] == 8 and c["samples_per_step"] == hs.SAMPLES
     assert (c["rollout_tp"], c["rollout_memory_fraction"], c["param_offload"]) == (2, 0.6, True)
     assert "worker.rollout.n" in hosted.config_sources["samples_per_step"]
+    assert any("1 validation-only record" in n for n in hosted.notes)   # step 0's validation before training
     code, out, err = cli("validate", str(path), "--gpu", "H100 SXM", "--format", "json")
     assert code == 0, err
     data = json.loads(out)

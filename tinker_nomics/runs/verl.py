@@ -630,7 +630,7 @@ def read_records(records, label: str, kind: str | None, text_numbers: bool, fact
         keys.update(data)
         rec = _record(where, step, data)
         if rec is None:
-            if any(k.startswith("val-") for k in data):
+            if any(k.startswith(("val-", "val/")) for k in data):   # verl's val-core/, EasyR1's val/
                 val_only += 1
             continue
         if step is None:
