@@ -349,3 +349,22 @@ def test_a_count_too_long_for_a_float_is_no_count():
         assert all(v != huge for v in facts.values())
     from tinker_nomics.runs.reconcile import _positive
     assert not _positive(huge) and _positive(8)
+
+
+def test_the_log_s_own_step_count_wins_over_the_config_s_and_the_double_prefix_is_read():
+    """verl's later fully-async trainer (verl/experimental/fully_async_policy, by the code read) closes its first
+    window a step short (local steps 1-3, then 4 a window) and times its weight sync under 'timing_s/param_sync',
+    which compute_timing_metrics prefixes again."""
+    records = fully_async_records()
+    for version, record in enumerate(records):
+        record["data"]["training/global_step"] = SYNC_STEPS * (version + 1) - 1
+        record["data"]["timing_s/timing_s/param_sync"] = 4.38
+    from tinker_nomics.runs import verl
+    config = one_step_config()
+    config["async_training"] = {"trigger_parameter_sync_step": SYNC_STEPS}
+    hosted = verl.read_records([(("line", i + 1), r) for i, r in enumerate(records)], "exp", "file logger", False,
+                               config=config)
+    assert list(hosted.steps["steps_covered"]) == [SYNC_STEPS - 1, SYNC_STEPS, SYNC_STEPS]
+    assert list(hosted.steps["step"]) == [3, 7, 11]
+    assert hosted.steps["phase/param_sync"].tolist() == pytest.approx([4.38 / 3, 4.38 / 4, 4.38 / 4])
+    assert any("the rise of training/global_step" in n for n in hosted.notes)

@@ -79,7 +79,8 @@ WHOLE_GENERATION = "timing_s/generate_async"
 WAIT_GENERATION = "timing_s/wait_prev_gen"
 WAITED_GENERATION = "timing_s/generate_sequences"   # the first one-step-off's whole generation, beside its wait
 ONE_STEP_OFF_KEYS = ("timing_s/sync_rollout_weights", WHOLE_GENERATION, WAIT_GENERATION)
-FULLY_ASYNC_KEYS = ("trainer/idle_ratio", "fully_async/count/current_param_version", "timing_s/param_sync")
+FULLY_ASYNC_KEYS = ("trainer/idle_ratio", "fully_async/count/current_param_version", "timing_s/param_sync",
+                    "timing_s/timing_s/param_sync")
 LOCAL_STEP = "training/global_step"   # fully-async: the last trainer step the record covers
 WANTED = set(COLUMN_KEYS.values()) | {STEP_TIME_FALLBACK, MFU_FALLBACK} | {f"timing_s/{p}" for p in PHASES} \
     | {LEGACY_TIMING + p for p in (*PHASES, *LEGACY_STEP_PARTS, "save_checkpoint")} \
@@ -414,7 +415,9 @@ def _record(where, step, values: dict, get_step_time=True) -> StepRecord | None:
     if "logged_mfu" not in rec.values and values.get(MFU_FALLBACK) is not None:
         rec.values["logged_mfu"] = (MFU_FALLBACK, values[MFU_FALLBACK])
     for phase in PHASES:
-        for key in (f"timing_s/{phase}", LEGACY_TIMING + phase):
+        # verl's experimental fully-async trainer times its weight sync under a name that already holds the prefix,
+        # which compute_timing_metrics prefixes again: timing_s/timing_s/param_sync
+        for key in (f"timing_s/{phase}", LEGACY_TIMING + phase, f"timing_s/timing_s/{phase}"):
             if values.get(key) is not None:
                 rec.phases[phase] = (key, values[key])
                 break
@@ -441,22 +444,22 @@ def _whole_generation(values) -> str | None:
 class _Windows:
     """Fully-async records (module comment at ONE_STEP_OFF_KEYS): each sums the timers of the trainer steps since
     the last weight sync, so each of its times is divided into one trainer step's mean and the row stands for that
-    many steps (`steps_covered`, as a TRL window does). The steps a record covers: async_training.
-    trigger_parameter_sync_step where the config gives it, else the rise of training/global_step since the last
-    record."""
+    many steps (`steps_covered`, as a TRL window does). The steps a record covers: the rise of training/global_step
+    since the last record where the log has it (verl's later fully-async code closes its first window a step short),
+    else async_training.trigger_parameter_sync_step from the config."""
 
     TIMES = ("step_seconds", "generation_seconds", "training_seconds", "validation_seconds", "checkpoint_seconds")
 
     def __init__(self, label: str, per_record: float | None = None):
         self.label, self.per_record = label, per_record
         self.last = 0.0
-        self.windows = self.unknown = 0
+        self.windows = self.unknown = self.counted = 0   # records read; of no known count; counted by the log
 
     def apply(self, rec: StepRecord, values: dict) -> None:
         if self.per_record is None and not any(values.get(k) is not None for k in FULLY_ASYNC_KEYS):
             return
-        steps = self.per_record
-        if steps is None and values.get(LOCAL_STEP) is not None:
+        steps = None
+        if values.get(LOCAL_STEP) is not None:   # the log's own count first: a version's first window may be short
             raw = values[LOCAL_STEP]
             try:
                 local = float(parse_number_text(raw) if isinstance(raw, str) else raw)
@@ -468,8 +471,11 @@ class _Windows:
                                         f"{self.last:g}")
             steps, self.last = local - self.last, local
             rec.step = int(local)   # numbered by trainer steps (the W&B step is the weight version)
-        elif steps is not None and isinstance(rec.step, (int, float)) and not isinstance(rec.step, bool):
-            rec.step = int(rec.step * steps)
+            self.counted += 1
+        elif self.per_record is not None:
+            steps = self.per_record
+            if isinstance(rec.step, (int, float)) and not isinstance(rec.step, bool):
+                rec.step = int(rec.step * steps)
         if steps is None:
             self.unknown += 1
             return
@@ -667,8 +673,8 @@ def _finish(table: StepTable, label: str, kind: str, facts: dict, where: dict, n
             facts["generation_exposed"] = True
     if windows is not None and windows.windows:
         notes.append(f"verl's fully-async records each sum the timers of the trainer steps since the last weight sync "
-                     f"({where.get('steps_per_record', 'the rise of ' + LOCAL_STEP)}): each is read as that many "
-                     f"steps, its times divided among them")
+                     f"({'the rise of ' + LOCAL_STEP if windows.counted else where.get('steps_per_record')}): each is "
+                     f"read as that many steps, its times divided among them")
     if windows is not None and windows.unknown:
         notes.append(f"{windows.unknown} fully-async record(s) sum an unknown number of trainer steps (the log has "
                      f"neither async_training.trigger_parameter_sync_step nor {LOCAL_STEP}): each is read as one "
