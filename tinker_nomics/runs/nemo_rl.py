@@ -37,11 +37,9 @@ Metrics block, whose `E2E (Tokens/sec)` × the step time is the step's token tot
 """
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
-from ..errors import TinkerNomicsError
 from . import stream
 from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, finite_number, keyed_record, settle
 from .verl import ConfigDumps, strip_line, validation_inside
