@@ -5,8 +5,8 @@
 
 Inputs (one row per published number): decode_throughput.csv, rl_mfu.csv, published_runs.csv (copies of
 ../shared/reference, decode_throughput.csv extended by the measurements pass of 2026-12-02), decode_more.csv,
-rl_more.csv (further sources gathered 2026-12-01, notes/data; their README's reading of each source is repeated in
-the rows' notes) and rl_phases.csv (RL steps phase by phase, 2026-12-02; measurements-2026-12-02.md)
+rl_more.csv (further sources gathered 2026-12-01; the reading of each source is in the raw rows' `notes`,
+and repeated in the cases' notes) and rl_phases.csv (RL steps phase by phase, 2026-12-02; measurements-2026-12-02.md)
 Outputs (read by tinker_nomics.analysis.accuracy and .calibration; committed):
     decode_cases.csv, rl_step_cases.csv, rl_phase_cases.csv, run_cases.csv
 
@@ -671,7 +671,7 @@ EAGER_REASON = ("run without CUDA graphs (the page's 'Setting 1': enforce_eager=
                 "kernel launches from Python; the decode fit is on engines that replay CUDA graphs, and the model's "
                 "launch time per layer for an eager engine is fitted on the RL runs that log enforce_eager")
 
-# decode_more.csv: one rule per source (notes/data/README.md explains each reading).
+# decode_more.csv: one rule per source (each raw row's `notes` give its reading).
 MORE_EXCLUDED = {
     "LMSYS SGLang on H20": "speculative decoding (MTP) on: accept lengths of 1.8-3.3 tokens per step, while the "
                            "roofline emits one token per sequence per step",
@@ -769,7 +769,7 @@ def _decode_more_cases() -> list[dict]:
             notes.append("DERIVED by the raw row: batch × output length / end-to-end latency")
         if source == "AMD ROCm vLLM" and conc.startswith("max"):
             notes.append("'Throughput (tokens/s)' read as output tokens/s (the same README's latency table makes a "
-                         "total-token reading inconsistent; notes/data/README.md)")
+                         "total-token reading inconsistent; the raw row's notes)")
         if source == "TensorRT-LLM perf-overview":
             notes.append("newer perf-overview (@03e27c7d): 'output tokens per second per GPU' × GPUs (DERIVED); the "
                          "same publisher as decode_throughput.csv's rows, so held out with them")
@@ -876,8 +876,8 @@ def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
                                "(svcnemo-autobot/RL @ad3472a, whose header says v0.7 and whose recipe links name the "
                                "v0.7.0 release); the published v0.7.0 page was not available to check it against")
             if "v0.4" in source:
-                notes.append("NeMo RL v0.4 measures the Llama-3.1-8B configuration of v0.5 (notes/data: a "
-                             "version-drift check); kept as its own source")
+                notes.append("NeMo RL v0.4 measures the Llama-3.1-8B configuration of v0.5 (gathered "
+                             "2026-12-01 as a version-drift check); kept as its own source")
         elif source == "verl benchmark report (H100)":
             model, gpu = MODELS[row["model"]], GPUS[row["gpu"]]
             case["model"], case["gpu"] = model[0], gpu[0]
