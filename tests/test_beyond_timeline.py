@@ -284,3 +284,16 @@ def test_workload_successors_are_the_takeaway_models_only():
     assert len(successors()) > len(found)
     assert timeline.workload_successors(WORKLOADS, JANUARY) == {}
     assert timeline.workload_successors(["math_rl", "osworld_rl"]) == {}
+
+
+@pytest.mark.parametrize("workload", sorted(WORKLOADS))
+def test_tinker_bill_does_not_depend_on_the_gpu_model(workload):
+    """The exact and calibrated methods differ in how they model the GPUs, not in Tinker's meter: at one price list
+    both bill the same tokens at the same rates, cached prompt tokens at the list's cached rate where it has one
+    (the cost_model chapter showed swe_rl's bill at $147,767 exact and $55,948 calibrated for one list). The seed
+    method keeps the seed's own token counts (training on completions only, no aborted prefill), so its bill differs
+    by those terms alone."""
+    last = newest_snapshot()
+    totals = {m: float(estimate(Scenario.from_workload(workload, method=m, prices=last)).tinker.total_usd)
+              for m in ("exact", "calibrated")}
+    assert totals["exact"] == pytest.approx(totals["calibrated"], rel=1e-12), totals

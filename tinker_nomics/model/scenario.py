@@ -191,7 +191,7 @@ class Scenario:
         values["method"] = _choice("method", values["method"] or DEFAULT_METHOD, METHODS)
         values["decode_model"] = _choice("decode_model", values["decode_model"] or "auto", DECODE_MODELS)
         values["fine_tune"] = _choice("fine_tune", values["fine_tune"] or "lora", FINE_TUNES)
-        if values["tinker_cached_prefill"] is None and values["method"] == "calibrated":
+        if values["tinker_cached_prefill"] is None:
             # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
             values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
