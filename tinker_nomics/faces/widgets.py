@@ -406,8 +406,7 @@ def summary_html(est) -> str:
     if s is not None:
         rows += [("Self-hosted", f"<b>{fmt.usd(s.total_usd)}</b> ({float(s.gpu_hours):,.1f} GPU-h on "
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
-                 ("Self-hosted time", f"rollout {fmt.hours(s.rollout_hours)}, training "
-                                      f"{fmt.hours(s.train_hours)}, wall-clock {fmt.hours(s.wallclock_hours)}"),
+                 ("Self-hosted time", wording.self_hosted_time(s)),
                  ("Cheaper", "unknown (Tinker does not offer this model)" if est.tinker_not_offered else
                              f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes

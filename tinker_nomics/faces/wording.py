@@ -129,6 +129,21 @@ def tinker_wallclock() -> str:
             f"beyond what those runs show")
 
 
+def self_hosted_time(s) -> str:
+    """Where the self-hosted wall-clock goes, in the order a step runs (model.selfhosted.SelfHosted, one scenario):
+    'rollout 1.92 h; trainer 2.08 h: log-probs 49.2 min + update 1.26 h; side by side, wall-clock 2.10 h'. The
+    trainer's passes are named apart where the method runs log-prob passes (calibrated); the seed and exact methods
+    count one training phase. Off-policy on GPUs of their own the two overlap; else they take turns."""
+    def inner(x):   # inside parentheses: no nested "(… days)"
+        return fmt.hours(x) if float(x) < 48 else f"{float(x):,.0f} h"
+
+    logprob = float(s.logprob_hours)
+    trainer = (f"trainer {fmt.hours(s.trainer_hours)}: log-probs {inner(logprob)} + update {inner(s.train_hours)}"
+               if logprob > 0 else f"training {fmt.hours(s.train_hours)}")
+    how = "side by side" if bool(s.separate) else "in turn"
+    return f"rollout {fmt.hours(s.rollout_hours)}; {trainer}; {how}, wall-clock {fmt.hours(s.wallclock_hours)}"
+
+
 def days_cell(value: float, p10: float, p90: float) -> str:
     """A wall-clock in days with its P10–P90, for a column headed in days: '0.13 (0.10–0.20)', '6.2 (3.9–13.3)'."""
     return f"{day_count(value)} ({day_count(p10)}–{day_count(p90)})"
