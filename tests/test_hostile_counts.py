@@ -128,3 +128,29 @@ def test_the_python_api_refuses_a_single_turn_run_with_no_completion_tokens(leng
         estimate(Scenario.from_workload("math_rl", completion_tokens=np.asarray(lengths, dtype=float)))
     # a multi-turn run reads its per-turn lengths, not L: its preset's L of 0 is no error
     assert float(estimate(Scenario.from_workload("swe_rl")).tinker_time.wallclock_hours) > 0
+
+
+HUGE = int("9" * 400)   # a JSON integer no float holds: math.isfinite raised OverflowError on it (QA, 2026-12-05)
+
+
+def test_a_json_integer_too_long_for_a_float_is_refused_in_one_line(tmp_path):
+    import json
+
+    config = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": False}   # Llama-3.1-8B's widths
+    config["num_hidden_layers"] = HUGE
+    model = tmp_path / "config.json"
+    model.write_text(json.dumps(config))
+    _refused(["estimate", "--workload", "math_rl", "--model-config", str(model)], "num_hidden_layers", "at most")
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(json.dumps({"kind": "tinker-nomics calibration", "version": 1, "mfu": HUGE,
+                                       "rollout_efficiency": 0.5, "method": "calibrated", "run": {}}))
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--calibration", str(calibration))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and len(err) < 400, err
+    export = tmp_path / "wandb.jsonl"
+    rows = [{"_step": s, "timing_s/step": 10.0, "timing_s/gen": 5.0, "response_length/mean": 100.0,
+             "prompt_length/mean": 50.0} for s in (1, 2)] + [{"_step": HUGE, "timing_s/step": 10.0}]
+    export.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    code, out, err = _cli("validate", str(export), "--gpu", "H100", "--model", "Qwen2.5-0.5B", "--num-gpus", "8",
+                          "--prompts-per-step", "128", "--group-size", "5")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and "step" in err, err

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
+from ..sources.numbers import is_finite, shown
 from ..model.scenario import METHODS
 from . import stream
 from .outputs import check_output_file, write_output_file
@@ -66,11 +67,11 @@ def _gpus(run: dict) -> str:
 def _share(value, name: str, label: str, required: bool) -> float | None:
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+    if not is_finite(value) \
             or not 0 < value <= 1:
-        raise TinkerNomicsError(f"{label}: {name} is {value!r}; it must be a number in (0, 1]")
+        raise TinkerNomicsError(f"{label}: {name} is {shown(value)}; it must be a number in (0, 1]")
     if value < MIN_EFFICIENCY:
-        raise TinkerNomicsError(f"{label}: {name} is {value!r}, implausibly small for a fitted efficiency (below "
+        raise TinkerNomicsError(f"{label}: {name} is {shown(value)}, implausibly small for a fitted efficiency (below "
                                 f"{MIN_EFFICIENCY:g}): a bad calibration value")
     return float(value)
 
@@ -91,7 +92,7 @@ def check_record(record: dict, label: str) -> CalibrationFile:
     if not isinstance(run, dict):
         raise TinkerNomicsError(f"{label}: no \"run\" object saying where the calibration came from")
     gpus = run.get("num_gpus", 1)
-    if isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or not math.isfinite(gpus) or gpus < 1:
+    if not is_finite(gpus) or gpus < 1:
         raise TinkerNomicsError(f"{label}: run.num_gpus is {json.dumps(gpus)[:40]}, not a GPU count (a number >= 1)")
     return CalibrationFile(efficiency, mfu, method, run, label)
 

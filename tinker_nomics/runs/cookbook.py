@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
+from ..sources.numbers import is_finite, shown
 from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, parse_line
 from .runlog import COLUMNS, RunLog
 
@@ -703,11 +704,11 @@ def config_from(obj: dict, label: str) -> dict:
     for key, (value, where) in found.items():
         if key in ("model_name", "log_path", "wandb_name"):
             if not isinstance(value, str):
-                raise TinkerNomicsError(f"{label}: {where} is {value!r}, not a text")
+                raise TinkerNomicsError(f"{label}: {where} is {shown(value)}, not a text")
             config[key] = value
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise TinkerNomicsError(f"{label}: {where} is {value!r}, not a non-negative number")
+        if not is_finite(value) or value < 0:
+            raise TinkerNomicsError(f"{label}: {where} is {shown(value)}, not a non-negative number")
         config[key] = value
     if "groups_per_batch" not in config and "batch_size" in config:
         config["groups_per_batch"] = config["batch_size"]

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
+from ..sources.numbers import finite_number
 
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
@@ -297,18 +298,6 @@ def add_keyed_rows(records, table: StepTable, label: str, step_keys: tuple[str, 
             raise TinkerNomicsError(f"{label}: {where[0]} {where[1]}: no step number (W&B '{step_keys[0]}')")
         table.add(rec)
     return keys, skipped
-
-
-def finite_number(value) -> float | None:
-    """A number of a config (not a bool) that fits a finite float, else None (a pasted integer can have hundreds of
-    digits)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):

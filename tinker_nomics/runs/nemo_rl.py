@@ -41,7 +41,8 @@ import re
 from pathlib import Path
 
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, finite_number, keyed_record, settle
+from .hosted import HostedRun, StepRecord, StepTable, add_keyed_rows, keyed_record, settle
+from ..sources.numbers import finite_number
 from .verl import ConfigDumps, strip_line, validation_inside
 
 FRAMEWORK = "NeMo RL"

@@ -45,7 +45,8 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepRecord, StepTable, finite_number, settle
+from .hosted import HostedRun, StepRecord, StepTable, settle
+from ..sources.numbers import finite_number
 
 FRAMEWORK = "OpenRLHF"
 PREFIX = "train/"

@@ -38,7 +38,8 @@ from ..sources.defaults import framework_rollout_fraction, number
 from ..sources import quantization
 from ..sources.hardware import GPU, gpu_specs, host_copy_shares
 from . import nemo_rl, openrlhf, skyrl, trl, verl
-from .hosted import HostedRun, finite_number
+from .hosted import HostedRun
+from ..sources.numbers import finite_number
 from .measured import Measured
 
 SIGN_CONVENTION = ("signed error = (predicted − measured) / measured; for a time, positive means the model predicts "

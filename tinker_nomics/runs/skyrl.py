@@ -32,7 +32,8 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import stream
-from .hosted import HostedRun, StepTable, add_keyed_rows, finite_number, settle
+from .hosted import HostedRun, StepTable, add_keyed_rows, settle
+from ..sources.numbers import finite_number
 from .verl import MAX_CONFIG_LINES, bracket_depth, strip_line
 
 FRAMEWORK = "SkyRL"

@@ -133,8 +133,8 @@ class Table:
             if step is not None:
                 try:
                     key = float(step)
-                except (TypeError, ValueError):
-                    key = None   # the vocabulary names a step that is not a number
+                except (TypeError, ValueError, OverflowError):
+                    key = None   # not a number, or too long for one: the step reader says which
                 if key is not None:
                     if key in first_row:
                         raise TinkerNomicsError(f"{self.label}: {where[0]} {where[1]}: W&B's _step {step} appears "

@@ -66,6 +66,7 @@ import stat
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
+from .numbers import is_finite, shown as _show
 from . import quantization
 from .model_record import ModelArch
 
@@ -118,10 +119,10 @@ class _Config:
         return None if value is None else self._whole(self._name(names), value, minimum, maximum)
 
     def _whole(self, name: str, value, minimum: int, maximum: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+        if not is_finite(value) \
                 or value != int(value) or not minimum <= value <= maximum:
-            bound = f" (at most {maximum:,}, a sanity bound)" if isinstance(value, (int, float)) and \
-                not isinstance(value, bool) and math.isfinite(value) and value > maximum else ""
+            whole = isinstance(value, int) and not isinstance(value, bool)   # a 400-digit JSON integer included
+            bound = f" (at most {maximum:,}, a sanity bound)" if (whole or is_finite(value)) and value > maximum else ""
             self.fail(f"field {name!r} must be a whole number >= {minimum}{bound}, got {_show(value)}")
         return int(value)
 
@@ -163,11 +164,6 @@ class _Config:
             got = f"{len(value)} entries" if isinstance(value, list) else _show(value)
             self.fail(f"field {name!r} must list {layers} layers ({what}), got {got}")
         return value
-
-
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # A Hugging Face config.json is a few KB; anything this large is not one.
@@ -1068,7 +1064,7 @@ def _nemotron_nas(c: _Config, model_type: str) -> dict:
                 body += 2 * H * nh * d + 2 * H * kv * d + H + ((nh + 2 * kv) * d + H if attention_bias else 0)
             else:
                 mult = sub.get("ffn_mult")
-                if isinstance(mult, bool) or not isinstance(mult, (int, float)) or not math.isfinite(mult) \
+                if not is_finite(mult) \
                         or not 0 < mult <= 1000:
                     c.fail(f"field '{where}.ffn.ffn_mult' must be a number in (0, 1000], got {_show(mult)}")
                 width = -(-int(2 * mult * H / 3) // 256) * 256
@@ -1177,7 +1173,7 @@ def _mpt(c: _Config, model_type: str) -> dict:
     if ffn_type not in MPT_FFN_MATRICES:
         c.fail(f"field 'ffn_config.ffn_type' is {_show(ffn_type)}; MPT feed-forward types read: mptmlp, mptglu")
     ratio = c.get("expansion_ratio", default=4)
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not math.isfinite(ratio) \
+    if not is_finite(ratio) \
             or not 0 < ratio <= 1000:
         c.fail(f"field 'expansion_ratio' must be a number in (0, 1000], got {_show(ratio)}")
     inter = ffn.int("ffn_hidden_size", default=int(ratio * H))
@@ -1490,8 +1486,7 @@ def _lfm2(c: _Config, model_type: str) -> dict:
         inter = int(2 * inter / 3)
         multiplier = c.get("block_ffn_dim_multiplier")
         if multiplier is not None:
-            if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) \
-                    or not math.isfinite(multiplier) or not 0 < multiplier <= 1000:
+            if not is_finite(multiplier) or not 0 < multiplier <= 1000:
                 c.fail(f"field 'block_ffn_dim_multiplier' must be a number in (0, 1000], got {_show(multiplier)}")
             inter = int(multiplier * inter)
         step = c.int("block_multiple_of", default=256)

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
+from .numbers import is_finite
 from .hardware import gpus
 from .tables import Column, load_table
 
@@ -415,7 +416,7 @@ def _gpu_memory_gib(text: str, meaning: str, count: int, label: str, line: int) 
         return None
     memory = _key(listed[0], "MemoryInfo")
     size = _key(memory, "SizeInMiB") if isinstance(memory, dict) else None
-    if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+    if not is_finite(size) or size <= 0:
         return None       # seeweb writes 0 where it does not know
     gib = float(size) / MIB_PER_GIB
     return gib / count if meaning == "all_gpus" else gib
