@@ -154,3 +154,26 @@ def test_a_json_integer_too_long_for_a_float_is_refused_in_one_line(tmp_path):
     code, out, err = _cli("validate", str(export), "--gpu", "H100", "--model", "Qwen2.5-0.5B", "--num-gpus", "8",
                           "--prompts-per-step", "128", "--group-size", "5")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err and "step" in err, err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--samples", "1e308"], ["--samples", "at most"]),
+    (["--samples", "1024", "--prompt-len", "1e308"], ["--prompt-len", "at most"]),
+    (["--samples", "1024", "--max-response-len", "1e308"], ["--max-response-len", "at most"]),
+    (["--samples", "1024", "--generation-samples", "10"], ["--generation-samples", "1,024"]),
+    (["--samples", "1024", "--rollout-memory-fraction", "0.01"], ["--rollout-memory-fraction", "cannot hold"]),
+])
+def test_rl_step_refuses_a_step_no_run_has(extra, words):
+    """QA 2026-12-05: 1e308 samples printed 'nan min' with exit 0; 10 generated sequences trained 1,024; a memory
+    share too small for the weights was swapped, silently, for a serving engine's."""
+    args = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--response-len", "640",
+            *(["--prompt-len", "200"] if "--prompt-len" not in extra else []), *extra]
+    _refused(args, *words)
+
+
+def test_rl_step_takes_a_share_that_holds_the_model_and_enough_generated_sequences():
+    base = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--prompt-len", "200",
+            "--response-len", "640", "--samples", "1024"]
+    for extra in (["--rollout-memory-fraction", "0.3"], ["--generation-samples", "512", "--generation-rounds", "2"]):
+        code, out, err = _cli(*base, *extra)
+        assert code == 0 and "Step" in out, (extra, err)

@@ -22,7 +22,7 @@ from ..sources.defaults import number
 from ..sources.hardware import GPU, gpu_specs
 from ..sources.model_record import ModelArch
 from . import decode, memory, rl_phases, roofline, tokens
-from .scenario import METHODS
+from .scenario import BOUNDS, METHODS
 from .selfhosted import self_hosted_cost
 
 FINE_TUNES = ("full", "lora")
@@ -35,13 +35,38 @@ def _method(method: str | None) -> str:
     return text
 
 
-def _positive(name: str, value, minimum: float = 0.0, inclusive: bool = False):
+def _positive(name: str, value, minimum: float = 0.0, inclusive: bool = False, maximum: float | None = None):
+    """`value` as an array, refused in one line unless finite, above `minimum` (or at it, `inclusive`) and at most
+    `maximum` (a sanity bound: 1e308 samples would print NaN minutes, not an error)."""
     array = np.asarray(value, dtype=float) if not isinstance(value, (str, bytes, bool)) else None
     if array is None or not np.all(np.isfinite(array)) or \
             np.any(array < minimum if inclusive else array <= minimum):
         rule = f">= {minimum:g}" if inclusive else f"> {minimum:g}"
         raise TinkerNomicsError(f"{name} must be a finite number {rule}, got {value!r}")
+    if maximum is not None and np.any(array > maximum):
+        raise TinkerNomicsError(f"{name} must be at most {maximum:g} (a sanity bound), got {float(np.max(array)):g}")
     return array
+
+
+def _engine_share_holds(arch: ModelArch, specs, fraction, sequence_tokens, precision: str, kv_precision: str,
+                        max_num_seqs, largest):
+    """Refuse a colocated engine's memory share that cannot hold the weights and one full sequence on any engine the
+    step's GPUs allow (up to `largest`): vLLM would not start with it, and the model would otherwise plan the engine
+    at a serving engine's share instead, silently. (A given engine size too small for the share is planned at the
+    serving share, as rl_phases._engine_plan says.)"""
+    need = decode.smallest_replica(arch, specs, sequence_tokens, fraction, precision, kv_precision, max_num_seqs)
+    if np.any(need > largest):
+        needs = "no engine size holds them" if np.any(need > number("max_gpus")) else f"it needs {_text(need)} GPUs"
+        raise TinkerNomicsError(f"rollout_memory_fraction {_text(fraction)} of each GPU cannot hold {arch.model}'s "
+                                f"weights and one full sequence on any engine its {_text(largest)} "
+                                f"GPU{'' if np.all(np.asarray(largest) == 1) else 's'} allow (at that share {needs}): give "
+                                f"the engine a larger share or more GPUs")
+
+
+# Sanity bounds on a step's shape, the estimate's (model/scenario.py BOUNDS): no RL step samples more sequences
+# than prompts × group allows there, and no sequence is longer than its token bound.
+MAX_SEQUENCES = BOUNDS["prompts_per_step"][2]
+MAX_TOKENS = BOUNDS["completion_tokens"][2]
 
 
 def _plain(value):
@@ -166,9 +191,9 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     kv_precision = quantization.canonical(kv_precision or "auto", "kv_precision", decode.KV_PRECISIONS, auto="bf16")
     bpp = decode.precision_bytes(precision)
     n = _whole("num_gpus", num_gpus)
-    c = _positive("concurrency", concurrency, 1, inclusive=True)
-    i = _positive("input_len", input_tokens, 0, inclusive=True)
-    o = _positive("output_len", output_tokens, 1, inclusive=True)
+    c = _positive("concurrency", concurrency, 1, inclusive=True, maximum=MAX_SEQUENCES)
+    i = _positive("input_len", input_tokens, 0, inclusive=True, maximum=MAX_TOKENS)
+    o = _positive("output_len", output_tokens, 1, inclusive=True, maximum=MAX_TOKENS)
     tp = _default_tensor_parallel(arch, n) if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
     if np.any(tp > n):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
@@ -177,7 +202,8 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     if tensor_parallel is not None:
         _heads_split(arch, tp, "tensor_parallel")
     prompts = None if num_prompts is None else _whole("num_prompts", num_prompts)
-    longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True)
+    longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True,
+                                                                  MAX_TOKENS)
     if longest is not None and np.any(longest < o):
         raise TinkerNomicsError(f"max_output_tokens ({_text(longest)}) is shorter than the mean output ({_text(o)})")
     ep = None if expert_parallel is None else _whole("expert_parallel", expert_parallel)
@@ -385,13 +411,14 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if fine_tune not in FINE_TUNES:
         raise TinkerNomicsError(f"fine_tune must be one of {', '.join(FINE_TUNES)}, got {fine_tune!r}")
     n = _whole("num_gpus", num_gpus)
-    s = _positive("samples", samples, 1, inclusive=True)
+    s = _positive("samples", samples, 1, inclusive=True, maximum=MAX_SEQUENCES)
     if np.any(s != np.floor(s)):
         raise TinkerNomicsError(f"samples must be a whole number, got {_text(s)}")
-    p = _positive("prompt_len", prompt_tokens, 0, inclusive=True)
-    r = _positive("response_len", response_tokens, 1, inclusive=True)
-    k = _positive("off_policy", off_policy, 0, inclusive=True)
-    r_max = None if response_max_tokens is None else _positive("max_response_len", response_max_tokens, 1, True)
+    p = _positive("prompt_len", prompt_tokens, 0, inclusive=True, maximum=MAX_TOKENS)
+    r = _positive("response_len", response_tokens, 1, inclusive=True, maximum=MAX_TOKENS)
+    k = _positive("off_policy", off_policy, 0, inclusive=True, maximum=BOUNDS["off_policy"][2])
+    r_max = None if response_max_tokens is None else _positive("max_response_len", response_max_tokens, 1, True,
+                                                                MAX_TOKENS)
     if r_max is not None and np.any(r_max < r):
         raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
@@ -431,6 +458,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
     cap = None if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
+    if generated is not None and np.any(generated * (1.0 if rounds is None else rounds) < s):
+        raise TinkerNomicsError(f"generation_samples ({_text(generated)}) × generation_rounds must be at least the "
+                                f"{_text(s)} samples the step trains: it trains only sequences it generated")
     for name, value in (("rollout_eager", rollout_eager), ("param_offload", param_offload),
                         ("optimizer_offload", optimizer_offload),
                         ("gradient_checkpointing", gradient_checkpointing)):
@@ -482,6 +512,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 f"{gpu.gpu} lacks (Hopper, Ada, Blackwell or CDNA 3 have them); train in bf16 there")
     if method == "calibrated":
         params = parameters()
+        if fraction is not None and split is None and not np.any(k > 0):
+            _engine_share_holds(arch, specs, fraction, p + (r * params.response_max_over_mean if r_max is None
+                                                           else r_max),
+                                rollout_weights or "bf16", rollout_kv or "bf16", cap, n)
         f = rl_phases.rl_features(arch, specs, n, s, p, r, r_max, fine_tune=fine_tune, critic=critic,
                                   precision=rollout_weights or "bf16", kv_precision=rollout_kv or "bf16",
                                   train_precision=trainer_gemms or "bf16",
