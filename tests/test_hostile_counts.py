@@ -177,3 +177,14 @@ def test_rl_step_takes_a_share_that_holds_the_model_and_enough_generated_sequenc
     for extra in (["--rollout-memory-fraction", "0.3"], ["--generation-samples", "512", "--generation-rounds", "2"]):
         code, out, err = _cli(*base, *extra)
         assert code == 0 and "Step" in out, (extra, err)
+
+
+@pytest.mark.parametrize("key, value", [("gpu_memory_utilization", -0.5), ("gpu_memory_utilization", HUGE),
+                                        ("max_num_seqs", 0), ("max_num_seqs", HUGE)])
+def test_a_config_size_no_run_starts_with_is_refused_in_one_line(tmp_path, key, value):
+    """QA 2026-12-05: a verl config's gpu_memory_utilization of -0.5 was echoed in validate's JSON and ignored."""
+    import copy
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["rollout"][key] = value
+    log = hs.write_verl_console(tmp_path / "train.log", config=config)
+    _refused(["validate", str(log), "--gpu", "H100"], f"actor_rollout_ref.rollout.{key}", "no run starts with it")

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TinkerNomicsError
-from ..sources.numbers import finite_number
+from ..sources.numbers import finite_number, shown
 
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
@@ -300,9 +300,36 @@ def add_keyed_rows(records, table: StepTable, label: str, step_keys: tuple[str, 
     return keys, skipped
 
 
+# Config facts the model reads as sizes: a share of GPU memory in (0, 1], and counts of at least 1. A log whose
+# config sets one outside that (gpu_memory_utilization -0.5, a 400-digit micro-batch) comes from no run that started.
+SHARE_FACTS = ("rollout_memory_fraction",)
+COUNT_FACTS = ("prompts_per_step", "gen_batch_prompts", "group_size", "mini_batch_prompts", "ppo_epochs", "rollout_tp",
+               "rollout_max_num_seqs", "micro_batch_tokens", "micro_batch_samples", "logprob_micro_batch_tokens",
+               "logprob_micro_batch_samples", "reference_micro_batch_tokens", "reference_micro_batch_samples",
+               "values_micro_batch_tokens", "values_micro_batch_samples", "critic_micro_batch_tokens",
+               "critic_micro_batch_samples")
+
+
+def check_config_sizes(facts: dict, where: dict) -> None:
+    """Refuse, in one line naming the config's key, a size no run could have started with (see SHARE_FACTS);
+    text, flags and absent values are left to the readers (null and "auto" mean the framework's default)."""
+    for name in (*SHARE_FACTS, *COUNT_FACTS):
+        value = facts.get(name)
+        if value is None or isinstance(value, (bool, str)) or not isinstance(value, (int, float)):
+            continue
+        number = finite_number(value)
+        share = name in SHARE_FACTS
+        if number is None or (not 0 < number <= 1 if share else number < 1):
+            rule = "a share of GPU memory in (0, 1]" if share else "a count of at least 1"
+            what = "a number too long for any run's setting" if number is None else f"not {rule}"
+            raise TinkerNomicsError(f"the log's config sets {where.get(name, name)} to {shown(value)}, {what}: no "
+                                    f"run starts with it (a damaged config?)")
+
+
 def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
     """The options over the log's config (prompts per step, group size, samples, GPUs: marked "given"), then the
     table finished with the samples per step they imply: (steps, notes, facts, where, model path)."""
+    check_config_sizes(facts, where)
     facts, where = dict(facts), dict(where)
     for name, value in (overrides or {}).items():
         if value is not None:
