@@ -188,3 +188,11 @@ def test_a_config_size_no_run_starts_with_is_refused_in_one_line(tmp_path, key, 
     config["actor_rollout_ref"]["rollout"][key] = value
     log = hs.write_verl_console(tmp_path / "train.log", config=config)
     _refused(["validate", str(log), "--gpu", "H100"], f"actor_rollout_ref.rollout.{key}", "no run starts with it")
+
+
+def test_a_bill_that_prints_as_nothing_has_no_factor():
+    """QA 2026-12-05: --gpu-hourly-usd 1e-10 printed 'self-hosted (86,809,749,842.4×)' beside a bill of $0.00."""
+    for rate in ("1e-10", "1e-320", "0"):
+        code, out, err = _cli("estimate", "--workload", "math_rl", "--gpu-hourly-usd", rate)
+        line = next(x for x in out.splitlines() if x.startswith("Cheaper"))
+        assert code == 0 and "$0.00 against" in line and "×" not in line, (rate, line)

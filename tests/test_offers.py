@@ -280,6 +280,12 @@ def test_gpu_info_is_never_evaluated(tmp_path):
     (ROW.replace("'Gpus': [", "'Gpus': [[["), r"line 2 column GpuInfo: not a Python literal"),
     (ROW.replace("23.92", "-1"), r"line 2 column Price: '-1' is not a finite number >= 0"),
     (ROW.replace("23.92", "inf"), r"line 2 column Price: 'inf' is not a finite number"),
+    # QA 2026-12-05: 1e308 printed $inf in the plan table, 1e-320 a ratio of 'inf×'; an escape code and a line
+    # break in the instance type reached the terminal
+    (ROW.replace("23.92", "1e308"), r"line 2 column Price: '1e308' for 8 GPUs is \$1.25e\+307 a GPU-hour, outside"),
+    (ROW.replace("23.92", "1e-320"), r"line 2 column Price: '1e-320' for 8 GPUs is .* a GPU-hour, outside"),
+    (ROW.replace(",us-east-1,", ",us-east-1,").replace("gpu_8x_h100_sxm5", "gpu_\x1b[31m8x"),
+     r"line 2 column InstanceType: holds a control character"),
 ])
 def test_malformed_rows_name_file_line_and_column(tmp_path, broken, message):
     path = _catalog(tmp_path, HEADER + "\n" + ROW + broken)
@@ -301,6 +307,10 @@ def test_malformed_files(tmp_path):
         source.read_catalog(_empty(tmp_path))
     with pytest.raises(TinkerNomicsError, match="no such file or folder"):
         source.read_catalog(tmp_path / "missing")
+    with pytest.raises(TinkerNomicsError, match="a header and no rows"):
+        source.read_catalog(_catalog(tmp_path / "d", HEADER + "\n"))
+    with pytest.raises(TinkerNomicsError, match="line 1: column\\(s\\) 'Price' appear twice"):
+        source.read_catalog(_catalog(tmp_path / "e", HEADER + ",Price\n" + ROW.rstrip("\n") + ",0.13\n"))
 
 
 def _empty(tmp_path: Path) -> Path:

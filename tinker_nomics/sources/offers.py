@@ -43,6 +43,10 @@ from .numbers import is_finite
 from .hardware import gpus
 from .tables import Column, load_table
 
+# A GPU-hour's price an offer may have: from a cent (the catalog's cheapest is several cents) to the bound
+# --gpu-hourly-usd has (model/scenario.py BOUNDS); outside it a price prints as $0.00 or $inf, not as a rental.
+GPU_HOUR_USD = (0.01, 1e4)
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # C0/C1 control characters (ESC, line breaks, ...)
 REQUIRED = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "SpotPrice")
 NO_SPOT_VALUES = (0.0, 99999999.0)       # vast writes 0.00, primeintellect 99999999 where there is no spot offer
 MEMORY_MEANINGS = ("per_gpu", "all_gpus", "host_ram", "none", "name_only")
@@ -307,7 +311,7 @@ def _provenance(file: Path, catalog_path: str, provider: str, known: dict) -> tu
 
 def _read_vms(file: Path, known: dict, kept: dict) -> int:
     """Parse one vms.csv into `kept` (keyed by provider, instance type and prices); returns its CPU rows."""
-    provider = file.parent.name
+    provider = file.resolve().parent.name   # a bare vms.csv given in the working folder still names its folder
     catalog_path = catalog_path_of(file)
     commit, recorded = _provenance(file, catalog_path, provider, known)
     meaning = memory_meaning(provider)
@@ -323,17 +327,27 @@ def _read_vms(file: Path, known: dict, kept: dict) -> int:
             if missing:
                 raise TinkerNomicsError(f"{label} line 1: missing column(s) {', '.join(missing)} (the catalog's "
                                         f"vms.csv has {', '.join(REQUIRED)})")
-            cpu_rows = 0
+            twice = sorted({c for c in header if header.count(c) > 1})
+            if twice:   # csv.DictReader keeps the last of two same-named columns, silently
+                raise TinkerNomicsError(f"{label} line 1: column(s) {', '.join(map(repr, twice))} appear twice")
+            cpu_rows, rows = 0, 0
             for raw in reader:
                 line = reader.line_num
+                rows += 1
                 if None in raw:
                     raise TinkerNomicsError(f"{label} line {line}: more cells than header columns")
                 row = {k: (v or "").strip() for k, v in raw.items()}
+                bad = next((k for k, v in row.items() if CONTROL.search(v)), None)
+                if bad is not None:   # an escape code or a line break would reach the terminal's table
+                    raise TinkerNomicsError(f"{label} line {line} column {bad}: holds a control character "
+                                            f"({row[bad]!r:.60})")
                 name = row["AcceleratorName"]
                 if not name:
                     cpu_rows += 1
                     continue
                 _add(kept, _offer(row, label, line, provider, meaning, catalog_path, commit, recorded), row)
+            if not rows:
+                raise TinkerNomicsError(f"{label}: a header and no rows, so no offer to plan with")
             return cpu_rows
     except UnicodeDecodeError as exc:
         raise TinkerNomicsError(f"{label}: not UTF-8 text (byte {exc.start})") from None
@@ -377,6 +391,11 @@ def _offer(row: dict, label: str, line: int, provider: str, meaning: str, catalo
     spot = _number(row, "SpotPrice", label, line, required=False)
     if spot is not None and spot in NO_SPOT_VALUES:
         spot = None
+    for column, value in (("Price", price), ("SpotPrice", spot)):
+        if value is not None and not GPU_HOUR_USD[0] <= value / count <= GPU_HOUR_USD[1]:
+            raise TinkerNomicsError(f"{label} line {line} column {column}: {row[column]!r} for {count:g} GPU{'' if count == 1 else 's'} is "
+                                    f"${value / count:.3g} a GPU-hour, outside ${GPU_HOUR_USD[0]:g}–"
+                                    f"${GPU_HOUR_USD[1]:,.0f}: not a rental price (a misread column?)")
     memory = _gpu_memory_gib(row.get("GpuInfo", ""), meaning, int(count), label, line)
     text = " ".join(x for x in (row["InstanceType"], row.get("UpstreamCloudId", "")) if x)
     gpu, rule = map_accelerator(provider, row["AcceleratorName"], text, memory)

@@ -259,10 +259,11 @@ def render_estimate(d: dict) -> str:
 
 
 def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:
-    """'self-hosted (3.5×)'; a side that costs nothing has no factor: 'self-hosted ($0.00 against $99.20)'."""
+    """'self-hosted (3.5×)'; a side that costs nothing, or less than the cent it prints as, has no factor (it would
+    be a ratio of billions to a bill shown as $0.00): 'self-hosted ($0.00 against $99.20)'."""
     cheaper, other = (tinker_usd, self_hosted_usd) if side == "tinker" else (self_hosted_usd, tinker_usd)
     name = side.replace("_", "-")
-    if cheaper > 0:
+    if round(cheaper, 2) > 0:
         return f"{name} ({other / cheaper:,.1f}×)"
     if other > 0:
         return f"{name} ({fmt.usd(cheaper)} against {fmt.usd(other)})"
