@@ -196,3 +196,13 @@ def test_a_bill_that_prints_as_nothing_has_no_factor():
         code, out, err = _cli("estimate", "--workload", "math_rl", "--gpu-hourly-usd", rate)
         line = next(x for x in out.splitlines() if x.startswith("Cheaper"))
         assert code == 0 and "$0.00 against" in line and "×" not in line, (rate, line)
+
+
+def test_a_verl_step_line_whose_step_is_not_a_count_is_refused(tmp_path):
+    """QA 2026-12-05: a 'step:-4 - ...' line was skipped without a word (the reader looked for step:<digits>)."""
+    log = hs.write_verl_console(tmp_path / "train.log", ray=False)
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("step:3 - "))
+    lines[at] = lines[at].replace("step:3 - ", "step:-3 - ", 1)
+    log.write_text("\n".join(lines) + "\n")
+    _refused(["validate", str(log), "--gpu", "H100"], "'step:-3' is not a step number", f"line {at + 1}")

@@ -95,6 +95,7 @@ ROUNDING_SLACK_S = 0.002
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RAY_PREFIX = re.compile(r"^\((?P<actor>[A-Za-z_][\w.\-]*) pid=(?P<pid>\d+)(?:, ip=[^)]*)?\)\s?")
 STEP_LINE = re.compile(r"^step:(\d+)(?: - |$)")
+BAD_STEP_LINE = re.compile(r"^step:\S+ - \S+:")   # a step line whose step is not a whole number >= 0
 DRIVERS = ("TaskRunner", "main_task")   # the Ray actor (or remote function) that prints the config and the steps
 MAX_CONFIG_LINES = 20000
 
@@ -535,6 +536,9 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
             continue
         m = STEP_LINE.match(text)
         if not m:
+            if BAD_STEP_LINE.match(text) and (owner is None or owner[0] in DRIVERS):   # step:-4, step:1.5, step:x
+                raise TinkerNomicsError(f"{label}: line {number}: {text.split(' - ')[0][:40]!r} is not a step "
+                                        f"number (verl counts steps 0, 1, 2, ...)")
             continue
         if owner is not None and owner[0] not in DRIVERS:
             continue
