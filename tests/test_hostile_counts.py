@@ -206,3 +206,14 @@ def test_a_verl_step_line_whose_step_is_not_a_count_is_refused(tmp_path):
     lines[at] = lines[at].replace("step:3 - ", "step:-3 - ", 1)
     log.write_text("\n".join(lines) + "\n")
     _refused(["validate", str(log), "--gpu", "H100"], "'step:-3' is not a step number", f"line {at + 1}")
+
+
+def test_validate_takes_a_fine_tunes_name_as_estimate_does():
+    """QA 2026-12-05: `validate --model Qwen/Qwen2.5-0.5B-Instruct` was refused as unknown while estimate and predict
+    read it with its base model's architecture (and validate did, reading the same name from the log's config)."""
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as folder:
+        path = hs.write_verl_console(Path(folder) / "train.log")
+        code, out, err = _cli("validate", str(path), "--gpu", "H100", "--model", "Qwen/Qwen2.5-0.5B-Instruct")
+    assert code == 0 and "Qwen/Qwen2.5-0.5B-Instruct" in out.splitlines()[0], err

@@ -140,7 +140,8 @@ def run(args) -> str:
         if name is not None:
             if not name.strip():
                 raise TinkerNomicsError(f"{flag} needs a model name (got an empty one)")
-            sources.resolve_model(name)
+            if not (flag == "--model" and sources.architectures.has_arch(name)):   # a fine-tune's name reads as
+                sources.resolve_model(name)                                        # its base, as in estimate
     if args.prices is not None:
         if not args.prices.strip():
             raise TinkerNomicsError("--prices needs a snapshot id (list them with `tinker-nomics prices`)")
