@@ -217,3 +217,19 @@ def test_validate_takes_a_fine_tunes_name_as_estimate_does():
         path = hs.write_verl_console(Path(folder) / "train.log")
         code, out, err = _cli("validate", str(path), "--gpu", "H100", "--model", "Qwen/Qwen2.5-0.5B-Instruct")
     assert code == 0 and "Qwen/Qwen2.5-0.5B-Instruct" in out.splitlines()[0], err
+
+
+def test_a_control_character_from_a_file_never_reaches_the_terminal(tmp_path):
+    """QA 2026-12-05: an escape code in a W&B run name went raw into the one-line error, and a calibration file's
+    run fields raw (with Python's None) into estimate's note."""
+    import json
+
+    from tinker_nomics.errors import TinkerNomicsError
+    assert str(TinkerNomicsError("run \x1b[31mred\nnext")) == "run \\x1b[31mred next"
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(json.dumps({"kind": "tinker-nomics calibration", "version": 1, "mfu": 0.04,
+                                       "rollout_efficiency": None, "method": "calibrated",
+                                       "run": {"gpu": "\x1b[31mH100", "model": None}}))
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--calibration", str(calibration))
+    note = next(x for x in out.splitlines() if "fitted on" in x)
+    assert code == 0 and "\x1b" not in out and "\\x1b[31mH100" in note and "None" not in note, note

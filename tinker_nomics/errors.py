@@ -7,11 +7,16 @@ import difflib
 from typing import Iterable
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # what is left of C0/C1 control characters after the split
+
+
 class TinkerNomicsError(ValueError):
     """A user-facing problem with inputs, data or logs. str() is one line, fit for a terminal."""
 
     def __init__(self, message: str):
-        super().__init__(" ".join(str(message).split()))
+        one_line = " ".join(str(message).split())
+        # a value quoted from a user's file may hold an escape code: shown escaped, it cannot recolour the terminal
+        super().__init__(_CONTROL.sub(lambda m: repr(m.group())[1:-1], one_line))
 
 
 class UnknownNameError(TinkerNomicsError, KeyError):

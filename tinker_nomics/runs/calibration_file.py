@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import fmt
 from ..errors import TinkerNomicsError
 from ..sources.numbers import is_finite, shown
 from ..model.scenario import METHODS
@@ -50,9 +51,13 @@ class CalibrationFile:
         r = self.run
         eff = "the default rollout efficiency (none was fitted from the run)" \
             if self.rollout_efficiency is None else f"rollout efficiency {self.rollout_efficiency:.4g}"
+        said = fmt.printable
+        parts = [said(r.get("model"), "model not named"), f"{_gpus(r)}{said(r.get('gpu'), 'GPU not named')}"]
+        parts += [f"{said(r[k])} {what}" for k, what in (("fine_tune", "fine-tuning"), ("steps", "steps"))
+                  if r.get(k) is not None]
         return (f"{eff} and MFU {self.mfu:.4g} (method {self.method}) from calibration {self.source}: fitted on "
-                f"{r.get('framework')} run {Path(str(r.get('source', '?'))).name} ({r.get('model') or 'model not named'}, "
-                f"{_gpus(r)}{r.get('gpu')}, {r.get('fine_tune')} fine-tuning, {r.get('steps')} steps)")
+                f"{said(r.get('framework'), 'a')} run {said(Path(str(r.get('source') or '?')).name)} "
+                f"({', '.join(parts)})")
 
 
 # A sanity bound, not a measurement: a fitted efficiency below a millionth of the GPUs' peak is a corrupt file or a
