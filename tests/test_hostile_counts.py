@@ -233,3 +233,12 @@ def test_a_control_character_from_a_file_never_reaches_the_terminal(tmp_path):
     code, out, err = _cli("estimate", "--workload", "math_rl", "--calibration", str(calibration))
     note = next(x for x in out.splitlines() if "fitted on" in x)
     assert code == 0 and "\x1b" not in out and "\\x1b[31mH100" in note and "None" not in note, note
+
+
+def test_a_usage_error_names_the_command_once_and_a_number_past_a_float_as_typed():
+    """QA 2026-12-05: 'tinker-nomics: error: tinker-nomics estimate: ...' named the program twice, and 400 digits of
+    --num-gpus came back as 'got inf'."""
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--turns", "abc")
+    assert code == 2 and err.count("tinker-nomics") == 1 and "estimate: argument --turns" in err, err
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--num-gpus", "1" + "0" * 400)
+    assert code == 2 and "too large" in err and "got inf" not in err and len(err) < 300, err

@@ -17,7 +17,9 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str):
-        raise TinkerNomicsError(f"{self.prog}: {message}")
+        # the handler prints "tinker-nomics: error: ", so the subcommand alone leads: "estimate: argument --turns: ..."
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else None
+        raise TinkerNomicsError(f"{command}: {message}" if command else message)
 
 
 def number(flag: str):
@@ -26,6 +28,9 @@ def number(flag: str):
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expects a number, got {text!r}") from None
+        if value in (float("inf"), float("-inf")) and "inf" not in text.lower():   # 1e400: past a float's range
+            raise argparse.ArgumentTypeError(f"expects a number a float can hold, got {fmt.printable(text)} (too "
+                                             f"large)")
         return value
     return parse
 

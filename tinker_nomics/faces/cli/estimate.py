@@ -242,8 +242,8 @@ def render_estimate(d: dict) -> str:
             f"              {phases}; wall-clock {fmt.hours(sh['wallclock_hours'])} (k={sc['off_policy']:g}, "
             f"{overlap})",
             f"              min GPUs {fmt.number(sh['min_gpus'])}; KV cache {sh['kv_cache_gb']:,.1f} GB "
-            f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout {sh['rollout_concurrency']:,.0f} "
-            f"sequences at a time, {fmt.number(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
+            f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout "
+            f"{fmt.count(sh['rollout_concurrency'], 'sequence')} at a time, {fmt.number(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
         if not_offered:
             lines.append("Cheaper       unknown (Tinker does not offer this model)")

@@ -127,8 +127,8 @@ def render(result, data: dict, top: int | None) -> str:
     budget = "no budget" if result.budget_usd is None else f"budget {fmt.usd(result.budget_usd)}"
     meets = int(frame["dropped_because"].isna().sum())
     lines = [head,
-             f"Plan: {deadline} at {fmt.pct(result.confidence, 0)} confidence, {budget}; {len(frame):,} options "
-             f"over {result.draws:,} draws, {meets:,} on time and within budget",
+             f"Plan: {deadline} at {fmt.pct(result.confidence, 0)} confidence, {budget}; {fmt.count(len(frame), 'option')} "
+             f"over {fmt.count(result.draws, 'draw')}, {meets:,} on time and within budget",
              ""]
     if result.best is not None:
         b = result.best

@@ -259,7 +259,7 @@ def rl_step_lines(data: dict) -> list[str]:
                      f"× {data['gpu']}")
     waves, rounds = times["rollout_waves"], data.get("generation_rounds", 1)
     lines += [
-        f"Generation    {fmt.seconds(times['generation_seconds'])} ({times['rollout_concurrency']:,.0f} sequences at "
+        f"Generation    {fmt.seconds(times['generation_seconds'])} ({fmt.count(times['rollout_concurrency'], 'sequence')} at "
         f"a time, {waves:g} wave{'s' if waves != 1 else ''}"
         + (f" a round, {rounds:g} rounds" if rounds != 1 else "") + ")",
         f"Log-probs     {fmt.seconds(times['logprob_seconds'])}",
