@@ -308,3 +308,17 @@ def test_flop_panel_moves_with_the_batch():
         control.value = value
         assert panel.report.value != before
         before = panel.report.value
+
+
+def test_a_margin_that_prints_as_one_times_is_said_in_percent():
+    """Book review 2026-12-05: 'Tinker 1.0× cheaper' (takeaway, at the measured pace) said nothing; below 1.05× the
+    margin reads in percent, in the sentence, the cell, the panel and the explorer's rule alike."""
+    from pathlib import Path
+
+    from tinker_nomics.analysis.verdict import Verdict
+    from tinker_nomics.faces import wording
+    assert wording.factor(1.023) == "2.3%" and wording.factor(3.33) == "3.3×" and wording.factor(1234.5) == "1,234.5×"
+    close = Verdict.of(100.0, 102.0)
+    assert wording.verdict(close) == "Tinker is 2.0% cheaper" and wording.verdict_cell(close) == "Tinker 2.0%"
+    js = (Path(__file__).resolve().parents[1] / "tinker_nomics" / "faces" / "explorer.js").read_text()
+    assert '(100 * (factor - 1)).toFixed(1) + "%"' in js

@@ -315,6 +315,12 @@ def fewest_on_time(frame: pd.DataFrame, confidence: float = planner.DEFAULT_CONF
     return None if ok.empty else int(ok["num_gpus"].min())
 
 
+def on_time_share(frame: pd.DataFrame, num_gpus: int, deadline_index: int = 0) -> str:
+    """The share of draws in which `num_gpus` GPUs of a `plan.sizing` table finish on time, as its table prints it."""
+    row = frame[frame["num_gpus"] == num_gpus].iloc[0]
+    return uncertainty_text(row[f"p_meets@{deadline_index}"])
+
+
 def fewest_that_fit(frame: pd.DataFrame) -> int | None:
     ok = frame[frame["feasible"]]
     return None if ok.empty else int(ok["num_gpus"].min())

@@ -174,7 +174,8 @@
       var factor = tinkerTotal <= hostedTotal ? hostedTotal / tinkerTotal : tinkerTotal / hostedTotal;
       var page = atStart ? data.meta[w].answers[s] : undefined;
       verdict.textContent = "";
-      var said = page || (cheaper + " is " + factor.toFixed(1) + "× cheaper");
+      var margin = factor.toFixed(1) !== "1.0" ? factor.toFixed(1) + "×" : (100 * (factor - 1)).toFixed(1) + "%";
+      var said = page || (cheaper + " is " + margin + " cheaper");   // wording.factor's rule
       var color = /^Tinker/.test(said) ? TINKER : (/^Self-hosting/.test(said) ? HOSTED : INK);
       html("b", { style: "color:" + color }, verdict, said);
       verdict.appendChild(document.createTextNode(": Tinker " + usd(tinkerTotal) + " against " + usd(hostedTotal) +

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 
-from .. import fmt
 from ..analysis.verdict import Verdict
 from . import wording
 
@@ -41,7 +40,7 @@ class Headlines:
             texts["hosted"] = record["self_hosted"] = wording.money(self_hosted_usd)
         if verdict is not None:
             texts["verdict"] = wording.verdict(verdict, capital=verdict_capital)
-            record.update({"cheaper": verdict.cheaper, "factor": fmt.ratio(verdict.factor), "close": verdict.close,
+            record.update({"cheaper": verdict.cheaper, "factor": wording.factor(verdict.factor), "close": verdict.close,
                            "share": wording.probability(verdict.p_cheaper) if verdict.drawn else None})
         if days is not None:
             texts["days"] = record["days"] = wording.days(days)

@@ -408,7 +408,7 @@ def summary_html(est) -> str:
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
                  ("Self-hosted time", wording.self_hosted_time(s)),
                  ("Cheaper", "unknown (Tinker does not offer this model)" if est.tinker_not_offered else
-                             f"<b>{str(side).replace('_', '-')}</b> ({fmt.ratio(factor)})")]
+                             f"<b>{str(side).replace('_', '-')}</b> ({wording.factor(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes
              if not (est.tinker_not_offered and n.endswith(est.tinker_not_offered))]   # the Tinker row says it
     body = "".join(f"<tr><th>{a}</th><td>{b}</td></tr>" for a, b in rows)

@@ -58,6 +58,13 @@ def day_count(value: float) -> str:
     return f"{value:.2f}" if value < 1 else (f"{value:,.1f}" if value < 100 else f"{value:,.0f}")
 
 
+def factor(x: float) -> str:
+    """How much cheaper the cheaper side is: '3.3×', or, where that would print as '1.0×' (it says nothing), the
+    margin in percent: '2.3%'. explorer.js words a moved explorer's factor the same way."""
+    x = float(x)
+    return f"{x:,.1f}×" if f"{x:.1f}" != "1.0" else f"{100 * (x - 1):.1f}%"
+
+
 def share(v: Verdict) -> str:
     """'in >99% of draws' (the share agreeing with the point estimate), '' when nothing was drawn."""
     return f"in {probability(v.p_cheaper)} of draws" if v.drawn else ""
@@ -67,16 +74,16 @@ def verdict(v: Verdict, capital: bool = False) -> str:
     """The sentence: 'self-hosting is 4.0× cheaper, in >99% of draws', or, below the close-call share,
     'a close call: Tinker is 1.1× cheaper at the point estimate, but only in 47% of draws'."""
     if v.close:
-        text = (f"a close call: {side(v.cheaper)} is {fmt.ratio(v.factor)} cheaper at the point estimate, but only "
+        text = (f"a close call: {side(v.cheaper)} is {factor(v.factor)} cheaper at the point estimate, but only "
                 f"{share(v)}")
     else:
-        text = f"{side(v.cheaper)} is {fmt.ratio(v.factor)} cheaper" + (f", {share(v)}" if v.drawn else "")
+        text = f"{side(v.cheaper)} is {factor(v.factor)} cheaper" + (f", {share(v)}" if v.drawn else "")
     return text[:1].upper() + text[1:] if capital else text
 
 
 def verdict_cell(v: Verdict) -> str:
     """A table cell: 'self-hosted 4.0×', or 'close call (Tinker 1.1×)'."""
-    point = f"{SIDE_CELL[v.cheaper]} {fmt.ratio(v.factor)}"
+    point = f"{SIDE_CELL[v.cheaper]} {factor(v.factor)}"
     return f"close call ({point})" if v.close else point
 
 
