@@ -14,7 +14,9 @@ def usd(x: float, cents: bool | None = None) -> str:
         return "n/a"
     if cents is None:
         cents = abs(x) < 1000
-    return f"-${abs(x):,.2f}" if x < 0 and cents else (f"${x:,.2f}" if cents else f"${x:,.0f}")
+    shown = f"{abs(x):,.2f}" if cents else f"{abs(x):,.0f}"
+    # a minus only where the printed amount is not zero: -$0.001 reads $0.00, not -$0.00
+    return f"-${shown}" if x < 0 and shown.strip("0.,") else f"${shown}"
 
 
 def usd_short(x: float) -> str:
@@ -27,11 +29,12 @@ def usd_short(x: float) -> str:
 
 
 def tokens(x: float) -> str:
-    """117.96M, 70.65B, 181.0K tokens."""
+    """117.96M, 70.65B, 181.01K tokens; a round count without its zero decimals: 655K, 896M."""
     x = float(x)
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
         if abs(x) >= scale:
-            return f"{x / scale:,.2f}{suffix}"
+            text = f"{x / scale:,.2f}"
+            return (text[:-3] if text.endswith(".00") else text) + suffix
     return f"{x:,.0f}"
 
 
@@ -149,6 +152,12 @@ def pct(x: float, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
+def signed(x: float, digits: int = 2) -> str:
+    """+0.93, -0.41 as a correlation prints; a value that rounds to zero reads 0.00 (not −0.00)."""
+    text = f"{float(x):+.{digits}f}"
+    return text[1:] if float(text[1:]) == 0 else text
+
+
 def signed_pct(x: float, digits: int = 1) -> str:
     """+12.3%, −4.0%; a value that rounds to zero reads 0% (not −0% or +0%)."""
     text = f"{100 * float(x):+.{digits}f}%"
@@ -174,7 +183,10 @@ def series(items) -> str:
 
 
 def gb(x_bytes: float) -> str:
+    """83.9 GB, 2,000 GB (no tenth of a GB where the size is in the hundreds or more), 186 MB."""
     x = float(x_bytes) / 1e9
+    if x >= 100:
+        return f"{x:,.0f} GB"
     return f"{x:,.1f} GB" if x >= 1 else f"{x * 1e3:,.0f} MB"
 
 

@@ -160,7 +160,7 @@ def influence_chart(influence: pd.DataFrame, ax=None, title=None):
     image = ax.imshow(values, cmap="PuOr", vmin=-1, vmax=1, aspect="auto")
     for (i, j), v in np.ndenumerate(values):
         if np.isfinite(v):
-            ax.text(j, i, f"{v:+.2f}", ha="center", va="center", fontsize=SMALL,
+            ax.text(j, i, fmt.signed(v), ha="center", va="center", fontsize=SMALL,
                     color="white" if abs(v) > 0.6 else "black")
     ax.set_xticks(range(values.shape[1]), influence.columns, fontsize=SMALL, rotation=30, ha="right")
     ax.set_yticks(range(values.shape[0]), [textwrap.fill(labels.label(name), 22) for name in influence.index],
