@@ -68,7 +68,7 @@ class Distribution:
         """'triangular(low 1, mode 1.5, high 2.5)'; '× preset' when the draws scale the preset's value."""
         parts = []
         for name, value in self.params.items():
-            text = " | ".join(f"{v:g}" for v in value) if isinstance(value, tuple) else f"{value:g}"
+            text = " | ".join(map(_param, value)) if isinstance(value, tuple) else _param(value)
             parts.append(f"{name} {text}")
         return f"{self.kind}({', '.join(parts)})" + (" × preset" if self.relative else "")
 
@@ -185,6 +185,12 @@ def for_workload(workload: str, method: str = DEFAULT_METHOD) -> dict[str, Distr
                 raise TinkerNomicsError(f"assumptions/uncertainty.csv: two rows give {dist.parameter} for {workload}")
             chosen[dist.parameter] = dist
     return chosen
+
+
+def _param(value: float) -> str:
+    """A distribution's parameter as the book prints it: three significant digits (a fitted sigma of 0.258484 reads
+    0.258), whole numbers from 1,000 up."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def table() -> pd.DataFrame:

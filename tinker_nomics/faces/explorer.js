@@ -105,7 +105,8 @@
     var first = data.start;
     var wl = select(controls, "Workload", "workload", data.workloads.map(function (w) { return { value: w, label: w }; }), first);
     var snap = select(controls, "Tinker prices", "snapshot", data.snapshots.map(function (s) {
-      return { value: s.id, label: s.id }; }), data.snapshots[0].id);
+      // a list a source dates to the month only reads so (it sorts at the month's end: 2026-09 after 2026-09-10)
+      return { value: s.id, label: s.date === s.id ? s.id : s.id + " (month only)" }; }), data.snapshots[0].id);
     var offer = slider(controls, data.labels.offer, "offer", data.offers.length, data.meta[first].start.offer);
     var eff = slider(controls, data.labels.efficiency, "efficiency", data.efficiencies.length, data.meta[first].start.efficiency);
     var mfu = slider(controls, data.labels.mfu, "mfu", data.mfus.length, data.meta[first].start.mfu);

@@ -65,6 +65,16 @@ def factor(x: float) -> str:
     return f"{x:,.1f}×" if f"{x:.1f}" != "1.0" else f"{100 * (x - 1):.1f}%"
 
 
+def methods_cell(methods: str) -> str:
+    """Which methods draw an input, for a table cell: 'every method', 'the default (calibrated)', 'seed and exact'."""
+    from ..model.scenario import DEFAULT_METHOD, METHODS
+
+    names = methods.split()
+    if set(names) >= set(METHODS):
+        return "every method"
+    return " and ".join(f"the default ({n})" if n == DEFAULT_METHOD else n for n in names)
+
+
 def share(v: Verdict) -> str:
     """'in >99% of draws' (the share agreeing with the point estimate), '' when nothing was drawn."""
     return f"in {probability(v.p_cheaper)} of draws" if v.drawn else ""
