@@ -260,16 +260,27 @@ def catalog_counts() -> dict:
 def services_table() -> pd.DataFrame:
     """The managed services registry as the chapter lists it: one row per service (its models or GPUs joined)."""
     groups: dict = {}
-    for s in managed_services():
+    services = managed_services()
+    shorts: dict = {}
+    for s in services:
+        if s.model:
+            shorts.setdefault((s.service, s.model.split("/")[-1]), set()).add(s.model)
+
+    def name(s) -> str:   # the short name, or the whole id where two of a service's models share it
+        short = s.model.split("/")[-1]
+        return short if len(shorts[(s.service, short)]) == 1 else s.model
+
+    for s in services:
         g = groups.setdefault(s.service, {"service": s.service, "billing": s.billing.replace("_", " ") or "—",
                                           "status": s.status.replace("_", " "), "what": [], "read": s.recorded})
         if s.billing == "gpu_hour" and s.usd_per_gpu_hour is not None:
             g["what"].append(f"{s.gpu} {fmt.usd(s.usd_per_gpu_hour)}/GPU-h")
         elif s.billing == "training_hour" and s.usd_per_training_hour is not None:
             g["what"].append(f"{s.model}: {fmt.usd(s.usd_per_training_hour)}/training hour")
+        elif s.complete and s.prefill_usd_per_m == s.sample_usd_per_m == s.train_usd_per_m == 0:
+            g["what"].append(f"{name(s)} listed at 0 (free)")
         elif s.complete:
-            g["what"].append(f"{s.model.split('/')[-1]} {s.prefill_usd_per_m:g}/{s.sample_usd_per_m:g}/"
-                             f"{s.train_usd_per_m:g}")
+            g["what"].append(f"{name(s)} {s.prefill_usd_per_m:g}/{s.sample_usd_per_m:g}/{s.train_usd_per_m:g}")
         elif s.model:
             meter = next(m for m in ("prefill", "sample", "train") if getattr(s, f"{m}_usd_per_m") is not None)
             g["what"].append(f"{s.model} {meter} {getattr(s, f'{meter}_usd_per_m'):g}")

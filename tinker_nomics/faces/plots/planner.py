@@ -113,7 +113,10 @@ def best_by_deadline(sweep: pd.DataFrame, ax=None, title: str | None = None):
     extra = [plt.Line2D([], [], ls="", marker=m, color="0.3", label=k) for k, m in markers.items()
              if k in set(sweep["best_kind"].dropna())]
     extra.append(plt.Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="on spot"))
-    ax.legend(handles + extra, labels + [h.get_label() for h in extra], fontsize=8, ncol=2, framealpha=0.9)
+    # beside the axes, not on them: a point at the top (swe_rl's Tinker bill) was hidden behind it
+    ax.legend(handles + extra, labels + [h.get_label() for h in extra], fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    ax.margins(y=0.08)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
     return fig
