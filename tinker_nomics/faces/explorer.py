@@ -29,8 +29,8 @@ from . import labels, wording
 from .plots.beyond import RATIO_CMAP, RATIO_SPAN
 
 SCRIPT = Path(__file__).with_name("explorer.js")
-EFFICIENCIES = (0.3, 0.4, 0.5, 0.6, 0.7)
-MFUS = (0.05, 0.1, 0.2, 0.35)
+EFFICIENCIES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.9)   # the fitted one joins them: a reader can try a better stack
+MFUS = (0.05, 0.1, 0.2, 0.35, 0.5)
 
 
 def _round(values, digits: int = 4):
