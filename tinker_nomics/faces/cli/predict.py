@@ -81,7 +81,9 @@ def add_parser(sub) -> None:
                          "model's split where that is faster)")
     rl.add_argument("--fine-tune", default="full", help="full (default) or lora")
     rl.add_argument("--max-response-len", type=number("--max-response-len"),
-                    help="the longest response of a step (default: the mean × the ratio fitted on logged runs)")
+                    help="the longest response a step actually generates (verl logs it as response_length/max), "
+                         "not the length cap (data.max_response_length), which responses may never reach (default: "
+                         "the mean × the ratio fitted on logged runs)")
     rl.add_argument("--no-reference", action="store_true", help="no reference-model log-prob pass (no KL term)")
     rl.add_argument("--critic", action="store_true", help="PPO with a critic: its value pass and its update")
     rl.add_argument("--optimizer-steps", type=number("--optimizer-steps"),
