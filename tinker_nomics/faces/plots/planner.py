@@ -113,9 +113,9 @@ def best_by_deadline(sweep: pd.DataFrame, ax=None, title: str | None = None):
     extra = [plt.Line2D([], [], ls="", marker=m, color="0.3", label=k) for k, m in markers.items()
              if k in set(sweep["best_kind"].dropna())]
     extra.append(plt.Line2D([], [], ls="", marker="o", color="0.3", mfc="white", label="on spot"))
-    # beside the axes, not on them: a point at the top (swe_rl's Tinker bill) was hidden behind it
-    ax.legend(handles + extra, labels + [h.get_label() for h in extra], fontsize=8, loc="upper left",
-              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    # below the axes, not on them: a point at the top (swe_rl's Tinker bill) was hidden behind it
+    fig.legend(handles + extra, labels + [h.get_label() for h in extra], fontsize=8, loc="outside lower center",
+               ncol=4, frameon=False)
     ax.margins(y=0.08)
     if title:
         ax.set_title(title, fontsize=10, loc="left")
