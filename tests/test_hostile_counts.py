@@ -242,3 +242,10 @@ def test_a_usage_error_names_the_command_once_and_a_number_past_a_float_as_typed
     assert code == 2 and err.count("tinker-nomics") == 1 and "estimate: argument --turns" in err, err
     code, out, err = _cli("estimate", "--workload", "math_rl", "--num-gpus", "1" + "0" * 400)
     assert code == 2 and "too large" in err and "got inf" not in err and len(err) < 300, err
+
+
+def test_prices_of_one_model_at_one_snapshot():
+    """QA 2026-12-05: `prices --snapshot 2026-01-05 --model Qwen3-8B` listed every snapshot, ignoring --snapshot."""
+    code, out, err = _cli("prices", "--snapshot", "2026-01-05", "--model", "Qwen3-8B")
+    rows = [line for line in out.splitlines() if line[:4].isdigit()]
+    assert code == 0 and len(rows) == 1 and rows[0].startswith("2026-01-05"), out

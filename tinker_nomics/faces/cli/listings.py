@@ -17,7 +17,7 @@ def add_parsers(sub) -> None:
                             description="Without options: the dated snapshots. With --snapshot: every model's "
                                         "prices as of that snapshot. With --model: that model across snapshots.")
     prices.add_argument("--snapshot", help="snapshot id (e.g. 2026-01-05), or 'latest'")
-    prices.add_argument("--model", help="one model's prices in every snapshot")
+    prices.add_argument("--model", help="one model's prices in every snapshot (with --snapshot, in that one)")
     add_format(prices)
 
 
@@ -102,11 +102,14 @@ def _priced(pairs):
 def cmd_prices(args) -> str:
     if args.model:
         model = sources.resolve_model(args.model)
+        wanted = [resolve_snapshot(args.snapshot)] if args.snapshot else list(snapshots())   # both: that one row
         out = [{"snapshot": snap, "prefill": p.prefill, "sample": p.sample, "train": p.train,
                 "cached_prefill": p.cached_prefill, "notes": list(p.notes)}
-               for _, snap, p in _priced((model, snap) for snap in snapshots())]
+               for _, snap, p in _priced((model, snap) for snap in wanted)]
         if not out:
-            raise TinkerNomicsError(f"Tinker prices {model} in no snapshot")
+            raise TinkerNomicsError(f"Tinker prices {model} in no snapshot" if not args.snapshot else
+                                    f"snapshot {wanted[0]} does not price {model} (`tinker-nomics prices --model "
+                                    f"{model}` lists the snapshots that do)")
         if args.format == "json":
             return to_json({"model": model, "usd_per_million_tokens": out})
         return f"{model}, USD per million tokens\n" + table(
