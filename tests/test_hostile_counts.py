@@ -249,3 +249,9 @@ def test_prices_of_one_model_at_one_snapshot():
     code, out, err = _cli("prices", "--snapshot", "2026-01-05", "--model", "Qwen3-8B")
     rows = [line for line in out.splitlines() if line[:4].isdigit()]
     assert code == 0 and len(rows) == 1 and rows[0].startswith("2026-01-05"), out
+
+
+def test_a_cached_rate_with_cached_billing_off_is_refused():
+    """QA 2026-12-05: --no-tinker-cached-prefill with --tinker-cached-prefill-usd-per-m 5 ran, the rate ignored."""
+    _refused(["estimate", "--workload", "swe_rl", "--no-tinker-cached-prefill", "--tinker-cached-prefill-usd-per-m",
+              "5"], "--tinker-cached-prefill-usd-per-m", "--no-tinker-cached-prefill")

@@ -84,6 +84,9 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
                      method=args.method, decode_model=args.decode_model, fine_tune=args.fine_tune,
                      tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
     from ...model.scenario import check_whole
+    if args.tinker_cached_prefill is False and args.tinker_cached_prefill_usd_per_m is not None:
+        raise TinkerNomicsError("--tinker-cached-prefill-usd-per-m sets the rate of cached prompt tokens, which "
+                                "--no-tinker-cached-prefill bills at the full rate: give one of the two")
     if args.prices is not None and not args.prices.strip():
         raise TinkerNomicsError("--prices needs a snapshot id (list them with `tinker-nomics prices`)")
     try:
