@@ -255,3 +255,11 @@ def test_a_cached_rate_with_cached_billing_off_is_refused():
     """QA 2026-12-05: --no-tinker-cached-prefill with --tinker-cached-prefill-usd-per-m 5 ran, the rate ignored."""
     _refused(["estimate", "--workload", "swe_rl", "--no-tinker-cached-prefill", "--tinker-cached-prefill-usd-per-m",
               "5"], "--tinker-cached-prefill-usd-per-m", "--no-tinker-cached-prefill")
+
+
+def test_a_letter_o_for_a_zero_and_full_width_letters_still_find_the_name():
+    """QA 2026-12-05: `--gpu H1OO` (letters O) got no suggestion; a full-width model name got none either."""
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--gpu", "H1OO")
+    assert code == 2 and "closest: H100 SXM" in err, err
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--model", "Ｑｗｅｎ３-8B")
+    assert code == 0 and out.startswith("math_rl · Qwen/Qwen3-8B"), err

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import difflib
 from typing import Iterable
@@ -43,8 +44,9 @@ class UnknownNameError(TinkerNomicsError, KeyError):
 
 def _squash(text: str) -> str:
     """Case and punctuation dropped, except between two digits, where it keeps a mark: 'opt-1.3b' and 'opt-13b',
-    'Qwen2.5-1.5B' and 'Qwen2.5-15B' are different models."""
-    text = re.sub(r"(?<=\d)[^a-z0-9]+(?=\d)", "_", text.lower())
+    'Qwen2.5-1.5B' and 'Qwen2.5-15B' are different models. Full-width and other compatibility forms read as their
+    plain letters (NFKC: 'Ｑｗｅｎ３' is 'Qwen3')."""
+    text = re.sub(r"(?<=\d)[^a-z0-9]+(?=\d)", "_", unicodedata.normalize("NFKC", text).lower())
     return "".join(ch for ch in text if ch.isalnum() or ch == "_")
 
 
@@ -53,6 +55,11 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     it ("A100" → the A100 entries), then names that hold it ("kimi"), then the nearest by edit distance."""
     known = list(known)
     squashed = _squash(name)
+    while True:   # a letter O typed beside a digit is a zero ('H1OO' is H100)
+        zeroed = re.sub(r"(?<=\d)o|o(?=\d)", "0", squashed)
+        if zeroed == squashed:
+            break
+        squashed = zeroed
     forms = {k: (_squash(k), _squash(k.split("/")[-1])) for k in known}
     picked: list[str] = []
 
