@@ -162,6 +162,7 @@ def test_a_json_integer_too_long_for_a_float_is_refused_in_one_line(tmp_path):
     (["--samples", "1024", "--max-response-len", "1e308"], ["--max-response-len", "at most"]),
     (["--samples", "1024", "--generation-samples", "10"], ["--generation-samples", "1,024"]),
     (["--samples", "1024", "--rollout-memory-fraction", "0.01"], ["--rollout-memory-fraction", "cannot hold"]),
+    (["--samples", "1024", "--off-policy", "2.5"], ["--off-policy", "whole number"]),
 ])
 def test_rl_step_refuses_a_step_no_run_has(extra, words):
     """QA 2026-12-05: 1e308 samples printed 'nan min' with exit 0; 10 generated sequences trained 1,024; a memory

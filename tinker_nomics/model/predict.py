@@ -417,6 +417,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     p = _positive("prompt_len", prompt_tokens, 0, inclusive=True, maximum=MAX_TOKENS)
     r = _positive("response_len", response_tokens, 1, inclusive=True, maximum=MAX_TOKENS)
     k = _positive("off_policy", off_policy, 0, inclusive=True, maximum=BOUNDS["off_policy"][2])
+    if np.any(k != np.floor(k)):   # a staleness bound counts whole steps, as estimate and plan take it
+        raise TinkerNomicsError(f"off_policy must be a whole number, got {_text(k)}")
     r_max = None if response_max_tokens is None else _positive("max_response_len", response_max_tokens, 1, True,
                                                                 MAX_TOKENS)
     if r_max is not None and np.any(r_max < r):
