@@ -160,7 +160,8 @@ def _hosted_page(result: HostedValidation, snapshots, price_as) -> dict:
     if rec is not None and not rec.table.empty:
         reconciliation = {"method": rec.method, "table": records(rec.table), "fitted": rec.fitted,
                           "inputs": {k: v for k, v in rec.inputs.items() if k != "methods"},
-                          "rows": {phase: plain(rec.row(phase)) for phase in ("step", "generation", "training")}}
+                          "rows": {phase: plain(rec.row(phase)) for phase in ("step", "generation", "logprob",
+                                                                               "training", "refit")}}
     return {
         "kind": "self-hosted", "framework": run.framework, "summary": result.summary(),
         "caveats": list(result.caveats), "notes": list(result.notes),
