@@ -174,8 +174,10 @@ def decode_throughput(batch, series: dict, critical_batch=None, ax=None, title=N
     styled_lines(ax, batch, series)
     if critical_batch is not None:
         ax.axvline(float(critical_batch), color="0.5", lw=0.8)
-        ax.text(float(critical_batch), ax.get_ylim()[1], f" critical batch ≈ {float(critical_batch):.0f}",
-                va="top", fontsize=SMALL, color="0.3")
+        # at the top of the line, on a white ground so a curve passing behind it does not cross the words
+        ax.text(float(critical_batch), 0.97, f" critical batch ≈ {float(critical_batch):.0f}", va="top",
+                fontsize=SMALL, color="0.3", transform=ax.get_xaxis_transform(),
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(fmt.axis_tick("tokens"))
