@@ -264,3 +264,27 @@ def test_a_letter_o_for_a_zero_and_full_width_letters_still_find_the_name():
     assert code == 2 and "closest: H100 SXM" in err, err
     code, out, err = _cli("estimate", "--workload", "math_rl", "--model", "Ｑｗｅｎ３-8B")
     assert code == 0 and out.startswith("math_rl · Qwen/Qwen3-8B"), err
+
+
+def test_a_log_still_being_written_is_read_up_to_its_cut_last_line(tmp_path):
+    """QA 2026-12-05: a running job's log, its last line cut mid-write, was refused as a whole (verl console and a
+    tinker-cookbook metrics.jsonl); the steps before that line are read, and a note says the last one was not. A
+    broken line with a line ending after it is still an error."""
+    from pathlib import Path
+    log = hs.write_verl_console(tmp_path / "train.log", ray=False)
+    lines = log.read_text().splitlines()
+    last = max(i for i, line in enumerate(lines) if line.startswith("step:"))
+    cut = "\n".join(lines[:last + 1])
+    cut = cut[:cut.rindex(" - ") + 8]           # the last step line, stopped a few characters into a key
+    log.write_text(cut)
+    code, out, err = _cli("validate", str(log), "--gpu", "H100")
+    assert code == 0 and f"last line ({last + 1}) stops mid-step" in out, err
+    log.write_text(cut + "\n")                   # ended: a broken line, not one being written
+    _refused(["validate", str(log), "--gpu", "H100"], f"line {last + 1}")
+    metrics = Path(__file__).resolve().parents[1] / "data" / "runs" / "omnimath" / "gptoss-20b-v2-metrics.jsonl"
+    text = metrics.read_text().rstrip("\n")
+    running = tmp_path / "metrics.jsonl"
+    running.write_text(text[:len(text) - 40])
+    code, out, err = _cli("validate", str(running), "--model", "openai/gpt-oss-20b")
+    n = text.count("\n") + 1
+    assert code == 0 and f"last line ({n}) stops mid-record" in out, err

@@ -238,6 +238,7 @@ class Accumulator:
         self.seen_keys: set[str] = set()
         self.plans: dict[tuple, _Plan] = {}
         self.any_record = False
+        self.cut_off: int | None = None   # the last line, cut mid-record by a run still writing it (not read)
 
     def add_train(self, step: int, line: int, row) -> None:
         self.any_record = True
@@ -313,6 +314,9 @@ class Accumulator:
         buffers = [self.steps, self.lines, self.values]   # handed over: freed as soon as the columns are built
         self.steps, self.lines, self.values = array("q"), array("q"), array("d")
         table, notes = _tidy_table(buffers, self.evals, file_label, self.null_is_absent)
+        if self.cut_off is not None:
+            notes.append(f"the log's last line ({self.cut_off}) stops mid-record, with no line ending (a run still "
+                         f"writing it?): that record is not read; the records before it are")
         return RunLog(table, source, kind, config.get("model_name"), config, _mode(self.seen_keys),
                       run_name or config.get("wandb_name"), tuple(extra_notes) + tuple(notes), self.logged_totals,
                       frozenset(self.seen_keys))
@@ -379,7 +383,13 @@ def _read_part(path, file_label: str, start: int = 0, stop: int | None = None, r
                                    s.seconds if s.seconds == s.seconds else s.seconds2, s.cost, s.trained))
                     acc.any_record = True
                     continue
-        rec = parse_line(raw, number, file_label, terminated)
+        try:
+            rec = parse_line(raw, number, file_label, terminated)
+        except TinkerNomicsError:
+            if terminated:
+                raise
+            acc.cut_off = number   # only the file's last line lacks a line ending
+            break
         acc.add(("line", number), rec)
         if typed is not None:
             typed.learn(rec)
@@ -402,7 +412,7 @@ def _read_part_main() -> None:
         raise SystemExit(3)
     with open(result, "wb") as fh:
         pickle.dump((acc.steps.tobytes(), acc.lines.tobytes(), acc.values.tobytes(), acc.evals, acc.logged_totals,
-                     acc.seen_keys, acc.any_record, lines), fh, protocol=pickle.HIGHEST_PROTOCOL)
+                     acc.seen_keys, acc.any_record, lines, acc.cut_off), fh, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _read_in_parts(path, file_label: str, size: int, processes: int):
@@ -463,7 +473,9 @@ def _read_in_parts(path, file_label: str, size: int, processes: int):
 
 def _join_part(acc: Accumulator, part: tuple, offset: int) -> int:
     """A part read by `_read_part_main` appended to `acc`, its line numbers moved on by `offset`; its line count."""
-    steps, lines, values, evals, totals, keys, any_record, count = part
+    steps, lines, values, evals, totals, keys, any_record, count, cut_off = part
+    if cut_off is not None:
+        acc.cut_off = cut_off + offset
     acc.steps.frombytes(steps)
     acc.lines.frombytes((np.frombuffer(lines, dtype=np.int64) + offset).tobytes())
     acc.values.frombytes(values)

@@ -103,7 +103,7 @@ SNIFF_RECORDS = 50   # records looked at to recognise a JSON-lines log (the firs
 
 def _first_records(path: Path, label: str) -> list[dict]:
     out = []
-    for _, rec in stream.json_lines(path, label):
+    for _, rec in stream.json_lines(path, label, cut_off={}):   # the reader says whether the last line was cut
         out.append(rec)
         if len(out) >= SNIFF_RECORDS:
             break

@@ -54,8 +54,9 @@ def head(path: Path, label: str, size: int = 8192) -> bytes:
         return fh.read(size)
 
 
-def text_lines(path: Path, label: str) -> Iterator[tuple[int, str]]:
-    """(line number, text without its line ending), one line at a time."""
+def text_lines(path: Path, label: str, ends: dict | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line ending), one line at a time. `ends["unterminated"]` is set to the last
+    line's number, before it is yielded, when no line ending closes it (a log still being written)."""
     with open_read(path, label) as fh:
         number = 0
         while True:
@@ -71,14 +72,19 @@ def text_lines(path: Path, label: str) -> Iterator[tuple[int, str]]:
                 raise TinkerNomicsError(f"{label}: line {number}: not UTF-8 text") from None
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]
+            if ends is not None and not raw.endswith(b"\n"):
+                ends["unterminated"] = number
             yield number, text.rstrip("\r\n")
 
 
-def json_lines(path: Path, label: str) -> Iterator[Record]:
+def json_lines(path: Path, label: str, cut_off: dict | None = None) -> Iterator[Record]:
     """One JSON object per non-empty line. The bare NaN/Infinity tokens Python's json module writes (verl's older
-    file logger) are accepted here; whether a value may be NaN is the vocabulary's decision."""
+    file logger) are accepted here; whether a value may be NaN is the vocabulary's decision. With `cut_off` (a
+    dict), a last line that stops mid-record with no line ending (a log still being written) ends the records and
+    is named in `cut_off["line"]`; without it, such a line is an error like any other."""
     last = None
-    for number, text in text_lines(path, label):
+    ends: dict = {}
+    for number, text in text_lines(path, label, ends):
         if not text.strip():
             continue
         last = number
@@ -87,6 +93,9 @@ def json_lines(path: Path, label: str) -> Iterator[Record]:
         except RecursionError:
             raise TinkerNomicsError(f"{label}: line {number}: not JSON (nested too deeply)") from None
         except ValueError as exc:
+            if cut_off is not None and ends.get("unterminated") == number:
+                cut_off["line"] = number
+                return
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise TinkerNomicsError(f"{label}: line {number}: not JSON ({reason})") from None
         if not isinstance(obj, dict):

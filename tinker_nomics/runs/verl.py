@@ -530,7 +530,9 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     keys: set[str] = set()
     steps_seen = 0
     windows = None
-    for number, line in stream.text_lines(path, label):
+    ends: dict = {}
+    cut_off = None
+    for number, line in stream.text_lines(path, label, ends):
         text, owner = strip_line(line)
         if dumps.feed(number, text, owner):
             continue
@@ -542,8 +544,14 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
             continue
         if owner is not None and owner[0] not in DRIVERS:
             continue
+        try:
+            values, fmt_repr, fmt_3f = _parse_step_line(text, label, number, keys)
+        except TinkerNomicsError:
+            if ends.get("unterminated") != number:
+                raise
+            cut_off = number   # the trainer was still writing its last line: the steps before it are read
+            break
         steps_seen += 1
-        values, fmt_repr, fmt_3f = _parse_step_line(text, label, number, keys)
         repr_values |= fmt_repr
         three_decimals |= fmt_3f
         rec = _record(("line", number), int(m.group(1)), values)
@@ -577,6 +585,9 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     if val_only:
         notes.append(f"{val_only} validation-only record(s) without a step time (e.g. validation before "
                      f"training, step 0): their time is not logged and not in the sums")
+    if cut_off is not None:
+        notes.append(f"the log's last line ({cut_off}) stops mid-step, with no line ending (a run still writing "
+                     f"it?): that step is not read; the steps before it are")
     return _finish(table, label, kind, facts, where, notes, keys, facts_override, windows=windows)
 
 
