@@ -8,7 +8,7 @@ import difflib
 from typing import Iterable
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # what is left of C0/C1 control characters after the split
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # C0/C1 control characters: escape codes, line breaks
 
 
 class TinkerNomicsError(ValueError):
@@ -17,7 +17,7 @@ class TinkerNomicsError(ValueError):
     def __init__(self, message: str):
         one_line = " ".join(str(message).split())
         # a value quoted from a user's file may hold an escape code: shown escaped, it cannot recolour the terminal
-        super().__init__(_CONTROL.sub(lambda m: repr(m.group())[1:-1], one_line))
+        super().__init__(CONTROL.sub(lambda m: repr(m.group())[1:-1], one_line))
 
 
 class UnknownNameError(TinkerNomicsError, KeyError):

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
+
+from .errors import CONTROL
 
 
 def usd(x: float, cents: bool | None = None) -> str:
@@ -295,15 +296,12 @@ def cut(text: str, width: int) -> str:
     return (head[:space] if space > width // 2 else head).rstrip(" ,;(") + "…"
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # C0/C1 control characters: escape codes, line breaks
-
-
 def printable(value, missing: str = "not recorded", limit: int = 60) -> str:
     """A value from a user's file as one line of a note: `missing` for null, text with a control character shown
     escaped (an escape code or a line break never reaches the terminal), cut to `limit` characters."""
     if value is None:
         return missing
     text = str(value)
-    if _CONTROL.search(text):
+    if CONTROL.search(text):
         text = repr(text)[1:-1]
     return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import TinkerNomicsError
+from ..errors import CONTROL, TinkerNomicsError
 from .numbers import is_finite
 from .hardware import gpus
 from .tables import Column, load_table
@@ -46,7 +46,6 @@ from .tables import Column, load_table
 # A GPU-hour's price an offer may have: from a cent (the catalog's cheapest is several cents) to the bound
 # --gpu-hourly-usd has (model/scenario.py BOUNDS); outside it a price prints as $0.00 or $inf, not as a rental.
 GPU_HOUR_USD = (0.01, 1e4)
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # C0/C1 control characters (ESC, line breaks, ...)
 REQUIRED = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region", "SpotPrice")
 NO_SPOT_VALUES = (0.0, 99999999.0)       # vast writes 0.00, primeintellect 99999999 where there is no spot offer
 MEMORY_MEANINGS = ("per_gpu", "all_gpus", "host_ram", "none", "name_only")
