@@ -288,3 +288,70 @@ def test_a_log_still_being_written_is_read_up_to_its_cut_last_line(tmp_path):
     code, out, err = _cli("validate", str(running), "--model", "openai/gpt-oss-20b")
     n = text.count("\n") + 1
     assert code == 0 and f"last line ({n}) stops mid-record" in out, err
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan"])
+@pytest.mark.parametrize("args, words", [
+    # math_rl is single-turn (data/workloads/): its output is --completion-tokens
+    (["--workload", "math_rl", "--turns", "1", "--output-per-turn", "100"], ["--output-per-turn", "single-turn"]),
+    (["--workload", "math_rl", "--failure-overhead", "0.2"], ["--failure-overhead", "workload math_rl"]),
+    # swe_rl is multi-turn: its output is --output-per-turn each turn
+    (["--workload", "swe_rl", "--completion-tokens", "100"], ["--completion-tokens", "workload swe_rl", "turns"]),
+    (["--workload", "math_rl", "--turns", "3", "--output-per-turn", "100", "--observation-per-turn", "10",
+      "--completion-tokens", "5"], ["--completion-tokens", "this run has 3 turns"]),
+])
+def test_a_token_flag_the_kind_of_rollout_does_not_read_is_refused(command, args, words):
+    _refused([command, *args], *words)
+
+
+def test_the_token_flags_each_kind_of_rollout_reads_change_the_bill():
+    """The flags left accepted are the ones that move the answer (model/tokens.py rollout)."""
+    import json
+
+    def tinker_usd(*args):
+        code, out, _ = _cli("estimate", *args, "--format", "json")
+        assert code == 0
+        return json.loads(out)["tinker"]["total_usd"]
+    assert tinker_usd("--workload", "math_rl", "--completion-tokens", "100") \
+        < tinker_usd("--workload", "math_rl", "--completion-tokens", "1000")
+    assert tinker_usd("--workload", "swe_rl", "--output-per-turn", "100") \
+        < tinker_usd("--workload", "swe_rl", "--output-per-turn", "1000")
+    assert tinker_usd("--workload", "swe_rl", "--turns", "1", "--completion-tokens", "300") \
+        < tinker_usd("--workload", "swe_rl")
+
+
+def _cut_last_record(path):
+    """The file as a run still writing it leaves it: the last record stopped partway, no line ending."""
+    text = path.read_text().rstrip("\n")
+    path.write_text(text[:len(text) - 25])
+    return text.count("\n") + 1
+
+
+@pytest.mark.parametrize("shape", ["verl file logger", "W&B history jsonl", "EasyR1 file logger"])
+def test_every_json_lines_reader_reads_a_growing_log_up_to_its_cut_last_line(tmp_path, shape):
+    """QA 2026-12-05 (the first round fixed the verl console and the cookbook reader only): the other JSON-lines
+    readers refused a log whose last line a running job had not finished. Each now reads the steps before it and
+    names the line; with a line ending after it, the broken line is still refused."""
+    import json
+
+    import run_shapes
+    from test_easyr1 import EASY_CONFIG, metrics, nested
+    from tinker_nomics.runs import easyr1
+    if shape == "verl file logger":
+        log = hs.write_verl_jsonl(tmp_path / "metrics.jsonl")
+    elif shape == "W&B history jsonl":
+        log = run_shapes.write_wandb_json(tmp_path / "history.jsonl", hs.verl_wandb_rows(), "lines")
+    else:
+        (tmp_path / easyr1.CONFIG_FILE).write_text(json.dumps(EASY_CONFIG))
+        log = tmp_path / easyr1.LOG_FILE
+        log.write_text("".join(json.dumps({"step": i + 1, **nested(metrics(i))}) + "\n" for i in range(4)))
+    whole = _cli("validate", str(log), "--gpu", "H100 SXM", "--format", "json")
+    assert whole[0] == 0, whole[2]
+    last = _cut_last_record(log)
+    code, out, err = _cli("validate", str(log), "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert any(f"last line ({last}) stops mid-record" in n for n in data["notes"] + data["caveats"]), data["notes"]
+    assert data["steps"] == json.loads(whole[1])["steps"] - 1   # every step but the one being written
+    log.write_text(log.read_text() + "\n")   # ended: a broken line, not one being written
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], f"line {last}")

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..errors import TinkerNomicsError
 from ..sources.numbers import is_finite, shown
+from . import stream
 from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, parse_line
 from .runlog import COLUMNS, RunLog
 
@@ -315,8 +316,7 @@ class Accumulator:
         self.steps, self.lines, self.values = array("q"), array("q"), array("d")
         table, notes = _tidy_table(buffers, self.evals, file_label, self.null_is_absent)
         if self.cut_off is not None:
-            notes.append(f"the log's last line ({self.cut_off}) stops mid-record, with no line ending (a run still "
-                         f"writing it?): that record is not read; the records before it are")
+            notes.append(stream.cut_note(self.cut_off))
         return RunLog(table, source, kind, config.get("model_name"), config, _mode(self.seen_keys),
                       run_name or config.get("wandb_name"), tuple(extra_notes) + tuple(notes), self.logged_totals,
                       frozenset(self.seen_keys))

@@ -351,7 +351,7 @@ def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: d
             return verl.read_console(p, label, facts)
         if found.shape == "file-logger":
             _no_run(run, label, "a file-logger JSON lines file")
-            return verl.read_records(stream.json_lines(p, label), label, "verl file logger (JSON lines)", False,
+            return verl.read_records(stream.GrowingJsonLines(p, label), label, "verl file logger (JSON lines)", False,
                                      facts)
         return verl.read_records(_table(p, label, run), label, None, True, facts)
     if found.framework == easyr1.FRAMEWORK:

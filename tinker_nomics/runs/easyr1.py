@@ -121,7 +121,7 @@ def _renamed(raw: dict) -> dict:
 def read_file_logger(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
     """experiment_log.jsonl, with experiment_config.json beside it where it is."""
     config = _config_file(path.parent / CONFIG_FILE)
-    return read_records(stream.json_lines(path, label), label, "EasyR1 file logger (experiment_log.jsonl)", False,
+    return read_records(stream.GrowingJsonLines(path, label), label, "EasyR1 file logger (experiment_log.jsonl)", False,
                         facts_override, config=config)
 
 

@@ -105,6 +105,27 @@ def json_lines(path: Path, label: str, cut_off: dict | None = None) -> Iterator[
         raise TinkerNomicsError(f"{label}: empty file")
 
 
+def cut_note(line: int) -> str:
+    """What a reader says of a last line that a run still writing its log left unfinished."""
+    return (f"the log's last line ({line}) stops mid-record, with no line ending (a run still writing it?): that "
+            f"record is not read; the records before it are")
+
+
+class GrowingJsonLines:
+    """The records of a JSON-lines log that its run may still be writing: a last line cut mid-record (no line
+    ending) ends the records, and `notes` says so once they are read; a broken line anywhere else is an error."""
+
+    def __init__(self, path: Path, label: str):
+        self.path, self.label = path, label
+        self.notes: list[str] = []
+
+    def __iter__(self) -> Iterator[Record]:
+        cut: dict = {}
+        yield from json_lines(self.path, self.label, cut_off=cut)
+        if "line" in cut:
+            self.notes.append(cut_note(cut["line"]))
+
+
 def json_document(path: Path, label: str) -> object:
     """A whole JSON document (W&B JSON exports and trainer_state.json are one document, not lines); JsonLines
     when the file is JSON lines saved under a .json name."""
@@ -129,9 +150,14 @@ class Table:
             yield from self._csv()
         elif suffix in (".jsonl", ".ndjson"):
             self.kind = "W&B history (JSON lines)"
-            yield from self._one_run(json_lines(self.path, self.label))
+            yield from self._one_run(self._growing())
         else:
             yield from self._json()
+
+    def _growing(self) -> Iterator[Record]:
+        lines = GrowingJsonLines(self.path, self.label)
+        yield from lines
+        self.notes.extend(lines.notes)
 
     def _one_run(self, records: Iterator[Record], columns=None) -> Iterator[Record]:
         """The records of one run, as every table reader picks it (runs.files.select_run): rows of several runs
@@ -161,7 +187,7 @@ class Table:
             obj = json_document(self.path, self.label)
         except JsonLines:
             self.kind = "W&B history (JSON lines)"
-            yield from self._one_run(json_lines(self.path, self.label))
+            yield from self._one_run(self._growing())
             return
         self.kind = "W&B history (JSON)"
         yield from self._one_run(json_table(obj, self.label))
@@ -229,6 +255,8 @@ def described(records, framework: str, kind: str | None, run_name: str | None, n
     name, its run and what it noted while reading) added to the reader's, else the reader's as given."""
     if isinstance(records, Table):
         return f"{framework} {records.kind}", records.run_name, list(notes) + records.notes
+    if isinstance(records, GrowingJsonLines):
+        return kind, run_name, list(notes) + records.notes
     return kind, run_name, list(notes)
 
 

@@ -118,7 +118,33 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
     except TinkerNomicsError as exc:
         raise in_flags(exc, from_file) from None
     _refuse_settings_the_method_has_not(resolved, args)
+    _refuse_settings_the_turns_have_not(resolved, overrides, args.workload)
     return scenario, calibration_note, from_file
+
+
+# flags that shape only one kind of rollout (model/tokens.py rollout): a single-turn run samples --completion-tokens;
+# a multi-turn run samples --output-per-turn each turn, adds --observation-per-turn, and retries --failure-overhead
+SINGLE_TURN_FLAGS = {"--completion-tokens": "completion_tokens"}
+MULTI_TURN_FLAGS = {"--output-per-turn": "output_per_turn", "--observation-per-turn": "observation_per_turn",
+                    "--failure-overhead": "failure_overhead"}
+
+
+def _refuse_settings_the_turns_have_not(scenario: Scenario, given: dict, workload: str | None) -> None:
+    """A token flag the run's kind of rollout does not read is refused in one line, not silently ignored (with
+    --turns 1, --output-per-turn changed nothing; on a multi-turn preset, --completion-tokens changed nothing)."""
+    turns = np.asarray(scenario.turns, dtype=float)
+    run = f"workload {workload}" if workload and given.get("turns") is None else "this run"
+    if np.all(turns <= 1):
+        ignored = [flag for flag, field in MULTI_TURN_FLAGS.items() if given.get(field) is not None]
+        if ignored:
+            raise TinkerNomicsError(f"{', '.join(ignored)}: a setting of multi-turn runs (--turns more than 1); "
+                                    f"{run} is single-turn and samples --completion-tokens (drop it or set --turns)")
+    elif np.all(turns > 1):
+        ignored = [flag for flag, field in SINGLE_TURN_FLAGS.items() if given.get(field) is not None]
+        if ignored:
+            shown = fmt.number(float(turns.flat[0]))
+            raise TinkerNomicsError(f"{', '.join(ignored)}: a setting of single-turn runs; {run} has {shown} turns "
+                                    f"and samples --output-per-turn in each (set that instead, or --turns 1)")
 
 
 # flags only some methods read: the calibrated method processes prompts at its fitted compute efficiency and decodes
