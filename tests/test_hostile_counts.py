@@ -355,3 +355,15 @@ def test_every_json_lines_reader_reads_a_growing_log_up_to_its_cut_last_line(tmp
     assert data["steps"] == json.loads(whole[1])["steps"] - 1   # every step but the one being written
     log.write_text(log.read_text() + "\n")   # ended: a broken line, not one being written
     _refused(["validate", str(log), "--gpu", "H100 SXM"], f"line {last}")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["estimate", "--workload", "math_rl", "--method", "magic"], ["--method must be one of", "calibrated"]),
+    (["estimate", "--workload", "math_rl", "--method", "exact", "--decode-model", "x"], ["--decode-model must be"]),
+    (["plan", "--workload", "math_rl", "--fine-tune", "qlora"], ["--fine-tune must be one of"]),
+    # no provider is close to 'nosuch': the 21 names are listed rather than nothing (analysis/plan.py)
+    (["plan", "--workload", "math_rl", "--providers", "nosuch"], ["unknown provider 'nosuch'", "known:", "runpod",
+                                                                  "tinker"]),
+])
+def test_a_bad_choice_names_the_flag_and_the_choices(args, words):
+    _refused(args, *words)

@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from .. import sources
-from ..errors import TinkerNomicsError, UnknownNameError, _squash
+from ..errors import TinkerNomicsError, UnknownNameError, _squash, closest
 from ..model import billing
 from ..model.estimate import estimate, sandbox_bill
 from ..model.pages import ordinary_pages
@@ -254,7 +254,9 @@ def resolve_providers(names, offers: tuple[Offer, ...]) -> set[str]:
         if not key:
             continue
         if key not in known:
-            raise UnknownNameError("provider", str(name), sorted(set(known.values())))
+            names = sorted(set(known.values()), key=str.lower)
+            listed = "" if closest(str(name), names) else "known: " + ", ".join(names)   # too many for the default
+            raise UnknownNameError("provider", str(name), names, hint=listed)
         out.add(key)
     if not out:
         raise TinkerNomicsError("--providers names no provider")

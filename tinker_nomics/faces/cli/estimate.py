@@ -109,11 +109,11 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
         if args.method and args.method.strip().lower() != calibration.method:
             calibration_note += (f"; fitted with method {calibration.method}, used here with --method "
                                  f"{args.method.strip().lower()} as given")
-    if args.workload:
-        scenario = Scenario.from_workload(args.workload, **overrides)
-    else:
-        scenario = Scenario(**{k: v for k, v in overrides.items() if v is not None})
     try:
+        if args.workload:
+            scenario = Scenario.from_workload(args.workload, **overrides)
+        else:
+            scenario = Scenario(**{k: v for k, v in overrides.items() if v is not None})
         resolved = scenario.resolved()
     except TinkerNomicsError as exc:
         raise in_flags(exc, from_file) from None
@@ -171,7 +171,12 @@ def in_flags(exc: TinkerNomicsError, from_file: dict[str, str] | None = None) ->
     for flag, (field, _) in NUMERIC_FLAGS.items():
         # a whole word only: not the tail of a flag already spelled out (--checkpoint-every-steps)
         message = re.sub(rf"(?<![-\w]){field}\b", lambda _: (from_file or {}).get(field, flag), message)
+    for field in CHOICE_FIELDS:   # "method must be one of ..." (model/scenario.py _choice): only where it opens
+        message = re.sub(rf"^{field} must be one of", f"--{field.replace('_', '-')} must be one of", message)
     return TinkerNomicsError(message)
+
+
+CHOICE_FIELDS = ("method", "decode_model", "fine_tune")
 
 
 def add_parser(sub) -> None:
