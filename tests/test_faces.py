@@ -212,6 +212,21 @@ def test_summary_names_the_price_snapshot_and_factor():
     assert "2026-01-05" in text and "×" in text
 
 
+@pytest.mark.parametrize("workload, gpu, words", [
+    # data/workloads/workloads.csv: the presets take the seed's $2.69, which RunPod's row in gpu_prices.csv lists
+    ("code_rl", "H100 SXM", ["the seed site's rate", "RunPod (Community Cloud) listed it on 2026-09-25"]),
+    ("code_rl", "H200 SXM", ["RunPod (Community Cloud), read 2026-09-25"]),   # the registry's default row
+])
+def test_the_panel_names_a_rate_by_provider_and_day_not_by_registry_path(workload, gpu, words):
+    """Book review 2026-12-05 (finding 20): the calculator's Prices row quoted the registry's provenance string,
+    "(preset math_rl: seed takeaway page '$2.69/hr' (RunPod … in data/hardware/gpu_prices.csv))"."""
+    import html
+    text = html.unescape(summary_html(estimate(Scenario.from_workload(workload, gpu=gpu))))
+    prices = text[text.index("Prices"):text.index("Tokens")]
+    assert all(w in prices for w in words), prices
+    assert not any(w in prices for w in ("data/", ".csv", "preset ", "registry default", "http")), prices
+
+
 def test_crossover():
     assert compare.crossover([1, 2, 3], [5, 5, 5], [1, 4, 6]) == (3.0, "tinker")
     assert compare.crossover([1, 2], [1, 1], [2, 2]) == (None, None)
@@ -322,3 +337,17 @@ def test_a_margin_that_prints_as_one_times_is_said_in_percent():
     assert wording.verdict(close) == "Tinker is 2.0% cheaper" and wording.verdict_cell(close) == "Tinker 2.0%"
     js = (Path(__file__).resolve().parents[1] / "tinker_nomics" / "faces" / "explorer.js").read_text()
     assert '(100 * (factor - 1)).toFixed(1) + "%"' in js
+
+
+def test_the_model_dropdown_shows_a_long_context_price_key_as_its_model_and_context():
+    """Book review 2026-12-05 (finding 20): the dropdown listed Tinker's price keys ('openai/gpt-oss-120b:peft:131072')."""
+    from tinker_nomics.faces.widgets import model_options
+    options = dict((value, label) for label, value in model_options("2026-10-07", "Qwen/Qwen3-8B"))
+    keys = [v for v in options if ":peft:" in v]
+    assert keys, "the 2026-10-07 list prices long-context variants (data/prices/)"
+    for key in keys:
+        base, _, context = key.partition(":peft:")
+        assert options[key].startswith(base) and ":peft:" not in options[key]
+        assert f"{int(context) // 1024}K-token context" in options[key]
+    calc = Calculator("math_rl")
+    assert all(":peft:" not in label for label, _ in calc.model.options)

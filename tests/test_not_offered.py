@@ -253,7 +253,7 @@ def test_the_calculator_keeps_its_model_on_a_list_that_does_not_bill_it():
     from tinker_nomics.faces.widgets import Calculator
     calc = Calculator("math_rl", model=RETIRED, prices="2026-H1")
     hosted = float(estimate(calc.scenario()).self_hosted.total_usd)
-    assert "not offered" not in calc.summary.value and RETIRED in calc.model.options
+    assert "not offered" not in calc.summary.value and RETIRED in [value for _, value in calc.model.options]
     calc.prices.value = newest_snapshot()
     assert calc.model.value == RETIRED and "not offered" in calc.summary.value
     assert f"bills neither {RETIRED} nor a successor of it" in calc.summary.value

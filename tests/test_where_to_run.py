@@ -166,3 +166,19 @@ def test_two_costs_the_prose_compares_never_print_as_one_figure():
     assert where_to_run.cost_text(a, beside=a) == where_to_run.cost_text(a) == "$2,399"
     assert where_to_run.cost_text(a, beside={"cost_usd": 3100.0}) == "$2,399"
     assert where_to_run.cost_text(None, beside=a) == "—"
+
+
+def test_a_resold_machine_is_named_by_its_upstream_cloud_not_its_catalog_key():
+    """Book review 2026-12-05 (finding 20): the options table read 'primeintellect runpod__5xA5000_24GB__40__145 × 1'.
+    Every Prime Intellect key in the bundled catalog (sources/offers) is spelled out, its numbers those of the
+    catalog row's vCPUs and MemoryGiB columns; other providers' instance types are left as the catalog names them."""
+    from tinker_nomics.sources.offers import offers
+    resold = [o for o in offers() if o.provider == "primeintellect"]
+    assert resold
+    for o in resold:
+        text = where_to_run.where_text({"where": f"{o.provider} {o.instance_type} × 1", "instance_type": o.instance_type})
+        upstream, *_, cpus, ram = o.instance_type.split("__")
+        assert text == f"primeintellect via {upstream} ({cpus} vCPUs, {ram} GiB RAM) × 1", text
+    other = next(o for o in offers() if o.provider == "lambda")
+    row = {"where": f"lambda {other.instance_type} × 1", "instance_type": other.instance_type}
+    assert where_to_run.where_text(row) == row["where"]

@@ -244,6 +244,22 @@ def provider_names(offers: tuple[Offer, ...]) -> dict[str, str]:
     return known
 
 
+# Prime Intellect resells other clouds' machines under one instance-type key, `<upstream>__<n>x<GPU>_<mem>GB__<vCPUs>__
+# <RAM GiB>` (SkyPilot catalog catalogs/v7/primeintellect/vms.csv: the row's vCPUs and MemoryGiB columns hold the same
+# numbers); a reader is told the upstream cloud and the machine, the GPUs being in their own column.
+RESOLD_TYPE = re.compile(r"^(?P<upstream>[a-z0-9_]+?)__\d+x[^_]+(?:_\d+GB)?__(?P<cpus>\d+)__(?P<ram>\d+)$")
+
+
+def option_name(row) -> str:
+    """An option's name for a reader: the plan's key, with a resold machine's catalog key spelled out."""
+    text = row["where"]
+    key = row.get("instance_type")
+    resold = RESOLD_TYPE.match(key) if isinstance(key, str) else None
+    if resold:
+        text = text.replace(key, f"via {resold['upstream']} ({resold['cpus']} vCPUs, {resold['ram']} GiB RAM)", 1)
+    return text
+
+
 def resolve_providers(names, offers: tuple[Offer, ...]) -> set[str]:
     """Provider keys for names as typed (tinker, fireworks, runpod, ...); an unknown one is an error naming the
     closest."""

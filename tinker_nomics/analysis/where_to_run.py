@@ -110,7 +110,7 @@ def uncertainty_text(p: float) -> str:
 
 
 def where_text(row) -> str:
-    return row["where"]
+    return planner.option_name(row)
 
 
 def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:

@@ -131,11 +131,22 @@ def priced_architectures(snapshot: str) -> list[str]:
     return [model for model in priced_models() if billed_as(model, snapshot) is not None and sources.has_arch(model)]
 
 
-def model_options(snapshot: str, keep: str) -> list[str]:
+def model_options(snapshot: str, keep: str) -> list[tuple[str, str]]:
     """The panel's models at a price list: those Tinker bills there (`priced_architectures`), and `keep`, the model
     the panel holds, when the list does not bill it (its Tinker side is then not offered; its self-hosted side
     stands)."""
-    return list(dict.fromkeys([*priced_architectures(snapshot), keep]))
+    return [(model_label(m), m) for m in dict.fromkeys([*priced_architectures(snapshot), keep])]
+
+
+def model_label(model: str) -> str:
+    """A model as a dropdown shows it: Tinker's long-context price keys (`Kimi-K2.6:peft:131072`) as the model and
+    its context ("moonshotai/Kimi-K2.6 · 131K-token context"), not the price list's key."""
+    base, context = sources.split_context(model)
+    if context is None:
+        return base
+    # contexts are powers of two, said in binary thousands as model cards say them (131072 is "128K")
+    size = f"{context // 1024:,}K" if context % 1024 == 0 else fmt.tokens(context)
+    return f"{base} · {size}-token context"
 
 
 def priced_gpus() -> list[str]:
@@ -396,7 +407,8 @@ def summary_html(est) -> str:
               f"rank {float(sc.lora_rank):g})")
     rows = [("Prices", f"Tinker as of {sc.prices}"
                        + (f"; {float(s.num_gpus):g} × {sc.gpu} at {fmt.usd(s.gpu_hourly_usd)} per GPU-hour "
-                          f"({html.escape(str(sc.gpu_hourly_usd_source))})" if s is not None else "")),
+                          f"({html.escape(wording.rate_source(sc.gpu_hourly_usd_source, sc.gpu, s.gpu_hourly_usd))})"
+                          if s is not None else "")),
             ("Tokens", f"sample {fmt.tokens(k.sample)} · train {fmt.tokens(k.train)} · "
                        f"prefill {fmt.tokens(k.prefill)}"),
             ("Tinker", tinker)]

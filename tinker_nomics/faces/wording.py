@@ -11,8 +11,9 @@ winner. Bills, spreads and wall-clocks read the same way in every table and para
 from __future__ import annotations
 
 import math
+import re
 
-from .. import fmt
+from .. import fmt, sources
 from ..analysis.uncertainty import probability_text
 from ..analysis.verdict import Verdict, close_call_share
 from ..sources.tinker_wallclock import committed_fit, measured_models
@@ -219,3 +220,23 @@ def along(segments, unit: str) -> str:
         parts.append(f"{side(side_)} from there to about {about(high)}")
     parts.append(f"{side(segments[-1][0])} beyond")
     return ", ".join(parts)
+
+
+def rate_source(source, gpu: str, rate: float) -> str:
+    """Where a page's $/GPU-hour comes from, told to a reader: the provider and the day it was read ("RunPod
+    (Community Cloud), read 2026-09-25"; "the seed site's rate: …" for a preset's), not the registry's provenance
+    string with its file paths, which the command line and JSON keep."""
+    text = str(source or "")
+    if text.startswith("preset "):
+        listed = [p for p in sources.gpu_prices() if p.gpu == gpu and abs(p.usd_per_gpu_hour - rate) < 0.005]
+        where = (f"{listed[0].provider} listed it on {listed[0].date}" if listed[0].date else
+                 f"{listed[0].provider} lists it") if listed else ""
+        seed = "seed" in text.split(":", 1)[-1]
+        return ("the seed site's rate" if seed else "the preset's rate") + (f"; {where}" if where else "")
+    match = re.match(r"registry default for [^:]+: (.*), (\d{4}-\d{2}-\d{2}|undated) \(", text)
+    if match:
+        return f"{match.group(1)}, read {match.group(2)}" if match.group(2) != "undated" else match.group(1)
+    if text.startswith("unknown"):
+        return f"no sourced rate for the {gpu}: set one"
+    return text
+

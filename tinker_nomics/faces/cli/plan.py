@@ -133,13 +133,13 @@ def render(result, data: dict, top: int | None) -> str:
     if result.best is not None:
         b = result.best
         on = f" ({_gpus(b)})" if b.get("gpu") else ""   # a managed service names no GPUs
-        lines.append(f"Best          {b['where']}{on}: {_span(b['cost_usd'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
+        lines.append(f"Best          {planner.option_name(b)}{on}: {_span(b['cost_usd'], b['cost_usd_p10'], b['cost_usd_p90'], True)}"
                      f", wall-clock {_span(b['wall_hours'], b['wall_hours_p10'], b['wall_hours_p90'], False)}")
     else:
         lines.append("Best          none: no option fits, is on time at the confidence and within the budget")
     if result.cheapest_over_budget is not None:
         o = result.cheapest_over_budget
-        lines.append(f"Over budget   cheapest on time: {o['where']}, {fmt.usd(o['cost_usd'])} ("
+        lines.append(f"Over budget   cheapest on time: {planner.option_name(o)}, {fmt.usd(o['cost_usd'])} ("
                      f"{fmt.usd(o['cost_usd_at_confidence'])} at the confidence) > budget {fmt.usd(result.budget_usd)}")
     lines.append("")
     front = set(result.pareto["where"])
@@ -153,7 +153,7 @@ def render(result, data: dict, top: int | None) -> str:
         if isinstance(row.get("caveat"), str):
             note = (note + "; " if note else "") + row["caveat"]
         p = row["p_meets_deadline"]
-        rows.append([rank, row["where"], _gpus(row), _span(row["cost_usd"], row["cost_usd_p10"],
+        rows.append([rank, planner.option_name(row), _gpus(row), _span(row["cost_usd"], row["cost_usd_p10"],
                                                            row["cost_usd_p90"], True),
                      _span(row["wall_hours"], row["wall_hours_p10"], row["wall_hours_p90"], False),
                      "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
