@@ -295,3 +295,46 @@ def test_predict_refuses_a_bad_trainer_setting_in_one_line(args, words):
                           "--samples", "512", "--prompt-len", "300", "--response-len", "1500", *args])
     assert code == 2 and out.getvalue() == "" and err.getvalue().count("\n") == 1 and words in err.getvalue(), \
         err.getvalue()
+
+
+RL_STEP = ["predict", "rl-step", "--model", ARCH, "--gpu", "H100 SXM", "--num-gpus", "8", "--samples", "512",
+           "--prompt-len", "100", "--response-len", "200", "--critic", "--format", "json"]
+
+
+def test_predict_takes_the_padding_a_run_keeps():
+    """`predict rl-step --padded-len` (verl's use_remove_padding off) is the phase model's padded_tokens_per_sample:
+    the same seconds as rl_features with it, and more training and log-prob time than without; generation stays.
+    External check (notes/s6/verl_ext, TinyZero on one RTX 4090, verl 0.1 without remove_padding): the update
+    measured flat in tokens, predicted 30-37% short without the padding."""
+    import json
+
+    from test_hostile_counts import _cli
+    plain = json.loads(_cli(*RL_STEP)[1])
+    code, out, err = _cli(*RL_STEP, "--padded-len", "1536", "--critic-padded-len", "1536")
+    assert code == 0, err
+    pad = json.loads(out)
+    assert pad["training_seconds"] > plain["training_seconds"] and pad["logprob_seconds"] > plain["logprob_seconds"]
+    assert pad["generation_seconds"] == plain["generation_seconds"]
+    from tinker_nomics.model.predict import parameters
+    params = parameters()   # the committed fit (data/calibration/parameters.csv), as predict reads it
+    f = rl_phases.rl_features(get_arch(ARCH), gpu_specs("H100 SXM"), GPUS, SAMPLES, PROMPT, RESPONSE, critic=True,
+                              response_max_over_mean=params.response_max_over_mean,
+                              padded_tokens_per_sample=1536.0, critic_padded_tokens_per_sample=1536.0)
+    ph = rl_phases.phase_seconds(f, params)
+    assert pad["training_seconds"] == pytest.approx(float(ph.training_seconds), rel=1e-12)
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--padded-len", "250"], ["--padded-len (250)", "shorter than the mean sequence", "300"]),
+    (["--padded-len", "0"], ["--padded-len", ">= 1"]),
+    (["--method", "exact", "--padded-len", "1536"], ["--padded-len", "calibrated"]),
+])
+def test_a_padding_shorter_than_the_sequence_or_for_another_method_is_refused(extra, words):
+    from test_hostile_counts import _refused
+    _refused([*RL_STEP, *extra], *words)
+
+
+def test_a_critic_padding_without_a_critic_is_refused():
+    from test_hostile_counts import _refused
+    _refused([a for a in RL_STEP if a != "--critic"] + ["--critic-padded-len", "1536"], "--critic-padded-len",
+             "no critic")

@@ -377,7 +377,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     generation_samples=None, max_num_seqs=None, param_offload: bool = False,
                     optimizer_offload: bool = False, gradient_checkpointing: bool = True,
                     rollout_precision=None, rollout_kv_precision=None,
-                    train_precision=None, rollout_gpus=None) -> RLStepPrediction:
+                    train_precision=None, rollout_gpus=None, padded_len=None,
+                    critic_padded_len=None) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -404,8 +405,11 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     `gradient_checkpointing` False trains without it (verl's enable_gradient_checkpointing off: no recomputed forward
     pass in the update); `rollout_gpus` is the GPUs the rollout engine has to itself, the trainer the rest (verl's
     one-step-off and fully-async rollout pools, NeMo RL's generation resources): off-policy the two overlap, on-policy
-    they take turns (default: colocated, or off-policy the model's split where that is faster); they are
-    settings of the calibrated method's engine and trainer, which the seed and exact methods do not have."""
+    they take turns (default: colocated, or off-policy the model's split where that is faster); `padded_len` is
+    the length the trainer pads every sequence to where it keeps the padding (verl's use_remove_padding off: the
+    prompt and response caps, data.max_prompt_length + data.max_response_length), `critic_padded_len` the critic's
+    (verl's critic.model.use_remove_padding); they are settings of the calibrated method's engine and trainer,
+    which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -456,6 +460,14 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if split is not None and np.any(split >= n):
         raise TinkerNomicsError(f"rollout_gpus ({_text(split)}) must leave GPUs to train on: fewer than num_gpus "
                                 f"({_text(n)})")
+    padded, critic_padded = (None if value is None else _positive(name, value, 1, inclusive=True, maximum=MAX_TOKENS)
+                             for name, value in (("padded_len", padded_len), ("critic_padded_len", critic_padded_len)))
+    for name, value in (("padded_len", padded), ("critic_padded_len", critic_padded)):
+        if value is not None and np.any(value < p + r):   # a pad cap shorter than the mean sequence cannot be
+            raise TinkerNomicsError(f"{name} ({_text(value)}) is shorter than the mean sequence, prompt + response "
+                                    f"({_text(p + r)}): sequences are padded up to it, never cut to it")
+    if critic_padded is not None and not critic:
+        raise TinkerNomicsError("critic_padded_len pads the critic's passes, which this step does not run (no critic)")
     epochs = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
     rounds = None if generation_rounds is None else _whole("generation_rounds", generation_rounds)
     generated = None if generation_samples is None else _whole("generation_samples", generation_samples)
@@ -493,7 +505,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("values_micro_batch_tokens", values_micro),
                                       ("values_micro_batch_samples", values_samples),
                                       ("critic_micro_batch_tokens", critic_micro),
-                                      ("critic_micro_batch_samples", critic_samples), ("rollout_gpus", split))
+                                      ("critic_micro_batch_samples", critic_samples), ("rollout_gpus", split),
+                                      ("padded_len", padded), ("critic_padded_len", critic_padded))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
@@ -533,7 +546,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   critic_micro_batch_tokens=critic_micro, critic_micro_batch_samples=critic_samples,
                                   rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
-                                  recompute=bool(gradient_checkpointing), rollout_gpus=split)
+                                  recompute=bool(gradient_checkpointing), rollout_gpus=split,
+                                  padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded)
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

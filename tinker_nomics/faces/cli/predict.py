@@ -139,6 +139,12 @@ def add_parser(sub) -> None:
     rl.add_argument("--no-gradient-checkpointing", action="store_true",
                     help="the update keeps the forward pass's activations instead of recomputing them (verl's "
                          "enable_gradient_checkpointing off): 6 N FLOPs per trained token, not 8 N")
+    rl.add_argument("--padded-len", type=number("--padded-len"),
+                    help="tokens the trainer pads every sequence to where it keeps the padding (verl's "
+                         "use_remove_padding off: data.max_prompt_length + data.max_response_length); default: no "
+                         "padding, each pass computes the real tokens")
+    rl.add_argument("--critic-padded-len", type=number("--critic-padded-len"),
+                    help="the same for the critic's passes (--critic; verl's critic.model.use_remove_padding off)")
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
@@ -176,7 +182,7 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
                 "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
                 "max_output_tokens", "expert_parallel", "rollout_precision", "rollout_kv_precision",
-                "train_precision", "rollout_gpus")
+                "train_precision", "rollout_gpus", "padded_len", "critic_padded_len")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -232,7 +238,8 @@ def _run(args) -> str:
                                            args.generation_rounds, args.generation_samples, args.max_num_seqs,
                                            args.param_offload, args.optimizer_offload,
                                            not args.no_gradient_checkpointing, args.rollout_precision,
-                                           args.rollout_kv_precision, args.train_precision, args.rollout_gpus)
+                                           args.rollout_kv_precision, args.train_precision, args.rollout_gpus,
+                                           args.padded_len, args.critic_padded_len)
     data = result.to_dict()
     if args.format == "json":
         return to_json(data)
