@@ -866,8 +866,8 @@ def _rl_cases(raw_file: str, prefix: str) -> list[dict]:
                              f"is the longer of the two (training.wallclock_hours)")
             if "DAPO" in row["algorithm"]:
                 reasons.append("DAPO's dynamic sampling drops the groups whose rewards all agree and generates more "
-                               "until G-GBS samples remain: how many it generated per step is not stated, so the "
-                               "step's generation work is unknown (its trained tokens, 2.45 tokens/s/GPU against "
+                               "until the generation batch (NeMo RL's G-GBS) is full: how many it generated per step "
+                               "is not stated, so the step's generation work is unknown (its trained tokens, 2.45 tokens/s/GPU against "
                                "12.7 for the GRPO row of the same model, are only what was kept)")
             if "v0.6" in source:
                 notes.append("NeMo RL v0.6 remeasures the v0.5 Qwen3-30B-A3B configuration; kept as its own source")

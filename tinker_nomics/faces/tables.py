@@ -41,8 +41,8 @@ EMPTY = {"", "—", "–", "-", "n/a", "None", "nan"}
 STYLE = f"""<style>
 .{CLASS}-wrap{{overflow-x:auto;max-width:100%;margin:0.6em 0 1.2em 0;
   background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)),linear-gradient(to left,#fff 30%,rgba(255,255,255,0)) 100% 0,
-    radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.22),rgba(0,0,0,0)),radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.22),rgba(0,0,0,0)) 100% 0;
-  background-repeat:no-repeat;background-size:40px 100%,40px 100%,14px 100%,14px 100%;
+    radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.4),rgba(0,0,0,0)),radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.4),rgba(0,0,0,0)) 100% 0;
+  background-repeat:no-repeat;background-size:40px 100%,40px 100%,22px 100%,22px 100%;
   background-attachment:local,local,scroll,scroll}}
 .{CLASS}-wrap:focus{{outline:2px solid #4C72B0;outline-offset:2px}}
 table.{CLASS}{{border-collapse:collapse;font-size:0.9em;line-height:1.35;margin:0;background:transparent;width:auto}}
