@@ -198,7 +198,10 @@ def test_json_keys_stay_and_nulls_are_exactly_tinkers_dollars_and_cheaper():
                           "tinker.storage_usd", "tinker.total_usd", "tinker.billed_model", "cheaper",
                           "tinker.wallclock_hours", "tinker.step_seconds",
                           *(f"tinker.rates_usd_per_million.{m}" for m in ("prefill", "sample", "train",
-                                                                        "cached_prefill"))}
+                                                                        "cached_prefill")),
+                          # the spread of Tinker's side and the verdict (estimate's `uncertainty`)
+                          *(f"uncertainty.tinker_{q}_p{p}" for q in ("usd", "hours") for p in (10, 50, 90)),
+                          "uncertainty.p_tinker_cheaper", "uncertainty.verdict"}
     assert ours["tinker.rates_source"] == {} and theirs["tinker.not_offered"] is None
     assert alone["self_hosted"] == priced["self_hosted"] and alone["tokens"] == priced["tokens"]
     assert alone["notes"] == [f"Tinker's side is not computed: {ours['tinker.not_offered']}"]
@@ -218,7 +221,7 @@ def test_text_says_not_offered_and_keeps_the_self_hosted_lines():
     def hosted(text):
         rows = text.splitlines()
         start = next(i for i, line in enumerate(rows) if line.startswith("Self-hosted"))
-        end = next(i for i, line in enumerate(rows) if line.startswith("Cheaper"))
+        end = next(i for i, line in enumerate(rows) if line.startswith("Spread"))   # its Tinker part differs
         return rows[start:end]
     assert hosted(out) == hosted(stand_in) and len(hosted(out)) == 4
     services = out[out.index("Other services"):].splitlines()

@@ -172,7 +172,7 @@ assert sweep.tinker.total_usd.shape == (64,)
 cli = json.loads(subprocess.run([sys.executable, "-m", "tinker_nomics", "estimate", "--model", "Qwen3-8B",
     "--prompts-per-step", "64", "--group-size", "16", "--completion-tokens", "512", "--prompt-tokens", "200",
     "--steps", "180", "--format", "json"], capture_output=True, text=True, check=True).stdout)
-assert set(cli) - set(est.to_dict()) == {"produced_by", "other_services"}, "the README says what the JSON adds"
+assert set(cli) - set(est.to_dict()) == {"produced_by", "other_services", "uncertainty"}, "the README says what the JSON adds"
 assert cli["tinker"]["total_usd"] == est.to_dict()["tinker"]["total_usd"]
 """
     done = subprocess.run([sys.executable, "-c", block + checks], cwd=tmp_path, env=ENV, capture_output=True,

@@ -335,9 +335,11 @@ def with_point(drawn: dict, base: Scenario) -> dict:
             for name, values in drawn.items()}
 
 
-def _draw_inputs(workload, base: Scenario, draws: int, seed: int) -> dict:
-    return with_point(uncertainty.draw_inputs(workload or "custom", base, int(draws), seed, leave_out=FIXED_INPUTS),
-                      base)
+def _draw_inputs(workload, base: Scenario, draws: int, seed: int, fixed=()) -> dict:
+    """The draws (the point in column 0); the off-policy bound and any input in `fixed` (set by the user: estimate
+    leaves it as given too) are not drawn."""
+    return with_point(uncertainty.draw_inputs(workload or "custom", base, int(draws), seed,
+                                              leave_out=FIXED_INPUTS + tuple(fixed)), base)
 
 
 def _frame(n: int, **columns) -> pd.DataFrame:
@@ -439,14 +441,14 @@ def plan(scenario: Scenario, *, workload: str | None = None, deadline_hours: flo
          budget_usd: float | None = None, confidence: float = DEFAULT_CONFIDENCE, max_gpus: int = DEFAULT_MAX_GPUS,
          gpus=None, providers=None, spot: bool | None = None, offers: tuple[Offer, ...] | None = None,
          tinker_lists=(), given_rate: float | None = None, draws: int = DEFAULT_DRAWS, seed: int = 0,
-         spot_model_: SpotModel | None = None) -> Plan:
+         spot_model_: SpotModel | None = None, fixed=()) -> Plan:
     """Every way to run `scenario`, ranked (see the module's docstring). `spot`: None both, True spot only,
-    False on demand only (for rented GPUs)."""
+    False on demand only (for rented GPUs); `fixed` names inputs the user set, which are not drawn."""
     _check_inputs(deadline_hours, budget_usd, confidence, max_gpus, draws, given_rate)
     return evaluate(scenario, workload=workload, deadlines=(deadline_hours,), confidence=confidence,
                     max_gpus=max_gpus, gpus=gpus, providers=providers, spot=spot, offers=offers,
                     tinker_lists=tinker_lists, given_rate=given_rate, draws=draws, seed=seed,
-                    spot_model_=spot_model_).plan(deadline_hours, budget_usd)
+                    spot_model_=spot_model_, fixed=fixed).plan(deadline_hours, budget_usd)
 
 
 @ordinary_pages()
@@ -454,8 +456,9 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
              confidence: float = DEFAULT_CONFIDENCE, max_gpus: int = DEFAULT_MAX_GPUS, gpus=None, providers=None,
              spot: bool | None = None, offers: tuple[Offer, ...] | None = None, tinker_lists=(),
              given_rate: float | None = None, draws: int = DEFAULT_DRAWS, seed: int = 0,
-             spot_model_: SpotModel | None = None) -> Evaluation:
-    """Every option of `scenario`, evaluated over the draws for each of `deadlines` (hours, or None)."""
+             spot_model_: SpotModel | None = None, fixed=()) -> Evaluation:
+    """Every option of `scenario`, evaluated over the draws for each of `deadlines` (hours, or None); `fixed`
+    names inputs the user set, which are not drawn."""
     deadlines = tuple(deadlines)
     for hours in deadlines:
         _check_inputs(hours, None, confidence, max_gpus, draws, given_rate)
@@ -466,7 +469,7 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     provider_filter = resolve_providers(providers, offers) if providers else None
     if given_rate is not None and not gpu_filter:
         raise TinkerNomicsError("--gpu-hourly-usd in a plan prices the GPUs of --gpus; name them with --gpus")
-    drawn = _draw_inputs(workload, base, draws, seed)
+    drawn = _draw_inputs(workload, base, draws, seed, fixed)
     judge = _Judge(deadlines, confidence)
     point = estimate(scenario)    # one line when neither side can be computed (no Tinker price, no architecture)
     notes: list[str] = []

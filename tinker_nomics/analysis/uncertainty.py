@@ -367,15 +367,38 @@ def simulate(workload: str, n: int = DEFAULT_DRAWS, seed: int = 0, snapshot: str
         base = base.replace(model=model, prices=snapshot, tinker_cached_prefill=cached)
         successor = succ is not None
     resolved = base.resolved()
-    draws = draw_inputs(workload, resolved, n, seed, method)
+    return _monte_carlo(workload, base, resolved, draw_inputs(workload, resolved, n, seed, method), successor,
+                        cached)
+
+
+def around(scenario: Scenario, workload: str | None = None, n: int = DEFAULT_DRAWS, seed: int = 0,
+           fixed=()) -> MonteCarlo:
+    """The spread of one estimate, as `estimate` answers it: n draws of the inputs nobody knows in advance around
+    `scenario` (the rows of data/assumptions/uncertainty.csv for `workload`, the preset it starts from, or those for
+    every workload when it starts from none), the inputs a user set (`fixed`) left as given. A preset with nothing
+    set draws what `simulate` draws for it, so the command line states the book's verdict."""
+    resolved = scenario.resolved()
+    billed = billed_as(resolved.model, resolved.prices)
+    successor = billed is not None and billed[1] is not None
+    draws = draw_inputs(workload or "custom", resolved, n, seed, str(resolved.method), leave_out=tuple(fixed))
+    return _monte_carlo(workload or "custom", scenario, resolved, draws, successor,
+                        bool(resolved.tinker_cached_prefill))
+
+
+def _monte_carlo(workload: str, base: Scenario, resolved: Scenario, draws: dict, successor: bool,
+                 cached: bool) -> MonteCarlo:
+    """`base` at its point and at every draw, through one `estimate` call."""
+    n = len(next(iter(draws.values()))) if draws else 1
     point = estimate(base)
-    est = estimate(base.replace(**draws))
+    est = estimate(base.replace(**draws)) if draws else point
     if est.self_hosted is None:
         raise TinkerNomicsError(f"the Monte-Carlo needs the self-hosted side, and {resolved.model} has no published "
                                 f"architecture")
-    tinker_usd, tinker_hours, self_hosted_usd, self_hosted_hours = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (est.tinker.total_usd, est.tinker_time.wallclock_hours,
-                                                est.self_hosted.total_usd, est.self_hosted.wallclock_hours)))
+    # one value per draw, also for a quantity no drawn input moves (a constant bill, or nothing drawn at all)
+    tinker_usd, tinker_hours, self_hosted_usd, self_hosted_hours = (
+        np.broadcast_to(np.asarray(x, dtype=float), (n,)) for x in (
+            est.tinker.total_usd, est.tinker_time.wallclock_hours, est.self_hosted.total_usd,
+            est.self_hosted.wallclock_hours))
     return MonteCarlo(workload, resolved.prices, resolved.model, successor, cached, draws, tinker_usd, self_hosted_usd,
                       float(point.tinker.total_usd), float(point.self_hosted.total_usd), est.tinker_not_offered,
                       tinker_hours, self_hosted_hours, float(point.tinker_time.wallclock_hours),

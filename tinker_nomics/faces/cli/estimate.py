@@ -12,7 +12,7 @@ from ...errors import TinkerNomicsError
 from ...model.estimate import estimate
 from ...model.scenario import Scenario
 from ...sources.workloads import get_workload, workloads
-from .. import wording
+from .. import labels, wording
 from .common import add_format, number, to_json
 
 # flag -> Scenario field, for the numeric inputs of `estimate`
@@ -205,9 +205,44 @@ def run(args) -> str:
     if calibration_note:
         data["notes"].append(calibration_note)
     data["other_services"] = [q.to_dict() for q in quotes]
+    if _scalar(result) and result.self_hosted is not None:
+        data["uncertainty"] = spread(scenario, args.workload, given_inputs(args, from_file))
     if args.format == "json":
         return to_json(data)
     return render_estimate(data)
+
+
+def given_inputs(args, from_file: dict) -> set[str]:
+    """The Scenario fields the user set (by flag, or through --calibration's file): the Monte-Carlo leaves them as
+    given, in `estimate` and `plan` alike."""
+    return {field for flag, (field, _) in NUMERIC_FLAGS.items()
+            if getattr(args, flag[2:].replace("-", "_"), None) is not None} | set(from_file)
+
+
+def spread(scenario: Scenario, workload: str | None, given) -> dict:
+    """The estimate's uncertainty (analysis.uncertainty.around): P10/P50/P90 of both bills and wall-clocks over the
+    draws, the share of draws in which Tinker is cheaper, which inputs were drawn and which the user fixed, and the
+    verdict as the book words it."""
+    from ...analysis import uncertainty
+    from ...analysis.verdict import Verdict
+
+    mc = uncertainty.around(scenario, workload, fixed=sorted(given))
+    q = mc.quantiles()
+    out = {"draws": mc.n, "seed": 0, "drawn": sorted(mc.draws), "fixed": sorted(set(given) & set(
+        uncertainty.for_workload(workload or "custom", str(scenario.resolved().method))))}
+    for side, key in (("tinker", "tinker"), ("self_hosted", "self_hosted")):
+        for p, v in zip(uncertainty.QUANTILES, q[key]):
+            out[f"{side}_usd_p{int(100 * p)}"] = float(v)
+        for p, v in zip(uncertainty.QUANTILES, q[f"{key}_hours"]):
+            out[f"{side}_hours_p{int(100 * p)}"] = float(v)
+    priced = not np.isnan(mc.point_self_hosted_usd)
+    compared = mc.tinker_not_offered is None and priced
+    out["p_tinker_cheaper"] = mc.p_tinker_cheaper if compared else None
+    # a factor needs two bills that print as dollars (a side at $0.00 has none: cheaper_text words it)
+    sayable = compared and min(round(mc.point_tinker_usd, 2), round(mc.point_self_hosted_usd, 2)) > 0
+    out["verdict"] = wording.verdict(Verdict.of(mc.point_tinker_usd, mc.point_self_hosted_usd, mc.p_tinker_cheaper),
+                                     capital=True) if sayable else None
+    return out
 
 
 def _scalar(result) -> bool:
@@ -279,10 +314,14 @@ def render_estimate(d: dict) -> str:
             f"({'fits' if sh['kv_cache_fits'] else 'does not fit'}); rollout "
             f"{fmt.count(sh['rollout_concurrency'], 'sequence')} at a time, {fmt.number(sh['rollout_waves'])} wave{'s' if sh['rollout_waves'] != 1 else ''} per step",
             f"              $/GPU-hour: {sh['gpu_hourly_usd_source'] if priced else 'unknown (see the note)'}"]
+        u = d.get("uncertainty")
+        if u is not None:
+            lines += spread_lines(u, not not_offered, priced)
         if not_offered:
             lines.append("Cheaper       unknown (Tinker does not offer this model)")
-        elif priced:
-            lines.append(f"Cheaper       {cheaper_text(d['cheaper'], tk['total_usd'], sh['total_usd'])}")
+        elif priced:   # the book's verdict where both bills print as dollars (spread), else the two amounts
+            verdict = (u or {}).get("verdict") or cheaper_text(d["cheaper"], tk["total_usd"], sh["total_usd"])
+            lines.append(f"Cheaper       {verdict}")
         else:
             lines.append("Cheaper       unknown (the self-hosted dollars are not known)")
     lines += other_services_lines(d.get("other_services", []))
@@ -290,6 +329,18 @@ def render_estimate(d: dict) -> str:
         if not (not_offered and note.endswith(not_offered)):   # the Tinker line says it already
             lines.append(f"Note: {note}")
     return "\n".join(lines)
+
+
+def spread_lines(u: dict, tinker: bool, priced: bool) -> list[str]:
+    """P10–P90 of each side's bill and wall-clock over the draws, and what was drawn."""
+    def side(name, key, dollars):   # the book's words for a spread (wording.spread), the plan's for a wall-clock
+        money = f"{wording.spread(u[f'{key}_usd_p10'], u[f'{key}_usd_p90'])}, " if dollars else ""
+        return f"{name} {money}{fmt.duration(u[f'{key}_hours_p10'])}–{fmt.duration(u[f'{key}_hours_p90'])}"
+    parts = ([side("Tinker", "tinker", True)] if tinker else []) + [side("self-hosted", "self_hosted", priced)]
+    drawn = " · ".join(labels.label(name, symbol=False) for name in u["drawn"]) or "nothing"
+    fixed = f"; as given: {' · '.join(labels.label(n, symbol=False) for n in u['fixed'])}" if u["fixed"] else ""
+    return [f"Spread        P10–P90 over {u['draws']:,} draws: {'; '.join(parts)}",
+            f"{'':14}drawn: {drawn}{fixed}"]
 
 
 def cheaper_text(side: str, tinker_usd: float, self_hosted_usd: float) -> str:

@@ -9,7 +9,7 @@ from ... import fmt
 from ...errors import TinkerNomicsError
 from ...sources.workloads import get_workload
 from .common import add_format, number, table, to_json
-from .estimate import add_scenario_arguments, in_flags, scenario_from_args
+from .estimate import add_scenario_arguments, given_inputs, in_flags, scenario_from_args
 
 DEFAULT_TOP = 15
 # The planner's own defaults, repeated here so `tinker-nomics --help` and the other verbs need not import pandas
@@ -84,7 +84,8 @@ def run(args) -> str:
             gpus=_names(args.gpus), providers=_names(args.providers), spot=args.spot,
             offers=None if args.gpu_offers is None else load_offers(args.gpu_offers),
             tinker_lists=_names(args.tinker_lists) or (), given_rate=args.gpu_hourly_usd,
-            draws=_whole(args.draws, "--draws", 10), spot_model_=spot_model)
+            draws=_whole(args.draws, "--draws", 10), spot_model_=spot_model,
+            fixed=tuple(sorted(given_inputs(args, from_file))))
     except TinkerNomicsError as exc:
         raise in_flags(exc, from_file) from None
     data = result.to_dict(limit=top or None)

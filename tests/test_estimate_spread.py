@@ -1,0 +1,88 @@
+"""`estimate` states the default model's answer with its uncertainty beside it, as the book does: the P10–P90 of both
+bills and wall-clocks over the book's Monte-Carlo (analysis.uncertainty: 100,000 seeded draws of the inputs
+data/assumptions/uncertainty.csv gives the workload, and of the model's held-out error), and the verdict in the
+book's words (faces.wording.verdict). A preset run as it is gives the book's own numbers (uncertainty.simulate, the
+takeaway's verdict table); an input a user sets is left as given."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from test_hostile_counts import _cli
+from tinker_nomics.analysis import uncertainty
+from tinker_nomics.analysis.verdict import Verdict
+from tinker_nomics.faces import wording
+
+
+def _estimate(*args):
+    code, out, err = _cli("estimate", *args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("workload", ["math_rl", "code_rl"])
+def test_a_preset_gets_the_books_spread_and_verdict(workload):
+    u = _estimate("--workload", workload)["uncertainty"]
+    mc = uncertainty.simulate(workload)                     # what the takeaway's verdict table is built from
+    q = mc.quantiles()
+    assert u["draws"] == uncertainty.DEFAULT_DRAWS and u["fixed"] == []
+    assert u["p_tinker_cheaper"] == mc.p_tinker_cheaper
+    assert [u[f"tinker_usd_p{p}"] for p in (10, 50, 90)] == pytest.approx(list(q["tinker"]), rel=1e-12)
+    assert [u[f"self_hosted_hours_p{p}"] for p in (10, 50, 90)] == pytest.approx(list(q["self_hosted_hours"]),
+                                                                                 rel=1e-12)
+    assert u["verdict"] == wording.verdict(Verdict.of(mc.point_tinker_usd, mc.point_self_hosted_usd,
+                                                      mc.p_tinker_cheaper), capital=True)
+    code, out, _ = _cli("estimate", "--workload", workload)
+    assert f"Cheaper       {u['verdict']}" in out and "Spread        P10–P90 over 100,000 draws" in out
+
+
+def test_an_input_the_user_sets_is_not_drawn():
+    """math_rl draws its length growth from triangular(1.0, 1.5, 2.5) (uncertainty.csv), the only drawn input that
+    moves Tinker's bill: --length-growth 1.5 holds it, and Tinker's spread closes on its point estimate."""
+    free = _estimate("--workload", "math_rl")
+    held = _estimate("--workload", "math_rl", "--length-growth", "1.5")
+    u, point = held["uncertainty"], held["tinker"]["total_usd"]
+    assert "length_growth" in free["uncertainty"]["drawn"] and free["uncertainty"]["tinker_usd_p90"] > point
+    assert "length_growth" not in u["drawn"] and u["fixed"] == ["length_growth"]
+    assert u["tinker_usd_p10"] == pytest.approx(point, rel=1e-12) == u["tinker_usd_p90"]
+    code, out, _ = _cli("estimate", "--workload", "math_rl", "--length-growth", "1.5")
+    assert "as given: length growth" in out
+
+
+def test_a_close_call_is_worded_as_one():
+    """exp1a_gsm8k (the seed's GSM8K run): self-hosting is cheaper at the point estimate in fewer than the
+    close-call share of the draws (data/assumptions/defaults.csv close_call_share)."""
+    from tinker_nomics.analysis.verdict import close_call_share
+    d = _estimate("--workload", "exp1a_gsm8k")
+    u = d["uncertainty"]
+    agree = u["p_tinker_cheaper"] if d["cheaper"] == "tinker" else 1 - u["p_tinker_cheaper"]
+    assert agree < close_call_share()
+    assert u["verdict"].startswith("A close call:") and "at the point estimate, but only in" in u["verdict"]
+
+
+def test_no_tinker_side_or_no_gpu_price_spreads_what_is_known():
+    """Qwen2.5-7B has no Tinker price (data/prices/): no verdict, the self-hosted spread alone. The H20 has no
+    sourced $/GPU-hour (data/hardware/gpu_prices.csv): its hours spread, its dollars stay unknown (null)."""
+    u = _estimate("--workload", "math_rl", "--model", "Qwen2.5-7B")["uncertainty"]
+    assert u["p_tinker_cheaper"] is None and u["verdict"] is None and u["self_hosted_usd_p90"] > 0
+    code, out, _ = _cli("estimate", "--workload", "math_rl", "--model", "Qwen2.5-7B")
+    spread = next(line for line in out.splitlines() if line.startswith("Spread"))
+    assert "Tinker" not in spread and "self-hosted $" in spread
+    u = _estimate("--workload", "math_rl", "--gpu", "H20")["uncertainty"]
+    assert u["self_hosted_usd_p10"] is None and u["self_hosted_hours_p10"] > 0 and u["verdict"] is None
+    code, out, _ = _cli("estimate", "--workload", "math_rl", "--gpu", "H20")
+    spread = next(line for line in out.splitlines() if line.startswith("Spread"))
+    assert "self-hosted $" not in spread and "Cheaper       unknown" in out
+
+
+def test_the_plan_leaves_a_set_input_as_given_too():
+    """The planner draws what estimate draws (uncertainty.draw_inputs): with --length-growth set, Tinker's row
+    spreads no more than estimate's does (its bill then depends on no drawn input)."""
+    code, out, err = _cli("plan", "--workload", "math_rl", "--length-growth", "1.5", "--providers", "tinker",
+                          "--format", "json")
+    assert code == 0, err
+    row = json.loads(out)["options"][0]
+    assert row["cost_usd_p10"] == pytest.approx(row["cost_usd"], rel=1e-12) == row["cost_usd_p90"]
+    free = json.loads(_cli("plan", "--workload", "math_rl", "--providers", "tinker", "--format", "json")[1])
+    assert free["options"][0]["cost_usd_p90"] > row["cost_usd_p90"]
