@@ -196,5 +196,5 @@ def test_rl_cases_fall_only_in_rl_regimes():
                                reference=True, optimizer_steps=None, off_policy=0.0, rollout_tp=None, fine_tune="lora",
                                measured={"step": 100.0}, includes_refit=False, max_over_mean=None)
     assert set(h20.regimes) == {"lora", "compute_poor"}
-    assert calibration._rl_regimes(sources.get_arch("Qwen/Qwen3-8B"), calibration.gpu_specs("H100 SXM"), 1.0, 1000,
+    assert calibration.rl_regimes(sources.get_arch("Qwen/Qwen3-8B"), calibration.gpu_specs("H100 SXM"), 1.0, 1000,
                                    "full") == ()

@@ -340,7 +340,7 @@ def test_predict_rl_step_says_when_the_gpus_cannot_hold_the_job():
     code, out, _ = run("predict", *args)
     lines = out.splitlines()
     assert code == 0 and lines[1].startswith("Does not fit") and f"{data['fitting_gpus']:g}" in lines[1]
-    assert fmt.seconds(on["step_seconds"]) in lines[-1]
+    assert fmt.seconds(on["step_seconds"]) in next(line for line in lines if line.startswith("Step "))
 
 
 def test_predict_rl_step_takes_the_runs_engine_and_trainer_settings():

@@ -86,3 +86,24 @@ def test_the_plan_leaves_a_set_input_as_given_too():
     assert row["cost_usd_p10"] == pytest.approx(row["cost_usd"], rel=1e-12) == row["cost_usd_p90"]
     free = json.loads(_cli("plan", "--workload", "math_rl", "--providers", "tinker", "--format", "json")[1])
     assert free["options"][0]["cost_usd_p90"] > row["cost_usd_p90"]
+
+
+def test_predict_says_how_far_the_model_lands_in_the_regimes_of_its_prediction():
+    """`predict` states the held-out error beside its answer (data/calibration/errors_by_regime.csv, written by
+    make calibrate): over every case and in each regime the prediction falls in; a regime with no published case
+    is said to have none. The seed and exact methods are not the fit that table judges: no line."""
+    from tinker_nomics.sources.calibration import regime_errors
+    table = regime_errors()
+    decode = ["predict", "decode", "--model", "Llama-3.1-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency",
+              "1", "--input-len", "1000", "--output-len", "1000", "--precision", "int4"]
+    data = json.loads(_cli(*decode, "--format", "json")[1])
+    assert [r["regime"] for r in data["held_out_error"]] == ["all", "batch1", "weight_only"]
+    assert data["held_out_error"][2]["median_abs_error"] == table[("decode", "weight_only")].median_abs_error
+    line = next(x for x in _cli(*decode)[1].splitlines() if x.startswith("Accuracy"))
+    weight_only = table[("decode", "weight_only")]
+    assert f"weight-only int8/int4 {round(100 * weight_only.median_abs_error)}% ({weight_only.cases} cases)" in line
+    rl = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "256",
+          "--prompt-len", "200", "--response-len", "1000", "--fine-tune", "lora"]
+    assert ("rl_step", "lora") not in table          # no published RL step trains a LoRA
+    assert "LoRA: no published case" in _cli(*rl)[1]
+    assert "Accuracy" not in _cli(*decode, "--method", "exact")[1]

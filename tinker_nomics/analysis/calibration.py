@@ -128,19 +128,30 @@ class DecodeCase:
 
 
 def _regimes_decode(row: dict, arch, gpus, plan) -> tuple[str, ...]:
-    out = []
     stated = row["concurrency"]
-    if row["concurrency_basis"] == "stated" and stated is not None and stated <= 1:
+    return decode_regimes(arch, gpus, row["concurrency_basis"] == "stated" and stated is not None and stated <= 1,
+                          row["concurrency_basis"] == "kv_limited_max" or float(plan.batch * plan.replicas) >= 64,
+                          PRECISION.get(row["precision"]), row["tensor_parallel"],
+                          row["input_tokens"] + row["output_tokens"])
+
+
+def decode_regimes(arch, gpus, batch_one: bool, throughput: bool, precision: str | None, tensor_parallel,
+                   sequence_tokens) -> tuple[str, ...]:
+    """The regimes of errors_by_regime.csv a decode measurement or prediction falls in: one request at a time
+    (`batch_one`), a batch of 64 or more running (`throughput`), weights read weight-only, tensor parallel ≥ 4, a
+    mixture of experts, a long context, a compute-poor GPU."""
+    out = []
+    if batch_one:
         out.append("batch1")
-    if row["concurrency_basis"] == "kv_limited_max" or float(plan.batch * plan.replicas) >= 64:
+    if throughput:
         out.append("throughput")
-    if PRECISION.get(row["precision"]) and np.any(decode.weight_only(PRECISION[row["precision"]], gpus)):
+    if precision and np.any(decode.weight_only(precision, gpus)):
         out.append("weight_only")
-    if row["tensor_parallel"] >= 4:
+    if tensor_parallel >= 4:
         out.append("tp4plus")
     if arch.is_moe:
         out.append("moe")
-    if row["input_tokens"] + row["output_tokens"] >= LONG_CONTEXT_TOKENS:
+    if sequence_tokens >= LONG_CONTEXT_TOKENS:
         out.append("long_context")
     if float(gpus.bf16_flops / gpus.bandwidth_bytes_per_s) < COMPUTE_POOR_FLOPS_PER_BYTE:
         out.append("compute_poor")
@@ -214,8 +225,9 @@ class RLCase:
 RL_REGIMES = ("moe", "tp4plus", "long_context", "lora", "compute_poor")   # the regimes an RL case can fall in
 
 
-def _rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
-    """The RL_REGIMES a case falls in."""
+def rl_regimes(arch, gpus, tp, sequence, fine_tune) -> tuple[str, ...]:
+    """The RL_REGIMES an RL step (a measured case, or a prediction) falls in: `tp` its rollout engine's tensor
+    parallel, `sequence` its prompt and longest response."""
     out = []
     if arch.is_moe:
         out.append("moe")
@@ -249,7 +261,7 @@ def _rl_case(case_id, source, fam, model, gpu, num_gpus, samples, prompt, respon
     whole = rl_phases.rl_features(arch, gpus, num_gpus, samples, prompt, response, response_max, critic=critic,
                                   **common) if critic else actor
     return RLCase(case_id, source, fam, model, gpu, actor, whole, measured, includes_refit,
-                  _rl_regimes(arch, gpus, float(actor.tensor_parallel), prompt + (response_max or response),
+                  rl_regimes(arch, gpus, float(actor.tensor_parallel), prompt + (response_max or response),
                               fine_tune))
 
 
@@ -525,6 +537,22 @@ def log_spread(predicted, measured) -> float:
     if logs.size < 2:
         return math.nan
     return float(1.4826 * np.median(np.abs(logs - np.median(logs))))
+
+
+def held_out(quantity: str, regimes) -> list[dict]:
+    """How far a prediction of `quantity` (decode, rl_step) may be off, from the committed held-out errors
+    (data/calibration/errors_by_regime.csv): every case, then each regime the prediction falls in, with its cases,
+    families and median |error| (None where no published case falls in the regime)."""
+    from ..sources.calibration import regime_errors
+    table = regime_errors()
+    out = []
+    for regime in ("all", *regimes):
+        row = table.get((quantity, regime))
+        out.append({"regime": regime, "label": REGIME_LABELS[regime], "cases": row.cases if row else 0,
+                    "families": row.families if row else 0,
+                    "median_abs_error": row.median_abs_error if row else None,
+                    "median_signed_error": row.median_signed_error if row else None})
+    return out
 
 
 def errors_by_regime():

@@ -313,6 +313,7 @@ class RLStepPrediction:
     rollout_kv_precision: str = "bf16"
     train_precision: str = "bf16"
     rollout_gpus: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # separate: the engine's side
+    rollout_tensor_parallel: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # GPUs per engine
 
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
@@ -329,6 +330,7 @@ class RLStepPrediction:
         times["train_mfu"] = _plain(self.train_mfu)
         times["rollout_concurrency"] = _plain(self.rollout_concurrency)
         times["rollout_waves"] = _plain(self.rollout_waves)
+        times["rollout_tensor_parallel"] = _plain(self.rollout_tensor_parallel)   # NaN (null): the seed, exact methods
         own = np.asarray(self.rollout_gpus, dtype=float) > 0   # an engine on GPUs of its own (nan: none)
         times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
                                           np.where(own, "split", "colocated")))
@@ -556,7 +558,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 fine_tune, rl_phases.achieved_mfu(f, ph), ph.separate,
                                 arch.checkpoint_precision or "unread", f.rollout_rounds,
                                 rollout_weights or "bf16", rollout_kv or "bf16", trainer_gemms or "bf16",
-                                rl_phases.kept(f, ph, "gpus_used") - rl_phases.kept(f, ph, "trainer_gpus"))
+                                rl_phases.kept(f, ph, "gpus_used") - rl_phases.kept(f, ph, "trainer_gpus"),
+                                rl_phases.kept(f, ph, "tensor_parallel"))
     seed = method == "seed"
     per = tokens.rollout(r, p, 1.0, 1.0, 0.0, 0.0)
     hosted = self_hosted_cost(

@@ -26,7 +26,7 @@ from ...model.decode import KV_PRECISIONS, PRECISIONS
 from ...model.scenario import METHODS
 from ...sources.architectures import get_arch
 from ...sources.defaults import number as default
-from ...sources.hardware import get_gpu
+from ...sources.hardware import get_gpu, gpu_specs
 from ...sources.hf_config import load_config
 from .common import OneLineParser, add_format, number, to_json
 
@@ -210,6 +210,12 @@ def _run(args) -> str:
                                               args.tensor_parallel, args.max_num_seqs, args.num_prompts,
                                               args.max_output_len, args.expert_parallel)
         data = result.to_dict()
+        if data["method"] == "calibrated":
+            from ...analysis import calibration
+            regimes = calibration.decode_regimes(
+                arch, gpu_specs(gpu), data["requested_concurrency"] <= 1, data["concurrency"] >= 64,
+                data["precision"], data["tensor_parallel"], args.input_len + args.output_len)
+            data["held_out_error"] = calibration.held_out("decode", regimes)
         if args.format == "json":
             return to_json(data)
         return "\n".join([
@@ -220,7 +226,7 @@ def _run(args) -> str:
             f"Concurrency   {data['concurrency']:,.0f} of {data['requested_concurrency']:,.0f} requested "
             f"(tensor parallel {data['tensor_parallel']:g}"
             + (f", experts split whole over {data['expert_parallel']:g} GPUs)" if data["expert_parallel"] != 1 else ")"),
-            f"Bound         {data['bound']}"]
+            f"Bound         {data['bound']}"] + accuracy_lines(data.get("held_out_error"), "decode throughput")
             + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
                 f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
                 f"token (every prefill, and the drain of the longest outputs)"]
@@ -241,9 +247,30 @@ def _run(args) -> str:
                                            args.rollout_kv_precision, args.train_precision, args.rollout_gpus,
                                            args.padded_len, args.critic_padded_len)
     data = result.to_dict()
+    if data["method"] == "calibrated":
+        from ...analysis import calibration
+        times = data if data["feasible"] else data["on_fitting_gpus"]
+        longest = args.prompt_len + (args.response_len if args.max_response_len is None else args.max_response_len)
+        regimes = calibration.rl_regimes(arch, gpu_specs(gpu), times["rollout_tensor_parallel"], longest,
+                                         data["fine_tune"])
+        data["held_out_error"] = calibration.held_out("rl_step", regimes)
     if args.format == "json":
         return to_json(data)
-    return "\n".join(rl_step_lines(data))
+    return "\n".join(rl_step_lines(data) + accuracy_lines(data.get("held_out_error"), "RL step time"))
+
+
+def accuracy_lines(rows: list[dict] | None, what: str) -> list[str]:
+    """How far the calibrated model lands on published cases it was not fitted to (analysis.calibration.held_out):
+    over every case, then in each regime this prediction falls in, or that no published case falls in it."""
+    if not rows:
+        return []
+    first, text = rows[0], []
+    for r in rows[1:]:
+        text.append(f"{r['label']} {fmt.pct(r['median_abs_error'], 0)} ({fmt.count(r['cases'], 'case')})"
+                    if r["cases"] else f"{r['label']}: no published case")
+    return [f"Accuracy      {what} off by a median {fmt.pct(first['median_abs_error'], 0)} on "
+            f"{fmt.count(first['cases'], 'published case')} held out by family"
+            + (f"; in its regimes: {'; '.join(text)}" if text else "")]
 
 
 def rl_step_lines(data: dict) -> list[str]:
