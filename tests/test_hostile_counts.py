@@ -367,3 +367,65 @@ def test_every_json_lines_reader_reads_a_growing_log_up_to_its_cut_last_line(tmp
 ])
 def test_a_bad_choice_names_the_flag_and_the_choices(args, words):
     _refused(args, *words)
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("timing_s/gen", True, ["timing_s/gen is true, not a number"]),        # read as 1 s before
+    ("perf/mfu/actor", True, ["perf/mfu/actor is true"]),                   # read as 100% MFU before
+    ("response_length/mean", False, ["response_length/mean is false"]),
+    ("timing_s/step", "1_000", ["timing_s/step is the text '1_000'"]),      # read as 1,000 s before
+    ("timing_s/step", "32.25", ["timing_s/step is the text '32.25'"]),     # JSON writes numbers as numbers
+])
+def test_a_flag_or_a_text_where_a_json_log_has_a_number_is_refused(tmp_path, key, value, words):
+    """QA 2026-12-05 (second sweep): verl's file logger with a JSON true, or a number written as text, in a metric
+    the reader uses was read as 1 (or as Python reads '1_000') without a word; the tinker-cookbook reader already
+    refused both."""
+    import json
+    records = hs.file_logger_records()
+    records[2]["data"][key] = value
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], "line 3", *words)
+
+
+def test_a_python_digit_separator_in_a_text_log_is_refused(tmp_path):
+    """In a CSV export (text cells) '1_000' was read as 1000 by Python's float()."""
+    import run_shapes
+    rows = hs.verl_wandb_rows()
+    rows[2]["timing_s/step"] = "1_000"
+    log = run_shapes.write_wandb_csv(tmp_path / "history.csv", rows)
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], "timing_s/step is '1_000', not a number")
+
+
+def test_a_symbolic_link_loop_is_one_line(tmp_path):
+    """QA 2026-12-05: a link loop as LOG raised OSError ('Too many levels of symbolic links') as an internal error."""
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    _refused(["validate", str(tmp_path / "a"), "--gpu", "H100 SXM"], "cannot read it",
+             "too many levels of symbolic links")
+
+
+def test_a_provider_that_offers_nothing_for_the_run_is_one_line():
+    """QA 2026-12-05: `plan --providers aws` (a provider known by name that offers this run no option) crashed on
+    an empty table."""
+    _refused(["plan", "--workload", "math_rl", "--draws", "20", "--providers", "aws"], "--providers aws",
+             "no option to plan")
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "cp437", "ascii"])
+def test_a_terminal_that_is_not_utf8_gets_every_command_printed(encoding):
+    """QA 2026-12-05: on a console of another code page (Windows' cp1252, PYTHONIOENCODING) '≈', '×' or 'Σ' ended
+    every command with UnicodeEncodeError and nothing printed. Prose gets '?' for what the page lacks; JSON escapes
+    it and stays exact."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    text = subprocess.run([sys.executable, "-m", "tinker_nomics", "estimate", "--workload", "math_rl"],
+                          capture_output=True, env=env)
+    assert text.returncode == 0 and b"Cheaper" in text.stdout, text.stderr[-300:]
+    data = subprocess.run([sys.executable, "-m", "tinker_nomics", "estimate", "--workload", "math_rl",
+                           "--format", "json"], capture_output=True, env=env)
+    assert data.returncode == 0, data.stderr[-300:]
+    assert "×" in json.loads(data.stdout.decode(encoding))["uncertainty"]["verdict"]

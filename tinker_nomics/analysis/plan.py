@@ -496,6 +496,10 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
         else:
             blocks.append(_evaluate_gpu_options(candidates, scenario, base, drawn, spot_m, seed, judge))
     blocks.append(_not_applicable(provider_filter))
+    if not any(len(b) for b in blocks):   # e.g. --providers aws: a cloud whose catalog rows price no GPU we time
+        raise TinkerNomicsError(f"--providers {', '.join(providers)}: no option to plan: none of them rents a GPU "
+                                f"the planner can time or runs a service that trains this run"
+                                + (" (--gpus narrows it further)" if gpu_filter else ""))
     frame = pd.concat([b for b in blocks if len(b)], ignore_index=True)
     for key in judge.keys:
         if key not in frame:

@@ -7,6 +7,7 @@ static book they show the state they were built with (a snapshot).
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import io
 
@@ -345,7 +346,8 @@ class Calculator:
         for name, widget in self.controls.items():
             widget.disabled = name in fixed
         self.fixed.value = fixed_html(fixed, self.controls)
-        self.summary.value = changes_html(self.changes) + summary_html(est)
+        self.summary.value = changes_html(self.changes) + summary_html(est, panel_verdict(scenario,
+                                                                                          self.workload.value))
         self.changes = []
         fig, ax = panel_axes()
         plots.cost_breakdown(est, ax=ax, title=f"{est.scenario.model.split('/')[-1]} · prices {est.scenario.prices} · "
@@ -367,6 +369,43 @@ def length_controls_fixed(turns: float) -> dict[str, str]:
              if turns > 1}
     fixed.update({name: "a single-turn run reads the completion length" for name in MULTI_TURN_ONLY if turns <= 1})
     return fixed
+
+
+# A moved panel draws this many times, so a redraw stays fast; at a preset's own values it draws what the book drew
+# (uncertainty.DEFAULT_DRAWS, the same seeded draws), so the panel states the verdict of the table beside it.
+PANEL_DRAWS = 4_000
+# set on the panel by the method's fitted values, which the calibrated method reads the same as when not set
+PANEL_SHOWN = ("rollout_efficiency", "mfu", "gpu_hourly_usd_source")
+
+
+def panel_verdict(scenario: Scenario, workload: str) -> str | None:
+    """The calibrated panel's verdict with its share of draws (the book's words, wording.verdict): the Monte-Carlo
+    around the panel's scenario, an input moved off the preset held where the panel puts it (not drawn). None for
+    the seed and exact methods, or where a side has no dollars."""
+    from ..analysis import uncertainty
+
+    resolved = scenario.resolved()
+    if resolved.method != "calibrated":
+        return None
+    ours, preset = resolved.to_dict(), Scenario.from_workload(workload).resolved().to_dict()
+    moved = {k for k in ours if k not in PANEL_SHOWN and ours[k] != preset.get(k)}
+    if not moved:   # the preset itself: the book's draws, drawn once
+        return _preset_verdict(workload)
+    return _verdict_text(uncertainty.around(scenario, workload, n=PANEL_DRAWS, fixed=tuple(sorted(moved))))
+
+
+@functools.lru_cache(maxsize=None)
+def _preset_verdict(workload: str) -> str | None:
+    from ..analysis import uncertainty
+    return _verdict_text(uncertainty.around(Scenario.from_workload(workload), workload))
+
+
+def _verdict_text(mc) -> str | None:
+    from ..analysis.verdict import Verdict
+    if mc.tinker_not_offered or not min(round(mc.point_tinker_usd, 2), round(mc.point_self_hosted_usd, 2)) > 0:
+        return None     # NaN (no sourced GPU rate) fails the comparison too
+    said = wording.verdict(Verdict.of(mc.point_tinker_usd, mc.point_self_hosted_usd, mc.p_tinker_cheaper), True)
+    return said.replace("of draws", f"of {mc.n:,} draws")
 
 
 def fixed_controls(scenario: Scenario, sliders: dict) -> dict[str, str]:
@@ -396,8 +435,9 @@ def strip_math(label: str) -> str:
     return label.replace(r"\(", "(").replace(r"\)", ")")
 
 
-def summary_html(est) -> str:
-    """A small table: tokens, Tinker's bill, self-hosted hours and dollars, the cheaper side."""
+def summary_html(est, verdict: str | None = None) -> str:
+    """A small table: tokens, Tinker's bill, self-hosted hours and dollars, the cheaper side (`verdict`, the
+    sentence with its share of draws where the caller drew them, panel_verdict)."""
     t, s, k, sc = est.tinker, est.self_hosted, est.tokens, est.scenario
     side, factor = cheaper_factor(est)
     tinker = (f"not offered: {html.escape(est.tinker_not_offered)}" if est.tinker_not_offered else
@@ -420,6 +460,7 @@ def summary_html(est) -> str:
                                  f"{float(s.num_gpus):g} GPUs, sandbox {fmt.usd(s.sandbox_usd)})"),
                  ("Self-hosted time", wording.self_hosted_time(s)),
                  ("Cheaper", "unknown (Tinker does not offer this model)" if est.tinker_not_offered else
+                             f"<b>{html.escape(verdict)}</b>" if verdict else
                              f"<b>{str(side).replace('_', '-')}</b> ({wording.factor(factor)})")]
     rows += [("Note", html.escape(n)) for n in est.notes
              if not (est.tinker_not_offered and n.endswith(est.tinker_not_offered))]   # the Tinker row says it

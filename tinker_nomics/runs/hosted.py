@@ -88,6 +88,8 @@ class StepTable:
     """Collects checked rows; `finish` derives the token totals and returns the table."""
 
     def __init__(self, label: str, text_numbers: bool = False):
+        # text_numbers: the log writes its values as text (a console, a CSV), which are read as numbers; in a JSON
+        # log a value written as text is refused
         self.label, self.text_numbers = label, text_numbers
         self.n_rows = 0
         self.steps, self.lines = array("q"), array("q")
@@ -102,10 +104,15 @@ class StepTable:
                nan_ok: bool = False) -> float:
         """A finite float from a logged value, or an error naming the key. NaN only where `nan_ok` (a mean that
         may be undefined, such as a reward), never for a time or a count."""
-        if isinstance(value, bool):
-            value = float(value)
+        if isinstance(value, bool) or (isinstance(value, str) and value.strip() in ("True", "False")):
+            # a flag is no time, length or count (true read as 1 s, 1 token or 100% MFU)
+            self.fail(where, f"{key} is {str(value).strip().lower()}, not a number")
         elif isinstance(value, str):
+            if not self.text_numbers:   # a JSON log writes its numbers as numbers
+                self.fail(where, f"{key} is the text {value[:40]!r}, not a number")
             try:
+                if "_" in value:        # Python's digit separators ('1_000') are no logger's output
+                    raise ValueError(value)
                 value = parse_number_text(value)
             except ValueError:
                 self.fail(where, f"{key} is {value[:40]!r}, not a number")

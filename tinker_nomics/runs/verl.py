@@ -523,7 +523,7 @@ def _legacy_step(values: dict, parts: list[str]) -> tuple[str, object]:
 
 def read_console(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
     """A verl console log (stdout of the trainer, with or without Ray's prefixes), read line by line."""
-    table = StepTable(label)
+    table = StepTable(label, text_numbers=True)   # a console prints every value as text
     dumps = ConfigDumps()
     repr_values = three_decimals = False
     val_only = 0

@@ -6,6 +6,7 @@ Exit status 0 on success, 2 on bad arguments or bad input with one line on stder
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import traceback
@@ -54,15 +55,22 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         text = COMMANDS[args.command](args)
-        if getattr(args, "format", "table") != "json":   # JSON stays one document; prose fills the terminal
+        as_json = getattr(args, "format", "table") == "json"
+        if not as_json:   # JSON stays one document; prose fills the terminal
             text = "\n".join(wrapped(text.split("\n")))
-        print(text)
+        print(encodable(text, sys.stdout, as_json))
         return 0
     except TinkerNomicsError as exc:
-        print(f"tinker-nomics: error: {exc}", file=sys.stderr)
+        print(encodable(f"tinker-nomics: error: {exc}", sys.stderr), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:   # a path the system cannot follow or open: a symbolic-link loop, a folder not readable
+        where = exc.filename if exc.filename is not None else "a file"
+        reason = (exc.strerror or type(exc).__name__).lower()
+        message = TinkerNomicsError(f"{where}: cannot read it ({reason})")   # control characters escaped
+        print(encodable(f"tinker-nomics: error: {message}", sys.stderr), file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("tinker-nomics: interrupted (Ctrl-C)", file=sys.stderr)
         return 130
@@ -78,6 +86,30 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         _install(signal.SIGTERM, previous)
+
+
+def encodable(text: str, stream, as_json: bool = False) -> str:
+    """`text` as `stream` can write it: unchanged on a UTF-8 stream; on a narrower one (a Windows console's cp1252,
+    PYTHONIOENCODING=cp437) a character it lacks ('≈', '×', 'Σ') becomes '?' in prose, and JSON escapes it (\\uXXXX),
+    which keeps the document exact."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    if as_json:
+        def escaped(match):
+            code = ord(match.group())
+            if code <= 0xFFFF:
+                return f"\\u{code:04x}"
+            code -= 0x10000
+            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        return re.sub(r"[^\x00-\x7f]", escaped, text)
+    try:
+        return text.encode(encoding, "replace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "replace").decode("ascii")
 
 
 def _install(signum, handler):
