@@ -116,7 +116,7 @@ def test_a_config_integer_too_large_for_a_float_is_one_line(tmp_path, monkeypatc
     monkeypatch.setattr(hs, "CONFIG", config)
     path = hs.write_verl_console(tmp_path / "run.log")
     _refused(["validate", str(path), "--gpu", "H100 SXM", "--num-gpus", str(int(hs.GPUS))],
-             "data.train_batch_size", "not a non-negative number")
+             "data.train_batch_size", "not a whole, non-negative number")
 
 
 @pytest.mark.parametrize("lengths", [0, [0, 512]])
@@ -429,3 +429,22 @@ def test_a_terminal_that_is_not_utf8_gets_every_command_printed(encoding):
                            "--format", "json"], capture_output=True, env=env)
     assert data.returncode == 0, data.stderr[-300:]
     assert "×" in json.loads(data.stdout.decode(encoding))["uncertainty"]["verdict"]
+
+
+@pytest.mark.parametrize("change, words", [
+    # 16 or 3 engines' GPUs on 8: predict refuses both; validate planned on 16 GPUs and said the model needed them
+    (lambda c: c["actor_rollout_ref"]["rollout"].update(tensor_model_parallel_size=16),
+     ["tensor_model_parallel_size", "16", "does not split the 8 GPUs"]),
+    (lambda c: c["actor_rollout_ref"]["rollout"].update(tensor_model_parallel_size=3), ["does not split the 8 GPUs"]),
+    # 4.5 GPUs a node was used as 9 GPUs; 0 was reported as "not in the log"
+    (lambda c: c["trainer"].update(n_gpus_per_node=4.5), ["trainer.n_gpus_per_node is 4.5", "whole"]),
+    (lambda c: c["trainer"].update(n_gpus_per_node=0), ["trainer.n_gpus_per_node is 0", "no GPUs"]),
+    (lambda c: c["trainer"].update(n_gpus_per_node="8"), ["trainer.n_gpus_per_node is '8'"]),   # quoted: text
+])
+def test_a_config_whose_engines_or_gpu_counts_no_run_has_is_refused(tmp_path, change, words):
+    """QA 2026-12-05 (second sweep, findings 9 and 10)."""
+    import copy
+    config = copy.deepcopy(hs.CONFIG)
+    change(config)
+    log = hs.write_verl_console(tmp_path / "train.log", "2025", config=config)
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], *words)

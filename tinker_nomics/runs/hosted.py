@@ -333,6 +333,19 @@ def check_config_sizes(facts: dict, where: dict) -> None:
                                     f"run starts with it (a damaged config?)")
 
 
+def _engines_split_the_gpus(facts: dict, where: dict) -> None:
+    """A rollout engine's tensor parallel that does not split the GPUs it runs on (the rollout pool's, else the
+    run's) is refused in one line, as predict refuses it: the prediction would otherwise run on a count the log
+    never had."""
+    tp = finite_number(facts.get("rollout_tp"))
+    pool = "rollout_gpus" if facts.get("rollout_gpus") else "num_gpus"
+    gpus = finite_number(facts.get(pool))
+    if tp and gpus and (tp != int(tp) or gpus % tp):
+        raise TinkerNomicsError(f"the log's config sets {where.get('rollout_tp', 'rollout_tp')} to {tp:g}, which "
+                                f"does not split the {gpus:g} GPUs the rollout runs on "
+                                f"({where.get(pool, pool)}): no run starts with it (a damaged config?)")
+
+
 def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
     """The options over the log's config (prompts per step, group size, samples, GPUs: marked "given"), then the
     table finished with the samples per step they imply: (steps, notes, facts, where, model path)."""
@@ -352,6 +365,7 @@ def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
         rollout = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
         facts["rollout_samples"] = rollout
         where["rollout_samples"] = "data.gen_batch_size × actor_rollout_ref.rollout.n (one generation round)"
+    _engines_split_the_gpus(facts, where)
     steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""),
                                 facts.get("prompt_tokens_per_sample"), rollout)
     model = facts.get("model_path") if isinstance(facts.get("model_path"), str) else None

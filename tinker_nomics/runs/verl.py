@@ -204,9 +204,13 @@ def config_facts(config: dict, paths: dict | None = None) -> tuple[dict, dict]:
     for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank", "gen_batch_prompts"):
         value = facts.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not _finite(value) or value < 0):
-            raise TinkerNomicsError(f"the config's {where[name]} is {str(value)[:40]!s}, not a non-negative number "
+                                  or not _finite(value) or value < 0 or float(value) != int(value)):
+            shown_value = repr(value)[:40] if isinstance(value, str) else str(value)[:40]   # '8', not 8
+            raise TinkerNomicsError(f"the config's {where[name]} is {shown_value}, not a whole, non-negative number "
                                     f"a run could have")
+    for name in ("n_gpus_per_node", "nnodes"):   # the trainer's pool: a run on no GPUs never started
+        if facts.get(name) == 0:
+            raise TinkerNomicsError(f"the config's {where[name]} is 0: no run starts on no GPUs (a damaged config?)")
     if "n_gpus_per_node" in facts and "nnodes" in facts:
         facts["num_gpus"] = float(facts["n_gpus_per_node"]) * float(facts["nnodes"])
         where["num_gpus"] = f"{where['n_gpus_per_node']} × {where['nnodes']}"
