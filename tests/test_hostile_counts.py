@@ -448,3 +448,15 @@ def test_a_config_whose_engines_or_gpu_counts_no_run_has_is_refused(tmp_path, ch
     change(config)
     log = hs.write_verl_console(tmp_path / "train.log", "2025", config=config)
     _refused(["validate", str(log), "--gpu", "H100 SXM"], *words)
+
+
+def test_a_split_that_leaves_the_trainer_too_few_gpus_is_refused():
+    """QA 2026-12-05 (second sweep, finding 6): --rollout-gpus 7 of 8 put a full fine-tune of Qwen3-32B (weights,
+    gradients and Adam's moments: model/memory.py's rule) on one 80 GB H100 and timed it. A split that leaves enough
+    is still planned."""
+    base = ["predict", "rl-step", "--gpu", "H100", "--num-gpus", "8", "--samples", "1024", "--prompt-len", "200",
+            "--response-len", "1000", "--off-policy", "1"]
+    _refused([*base, "--model", "Qwen3-32B", "--rollout-gpus", "7"], "--rollout-gpus (7) leaves 1 GPU to train on",
+             "Qwen3-32B")
+    code, out, err = _cli(*base, "--model", "Qwen3-8B", "--rollout-gpus", "4")
+    assert code == 0 and "4 GPUs generate, 4 train" in out, err

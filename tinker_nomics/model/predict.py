@@ -527,6 +527,16 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     if trainer_gemms is not None and not np.all(specs.fp8_native):
         raise TinkerNomicsError(f"train_precision fp8: FP8 training (Transformer Engine) needs FP8 tensor cores, which "
                                 f"{gpu.gpu} lacks (Hopper, Ada, Blackwell or CDNA 3 have them); train in bf16 there")
+    if split is not None and method == "calibrated":   # the trainer's side of the split must hold the trainer
+        need = rl_phases.trainer_alone_gpus(arch, specs, fine_tune)
+        if np.any(n - split < need):
+            short = np.asarray(n - split < need)
+            need_1 = float(np.max(np.where(short, need, 0.0)))
+            raise TinkerNomicsError(
+                f"rollout_gpus ({_text(split)}) leaves {_text(n - split)} GPU{'' if np.all(n - split == 1) else 's'} "
+                f"to train on, and the trainer's weights, "
+                f"gradients and optimizer state ({fine_tune} fine-tune of {arch.model}) need at least {need_1:g} × "
+                f"{gpu.gpu}: give at most {_text(n - need)} rollout GPUs, or more GPUs")
     if method == "calibrated":
         params = parameters()
         if fraction is not None and split is None and not np.any(k > 0):

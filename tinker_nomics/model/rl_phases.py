@@ -406,7 +406,7 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         return (_one_if_same(need_shared), _one_if_same(need_alone)) if compact else (need_shared, need_alone)
 
     need_shared, need_alone = once("engine_needs", needs)
-    trainer_need = _trainer_alone_gpus(arch, gpus, fine_tune)
+    trainer_need = trainer_alone_gpus(arch, gpus, fine_tune)
     given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
     if given is None:
         fitting = np.maximum(np.where(need_shared <= n, need_shared, need_alone), trainer_need)
@@ -443,7 +443,7 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
         split_tp = need_alone if given is None else np.maximum(given, need_alone)
         rollout_side = np.floor(gpus_used * number("off_policy_rollout_share"))
         trainer_side = gpus_used - rollout_side
-        separate = off & (rollout_side >= split_tp) & (trainer_side >= _trainer_alone_gpus(arch, gpus, fine_tune))
+        separate = off & (rollout_side >= split_tp) & (trainer_side >= trainer_alone_gpus(arch, gpus, fine_tune))
         tp = np.where(separate, split_tp, tp)
         fraction = np.where(separate, alone, fraction)
         rollout_gpus = np.where(separate, rollout_side, gpus_used)
@@ -635,7 +635,7 @@ def achieved_mfu(f: RLFeatures, phases: RLPhases) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ helpers
 
-def _trainer_alone_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
+def trainer_alone_gpus(arch: ModelArch, gpus: GpuSpecs, fine_tune: str):
     """GPUs the trainer's weights, gradients and optimizer state need (model/memory.py's rule: weights × copies ×
     overhead over a GPU's memory), at least one. Not the seed's floor of two GPUs for RL ('vLLM needs at least
     TP=2', memory.min_gpus): vLLM serves on one GPU, and verl's own quick start trains PPO on one
