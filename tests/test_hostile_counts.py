@@ -460,3 +460,31 @@ def test_a_split_that_leaves_the_trainer_too_few_gpus_is_refused():
              "Qwen3-32B")
     code, out, err = _cli(*base, "--model", "Qwen3-8B", "--rollout-gpus", "4")
     assert code == 0 and "4 GPUs generate, 4 train" in out, err
+
+
+@pytest.mark.parametrize("command", ["estimate", "plan"])
+@pytest.mark.parametrize("args, words", [
+    # math_rl (data/workloads/): no sandbox, no cache hits, no evaluations; each flag changed nothing before
+    (["--sandbox-cpu-cores", "64"], ["--sandbox-cpu-cores", "has none"]),
+    (["--sandbox-memory-gib", "512"], ["--sandbox-memory-gib", "has none"]),
+    (["--tinker-cached-prefill-usd-per-m", "100"], ["--tinker-cached-prefill-usd-per-m", "cache-hit rate is 0"]),
+    (["--eval-prompts", "500"], ["--eval-prompts", "--eval-every 0"]),
+])
+def test_a_flag_that_sizes_what_the_run_has_not_is_refused(command, args, words):
+    """QA 2026-12-05 (second sweep, finding 13)."""
+    _refused([command, "--workload", "math_rl", *args], *words)
+
+
+def test_the_same_flags_where_the_run_has_it_move_the_bill():
+    import json
+
+    def bill(*args):
+        code, out, err = _cli("estimate", *args, "--format", "json")
+        assert code == 0, err
+        return json.loads(out)["tinker"]["total_usd"]
+    # swe_rl runs a modal sandbox and hits the prefix cache (data/workloads/)
+    assert bill("--workload", "swe_rl", "--sandbox-cpu-cores", "8") > bill("--workload", "swe_rl")
+    assert bill("--workload", "math_rl", "--cache-hit-rate", "0.5", "--tinker-cached-prefill-usd-per-m", "0.01") \
+        < bill("--workload", "math_rl")
+    assert bill("--workload", "math_rl", "--eval-every", "10", "--eval-prompts", "500") \
+        > bill("--workload", "math_rl", "--eval-every", "10", "--eval-prompts", "50")

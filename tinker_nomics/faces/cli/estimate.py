@@ -119,7 +119,29 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
         raise in_flags(exc, from_file) from None
     _refuse_settings_the_method_has_not(resolved, args)
     _refuse_settings_the_turns_have_not(resolved, overrides, args.workload)
+    _refuse_settings_nothing_reads(resolved, overrides)
     return scenario, calibration_note, from_file
+
+
+def _refuse_settings_nothing_reads(scenario: Scenario, given: dict) -> None:
+    """A flag that prices or sizes something this run does not have is refused in one line (the bill was the same
+    with or without it): a sandbox's size with no sandbox, the cached-prefill rate with no cache hits, the size of
+    evaluations that never run."""
+    def scalar(name):
+        value = np.asarray(getattr(scenario, name), dtype=float)
+        return float(value) if value.ndim == 0 else None
+    # (--sandbox-seconds-per-rollout stays: an environment's time lengthens both wall-clocks without a priced sandbox)
+    said = [flag for flag in ("--sandbox-cpu-cores", "--sandbox-memory-gib") if given.get(NUMERIC_FLAGS[flag][0])
+            is not None]
+    if said and str(scenario.sandbox) == "none":
+        raise TinkerNomicsError(f"{', '.join(said)}: a setting of a sandbox, and this run has none (--sandbox "
+                                f"none): name one with --sandbox (modal, sandboxfusion) or drop it")
+    if given.get("tinker_cached_prefill_usd_per_m") is not None and scalar("cache_hit_rate") == 0:
+        raise TinkerNomicsError("--tinker-cached-prefill-usd-per-m prices prompt tokens that hit the cache, and this "
+                                "run's cache-hit rate is 0: set --cache-hit-rate too, or drop it")
+    if given.get("eval_prompts") is not None and scalar("eval_every") == 0:
+        raise TinkerNomicsError("--eval-prompts sizes the evaluations, and this run runs none (--eval-every 0): set "
+                                "--eval-every too, or drop it")
 
 
 # flags that shape only one kind of rollout (model/tokens.py rollout): a single-turn run samples --completion-tokens;
