@@ -488,3 +488,19 @@ def test_the_same_flags_where_the_run_has_it_move_the_bill():
         < bill("--workload", "math_rl")
     assert bill("--workload", "math_rl", "--eval-every", "10", "--eval-prompts", "500") \
         > bill("--workload", "math_rl", "--eval-every", "10", "--eval-prompts", "50")
+
+
+def test_an_escape_code_in_a_logs_file_name_never_reaches_the_terminal(tmp_path):
+    """QA 2026-12-05 (second sweep, finding 15): the headline of validate's text printed the log's file name raw
+    (an ESC[31m recoloured the terminal); errors and report.html escaped it already."""
+    log = hs.write_verl_console(tmp_path / "train\x1b[31mred.log", "2025")
+    code, out, err = _cli("validate", str(log), "--gpu", "H100 SXM")
+    assert code == 0, err
+    assert "\x1b" not in out and "train\\x1b[31mred.log" in out.splitlines()[0]
+
+
+def test_a_multi_turn_run_that_samples_nothing_is_refused_as_a_single_turn_one_is():
+    """QA 2026-12-05 (second sweep, finding 16): 5 turns of 0 output tokens billed $52.20 for a run that samples
+    nothing; --completion-tokens 0 was already refused."""
+    _refused(["estimate", "--workload", "math_rl", "--turns", "5", "--output-per-turn", "0", "--observation-per-turn",
+              "0"], "--output-per-turn must be more than 0 for a multi-turn run")

@@ -247,6 +247,9 @@ class Scenario:
             # an RL step learns from the tokens it samples: none sampled is no run, and a 0 s Tinker wall-clock
             raise TinkerNomicsError("completion_tokens must be more than 0 for a single-turn run (an RL step learns "
                                     "from the tokens it samples), got 0")
+        if np.any((_number("turns", values["turns"]) > 1) & (np.asarray(values["output_per_turn"], float) <= 0)):
+            raise TinkerNomicsError("output_per_turn must be more than 0 for a multi-turn run (an RL step learns "
+                                    "from the tokens it samples), got 0")
         if values["num_gpus"] is not None and np.any(np.asarray(values["num_gpus"]) > sources.number("max_gpus")):
             raise TinkerNomicsError(f"num_gpus must be at most {sources.number('max_gpus'):,.0f}, got "
                                     f"{_fmt(float(np.max(values['num_gpus'])))}")

@@ -99,7 +99,7 @@ class UsageBill:
 
     def render(self) -> str:
         d = self.to_dict(per_step=False)
-        lines = [f"{Path(self.export_source).name} · {self.kind} · {fmt.count(len(self.priced.rows), 'row')} · "
+        lines = [f"{fmt.printable(Path(self.export_source).name, limit=160)} · {self.kind} · {fmt.count(len(self.priced.rows), 'row')} · "
                  f"models {', '.join(d['models']) or 'none named'}",
                  f"Priced        {fmt.usd(self.priced.total_usd)} at the snapshots in force on each row's date "
                  f"({', '.join(d['snapshots'])}); the export's own estimate: "

@@ -242,7 +242,7 @@ def render_validation(d: dict) -> str:
     """The human-readable form of `Validation.to_dict()` (what `tinker-nomics validate` prints)."""
     tk, tokens = d["tinker"], d["tokens"]
     billed_as = f" (billed as {d['price_model']})" if d["price_model"] != d["model"] else ""
-    lines = [f"{Path(d['source']).name} · {d['model']}{billed_as} · Tinker prices {d['prices']} · "
+    lines = [f"{fmt.printable(Path(d['source']).name, limit=160)} · {d['model']}{billed_as} · Tinker prices {d['prices']} · "
              f"{d['format']} ({d['mode']})",
              f"Steps         {d['steps']:,} training steps, {d['eval_runs']:,} evals",
              f"Tokens        sample {fmt.tokens(tokens['sample'])} (eval {fmt.tokens(tokens['eval_sample'])})   "

@@ -410,7 +410,7 @@ def render_hosted(d: dict) -> str:
     m = d["measured"]
     gpus = f"{d['num_gpus']:g} × {d['gpu'] or 'unknown GPU'}" if d["num_gpus"] else f"{d['gpu'] or 'unknown GPU'}, " \
                                                                                    f"GPU count unknown"
-    lines = [f"{Path(d['source']).name} · {d['framework']} · {d['model'] or 'model unknown'} · {gpus} · "
+    lines = [f"{fmt.printable(Path(d['source']).name, limit=160)} · {d['framework']} · {d['model'] or 'model unknown'} · {gpus} · "
              f"{d['fine_tune']} fine-tuning",
              f"Format        {d['format']}",
              f"Steps         {m['steps']:,} ({m['first_step']}–{m['last_step']}), {m['validation_runs']:,} with "

@@ -57,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         text = COMMANDS[args.command](args)
         as_json = getattr(args, "format", "table") == "json"
         if not as_json:   # JSON stays one document; prose fills the terminal
+            # a control character quoted from a user's file (an escape code in a log's name) is shown escaped
+            text = TERMINAL_CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
             text = "\n".join(wrapped(text.split("\n")))
         print(encodable(text, sys.stdout, as_json))
         return 0
@@ -86,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         _install(signal.SIGTERM, previous)
+
+
+# every control character but the line breaks and tabs the commands print themselves (errors.CONTROL's set)
+TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def encodable(text: str, stream, as_json: bool = False) -> str:
