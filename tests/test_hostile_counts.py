@@ -504,3 +504,27 @@ def test_a_multi_turn_run_that_samples_nothing_is_refused_as_a_single_turn_one_i
     nothing; --completion-tokens 0 was already refused."""
     _refused(["estimate", "--workload", "math_rl", "--turns", "5", "--output-per-turn", "0", "--observation-per-turn",
               "0"], "--output-per-turn must be more than 0 for a multi-turn run")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["plan", "--workload", "math_rl", "--deadline", "1e400"], ["--deadline is too large"]),   # not "more than 0"
+    (["plan", "--workload", "math_rl", "--draws", "1e7"], ["--draws must be"]),
+    # the registry's H100 with 94 GB is the NVL (data/hardware/gpus.csv): the message names it
+    (["predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100 94GB", "--num-gpus", "1", "--concurrency", "8",
+      "--input-len", "100", "--output-len", "100"], ["not 94 GB", "the 94 GB part is H100 NVL"]),
+])
+def test_messages_say_what_is_wrong_in_the_users_words(args, words):
+    """QA 2026-12-05 (second sweep, finding 18)."""
+    _refused(args, *words)
+
+
+@pytest.mark.parametrize("record, words", [
+    ({"method": None}, ["method is null"]),                                   # not Python's None
+    ({"method": "calibrated", "mfu": True}, ["mfu is true"]),
+    ({"method": "calibrated", "mfu": "0.3"}, ['mfu is "0.3"']),
+])
+def test_a_calibration_files_values_are_quoted_as_json_writes_them(tmp_path, record, words):
+    import json
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps({"kind": "tinker-nomics calibration", "version": 1, **record}))
+    _refused(["estimate", "--workload", "math_rl", "--calibration", str(path)], *words)

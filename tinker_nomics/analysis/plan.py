@@ -286,7 +286,9 @@ def parse_deadline(text) -> float:
     if not match:
         raise TinkerNomicsError(f"--deadline must be hours or days, such as 36h, 3d or 48, got {text!r}")
     value = float(match.group(1)) * (24.0 if (match.group(2) or "h").startswith("d") else 1.0)
-    if not math.isfinite(value) or value <= 0:
+    if not math.isfinite(value):   # 1e400: past any float, not below zero
+        raise TinkerNomicsError(f"--deadline is too large to be a number of hours, got {text!r}")
+    if value <= 0:
         raise TinkerNomicsError(f"--deadline must be more than 0 hours, got {text!r}")
     return value
 
@@ -527,7 +529,7 @@ def _check_inputs(deadline_hours, budget_usd, confidence, max_gpus, draws, given
     if not (real(max_gpus) and float(max_gpus) == int(max_gpus) and 1 <= int(max_gpus) <= 4096):
         raise TinkerNomicsError(f"--max-gpus must be a whole number from 1 to 4096, got {max_gpus!r}")
     if not (real(draws) and int(draws) == draws and 10 <= draws <= 1_000_000):
-        raise TinkerNomicsError(f"draws must be a whole number from 10 to 1,000,000, got {draws!r}")
+        raise TinkerNomicsError(f"--draws must be a whole number from 10 to 1,000,000, got {draws!r}")
     if given_rate is not None and not (real(given_rate) and given_rate >= 0):
         raise TinkerNomicsError(f"--gpu-hourly-usd must be a finite number >= 0, got {given_rate!r}")
 

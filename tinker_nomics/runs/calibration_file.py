@@ -69,12 +69,20 @@ def _gpus(run: dict) -> str:
     return f"{run['num_gpus']:g} × " if "num_gpus" in run else "GPU count not recorded, "
 
 
+def _as_written(value) -> str:
+    """A value of the file as JSON writes it (null, true, "0.3"), a number as `shown` cuts it."""
+    if isinstance(value, (bool, str, list, dict)) or value is None:
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value)
+
+
 def _share(value, name: str, label: str, required: bool) -> float | None:
     if value is None and not required:
         return None
     if not is_finite(value) \
             or not 0 < value <= 1:
-        raise TinkerNomicsError(f"{label}: {name} is {shown(value)}; it must be a number in (0, 1]")
+        raise TinkerNomicsError(f"{label}: {name} is {_as_written(value)}; it must be a number in (0, 1]")
     if value < MIN_EFFICIENCY:
         raise TinkerNomicsError(f"{label}: {name} is {shown(value)}, implausibly small for a fitted efficiency (below "
                                 f"{MIN_EFFICIENCY:g}): a bad calibration value")
@@ -86,11 +94,11 @@ def check_record(record: dict, label: str) -> CalibrationFile:
     if not isinstance(record, dict) or record.get("kind") != KIND:
         raise TinkerNomicsError(f"{label}: not a tinker-nomics calibration file (no \"kind\": \"{KIND}\")")
     if record.get("version") != VERSION:
-        raise TinkerNomicsError(f"{label}: calibration version {record.get('version')!r}; this tinker-nomics reads "
+        raise TinkerNomicsError(f"{label}: calibration version {_as_written(record.get('version'))}; this tinker-nomics reads "
                                 f"version {VERSION}")
     method = record.get("method")
     if method not in METHODS:
-        raise TinkerNomicsError(f"{label}: method is {method!r}, not one of {', '.join(METHODS)}")
+        raise TinkerNomicsError(f"{label}: method is {_as_written(method)}, not one of {', '.join(METHODS)}")
     efficiency = _share(record.get("rollout_efficiency"), "rollout_efficiency", label, False)
     mfu = _share(record.get("mfu"), "mfu", label, True)
     run = record.get("run")

@@ -223,8 +223,13 @@ def _with_memory_or_form(words: list[str], hint: str) -> str | None:
     if forms and links()[part].kind != ("pcie" if forms[0] == "pcie" else "nvlink"):
         return None
     if sizes and abs(gpu.memory_gb - sizes[0]) > 0.05 * sizes[0]:
+        # a part of the same family with that memory (the H100 NVL's 94 GB beside the H100 SXM's 80 GB)
+        family = part.split()[0].lower()
+        kin = [name for name, spec in gpus().items() if name.split()[0].lower() == family
+               and abs(spec.memory_gb - sizes[0]) <= 0.05 * sizes[0]]
         raise TinkerNomicsError(f"GPU {' '.join(words)!r}: the registry's {part} has {gpu.memory_gb:g} GB, not "
-                                f"{sizes[0]} GB (list the parts with `tinker-nomics gpus`)")
+                                f"{sizes[0]} GB" + (f"; the {sizes[0]} GB part is {' or '.join(kin)}" if kin else
+                                                    " (list the parts with `tinker-nomics gpus`)"))
     return part
 
 

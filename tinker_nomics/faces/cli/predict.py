@@ -305,7 +305,9 @@ def rl_step_lines(data: dict) -> list[str]:
         f"Step          {fmt.seconds(times['step_seconds'])} ({LAYOUTS[times['layout']]})"]
     if times["layout"] in ("separate", "split") and times.get("rollout_gpus") is not None:
         trainer = times.get("num_gpus", data["num_gpus"]) - times["rollout_gpus"]
-        lines.append(f"Layout        {fmt.number(times['rollout_gpus'])} GPUs generate, {fmt.number(trainer)} train")
+        one = times["rollout_gpus"] == 1
+        lines.append(f"Layout        {fmt.count(times['rollout_gpus'], 'GPU')} generate{'s' if one else ''}, "
+                     f"{fmt.number(trainer)} train{'s' if trainer == 1 else ''}")
     return lines
 
 
