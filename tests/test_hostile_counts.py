@@ -528,3 +528,18 @@ def test_a_calibration_files_values_are_quoted_as_json_writes_them(tmp_path, rec
     path = tmp_path / "cal.json"
     path.write_text(json.dumps({"kind": "tinker-nomics calibration", "version": 1, **record}))
     _refused(["estimate", "--workload", "math_rl", "--calibration", str(path)], *words)
+
+
+@pytest.mark.parametrize("name", ["history.csv", "train.log"])
+def test_a_utf16_log_asks_for_utf8(tmp_path, name):
+    """QA 2026-12-05 (second sweep): a UTF-16 CSV (a spreadsheet's 'Unicode text' export) got 'no keys of a known
+    log'; a Latin-1 file already got 'not UTF-8 text'."""
+    import run_shapes
+    plain = tmp_path / f"plain-{name}"
+    if name.endswith(".csv"):
+        run_shapes.write_wandb_csv(plain, hs.verl_wandb_rows())
+    else:
+        hs.write_verl_console(plain, "2025")
+    wide = tmp_path / name
+    wide.write_bytes(plain.read_text().encode("utf-16"))
+    _refused(["validate", str(wide), "--gpu", "H100 SXM"], "UTF-16 text", "save it as UTF-8")

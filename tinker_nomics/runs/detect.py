@@ -85,7 +85,7 @@ def _table_keys(path: Path, label: str) -> set[str]:
                 raise TinkerNomicsError(f"{label}: not a readable Parquet file ({reason[:200]})") from None
     import csv
     import io
-    data = stream.head(path, label, 1 << 20)
+    data = stream.utf8_text(stream.head(path, label, 1 << 20), label)
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     text = data.decode("utf-8-sig", errors="replace")
@@ -261,7 +261,7 @@ def detect(path, side: str | None = None) -> Detected:
     suffix = log_suffix(p)
     if suffix in (".parquet", ".csv"):
         return _by_keys(_table_keys(p, label), "table", label, side)
-    head = stream.head(p, label).removeprefix(BOM)
+    head = stream.utf8_text(stream.head(p, label), label).removeprefix(BOM)
     if not head.strip():
         raise TinkerNomicsError(f"{label}: empty file")
     start = head.lstrip()[:1]

@@ -48,6 +48,18 @@ def open_read(path: Path, label: str):
         raise TinkerNomicsError(f"{label}: cannot read it ({exc.strerror or exc})") from None
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")   # UTF-16's byte-order marks (UTF-32's begin with one of them too)
+
+
+def utf8_text(data: bytes, label: str) -> bytes:
+    """`data`, the head of a text log, unless it is UTF-16 or UTF-32 text (a spreadsheet's "Unicode" export): one line
+    asking for UTF-8, rather than 'no keys of a known log' from reading it as bytes."""
+    if data.startswith(UTF16_BOMS):
+        raise TinkerNomicsError(f"{label}: UTF-16 text (its byte-order mark says so); logs are read as UTF-8: save it "
+                                f"as UTF-8")
+    return data
+
+
 def head(path: Path, label: str, size: int = 8192) -> bytes:
     """The first bytes of a file (for recognising its format)."""
     with open_read(path, label) as fh:
