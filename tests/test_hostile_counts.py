@@ -543,3 +543,16 @@ def test_a_utf16_log_asks_for_utf8(tmp_path, name):
     wide = tmp_path / name
     wide.write_bytes(plain.read_text().encode("utf-16"))
     _refused(["validate", str(wide), "--gpu", "H100 SXM"], "UTF-16 text", "save it as UTF-8")
+
+
+def test_a_batch_flag_the_logs_config_contradicts_is_said_beside_the_answer(tmp_path):
+    """QA 2026-12-05 (second sweep, finding 11): --group-size 5 on a verl log whose config says rollout.n 4 moved the
+    prompt/response split with only the generic token-mismatch caveat."""
+    import json
+    log = hs.write_verl_console(tmp_path / "train.log", "2025")
+    code, out, err = _cli("validate", str(log), "--gpu", "H100 SXM", "--group-size", "5", "--format", "json")
+    assert code == 0, err
+    said = " ".join(json.loads(out)["caveats"] + json.loads(out)["notes"])
+    assert "--group-size 5 given; the log's config says 4 (actor_rollout_ref.rollout.n)" in said
+    code, out, err = _cli("validate", str(log), "--gpu", "H100 SXM", "--group-size", "4", "--format", "json")
+    assert "--group-size 4 given" not in " ".join(json.loads(out)["caveats"] + json.loads(out)["notes"])

@@ -351,8 +351,14 @@ def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
     table finished with the samples per step they imply: (steps, notes, facts, where, model path)."""
     check_config_sizes(facts, where)
     facts, where = dict(facts), dict(where)
+    contradicted = []   # a flag the log's own config disagrees with: said beside the answer it moves
     for name, value in (overrides or {}).items():
         if value is not None:
+            logged = finite_number(facts.get(name))
+            if name in ("prompts_per_step", "group_size") and logged is not None and logged != float(value):
+                contradicted.append(f"--{name.replace('_', '-')} {float(value):g} given; the log's config says "
+                                    f"{logged:g} ({where.get(name, 'the config')}): the split of the logged tokens "
+                                    f"between prompts and responses follows the flag")
             facts[name], where[name] = value, "given"
     if {"prompts_per_step", "group_size"} & {k for k, v in (overrides or {}).items() if v is not None} \
             and facts.get("prompts_per_step") and facts.get("group_size"):
@@ -369,7 +375,7 @@ def settle(table: StepTable, facts: dict, where: dict, overrides: dict | None):
     steps, notes = table.finish(facts.get("samples_per_step"), where.get("samples_per_step", ""),
                                 facts.get("prompt_tokens_per_sample"), rollout)
     model = facts.get("model_path") if isinstance(facts.get("model_path"), str) else None
-    return steps, notes, facts, where, model
+    return steps, contradicted + list(notes), facts, where, model
 
 
 @dataclass(frozen=True)
