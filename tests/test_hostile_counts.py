@@ -556,3 +556,14 @@ def test_a_batch_flag_the_logs_config_contradicts_is_said_beside_the_answer(tmp_
     assert "--group-size 5 given; the log's config says 4 (actor_rollout_ref.rollout.n)" in said
     code, out, err = _cli("validate", str(log), "--gpu", "H100 SXM", "--group-size", "4", "--format", "json")
     assert "--group-size 4 given" not in " ".join(json.loads(out)["caveats"] + json.loads(out)["notes"])
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--workload", "math_rl", "--eval-every", "10", "--eval-prompts", "0.5"], ["--eval-prompts", "whole number"]),
+    # Modal bills a sandbox's cores and memory (data/assumptions/defaults.csv: a minimum of 0.125 cores)
+    (["--workload", "swe_rl", "--sandbox-cpu-cores", "0"], ["--sandbox-cpu-cores", "> 0"]),
+    (["--workload", "swe_rl", "--sandbox-memory-gib", "0"], ["--sandbox-memory-gib", "> 0"]),
+])
+def test_half_an_evaluation_prompt_or_a_sandbox_of_nothing_is_refused(args, words):
+    """QA 2026-12-05 (second sweep, finding 17): each was billed (a sandbox of 0 cores and 0 GiB for $0.00)."""
+    _refused(["estimate", *args], *words)

@@ -56,15 +56,16 @@ BOUNDS: dict[str, tuple[float, bool, float | None]] = {
     "observation_per_turn": (0, True, 1e7), "failure_overhead": (0, True, 1e3), "cache_hit_rate": (0, True, 1),
     "off_policy": (0, True, 1e4), "num_gpus": (1, True, None), "gpu_hourly_usd": (0, True, 1e4),
     "rollout_efficiency": (1e-3, True, 1), "mfu": (1e-3, True, 1), "prefill_mfu": (1e-3, True, 1),
-    "sandbox_seconds_per_rollout": (0, True, 1e7), "sandbox_cpu_cores": (0, True, 1e4),
-    "sandbox_memory_gib": (0, True, 1e6), "eval_every": (0, True, 1e7), "eval_prompts": (0, True, 1e7),
+    "sandbox_seconds_per_rollout": (0, True, 1e7), "sandbox_cpu_cores": (0, False, 1e4),
+    "sandbox_memory_gib": (0, False, 1e6), "eval_every": (0, True, 1e7), "eval_prompts": (0, True, 1e7),
     "lora_rank": (0, False, 1e5), "tinker_cached_prefill_usd_per_m": (0, True, 1e4),
     "model_error_factor": (1e-3, True, 1e3), "tinker_time_factor": (1e-3, True, 1e3),
 }
 # Counts a user gives as whole numbers: a step has whole prompts, samples and GPUs (turns may be a mean over
 # rollouts). Checked where a user types them (check_whole), not in Scenario: the break-even solvers bisect over
 # continuous counts.
-WHOLE = ("prompts_per_step", "group_size", "steps", "substeps", "num_gpus", "off_policy", "eval_every", "lora_rank")
+WHOLE = ("prompts_per_step", "group_size", "steps", "substeps", "num_gpus", "off_policy", "eval_every", "eval_prompts",
+         "lora_rank")
 
 
 def check_whole(values: dict) -> None:
