@@ -351,3 +351,26 @@ def test_the_model_dropdown_shows_a_long_context_price_key_as_its_model_and_cont
         assert f"{int(context) // 1024}K-token context" in options[key]
     calc = Calculator("math_rl")
     assert all(":peft:" not in label for label, _ in calc.model.options)
+
+
+def test_the_calculator_states_the_books_verdict_with_its_share_of_draws():
+    """At a preset's own values the panel's 'Cheaper' row is the takeaway's verdict, from the same 100,000 seeded
+    draws (uncertainty.simulate); moved, it draws PANEL_DRAWS around the panel's values (a redraw stays fast) and
+    says how many; the seed and exact methods, which the book's verdict is not, keep the point estimate's factor."""
+    import html as html_module
+    import re
+
+    from tinker_nomics.analysis import uncertainty
+    from tinker_nomics.analysis.verdict import Verdict
+    from tinker_nomics.faces import widgets, wording
+
+    def cheaper(calc):
+        return html_module.unescape(re.search(r"Cheaper</th><td>(.*?)</td>", calc.summary.value).group(1))
+    calc = Calculator("code_rl")
+    mc = uncertainty.simulate("code_rl")
+    book = wording.verdict(Verdict.of(mc.point_tinker_usd, mc.point_self_hosted_usd, mc.p_tinker_cheaper), True)
+    assert cheaper(calc) == "<b>" + book.replace("of draws", "of 100,000 draws") + "</b>"
+    calc.controls["steps"].value = calc.controls["steps"].value + 10
+    assert f"of {widgets.PANEL_DRAWS:,} draws" in cheaper(calc)
+    calc.method.value = "exact"
+    assert "draws" not in cheaper(calc) and "×" in cheaper(calc)
