@@ -567,3 +567,31 @@ def test_a_batch_flag_the_logs_config_contradicts_is_said_beside_the_answer(tmp_
 def test_half_an_evaluation_prompt_or_a_sandbox_of_nothing_is_refused(args, words):
     """QA 2026-12-05 (second sweep, finding 17): each was billed (a sandbox of 0 cores and 0 GiB for $0.00)."""
     _refused(["estimate", *args], *words)
+
+
+def test_a_sequence_past_the_models_configured_context_is_said():
+    """QA 2026-12-05 (second sweep, finding 14): 1.5M-token rollouts of Qwen3-8B were costed without a word; its
+    config.json's max_position_embeddings is 40,960 (data/models/model_archs.csv). The cost is still given (a context
+    can be extended), with the note; a run inside the context gets none."""
+    import json
+    from tinker_nomics.sources import get_arch
+    context = get_arch("Qwen/Qwen3-8B").max_context
+    assert context == 40960
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--completion-tokens", str(context), "--format", "json")
+    assert code == 0, err
+    note = [n for n in json.loads(out)["notes"] if "configured for" in n]
+    assert note and f"past the {context:,}-token context Qwen3-8B is configured for" in note[0]
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--format", "json")
+    assert not [n for n in json.loads(out)["notes"] if "configured for" in n]
+    code, out, err = _cli("predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1",
+                          "--concurrency", "8", "--input-len", str(context), "--output-len", "1")
+    assert code == 0 and f"a request reaches {context + 1:,} tokens" in out, err
+
+
+def test_a_config_names_its_context_as_its_family_does():
+    """GPT-J's config.json says n_positions (2,048), OPT's max_position_embeddings (2,048), ChatGLM's seq_length
+    (8,192): data/models/configs."""
+    from tinker_nomics.sources import get_arch
+    assert get_arch("EleutherAI/gpt-j-6b").max_context == 2048
+    assert get_arch("facebook/opt-1.3b").max_context == 2048
+    assert get_arch("THUDM/chatglm3-6b").max_context == 8192

@@ -241,6 +241,12 @@ def estimate(scenario: Scenario) -> Estimate:
             notes.append("the rollout batch's KV cache exceeds free GPU memory"
                          + (" (the seed method does not slow down for this)" if seed else
                             "; fewer sequences are decoded at once"))
+    if arch is not None:
+        note = context_note(arch, s.model, tokens.longest_sequence(
+            s.completion_tokens, s.prompt_tokens, s.length_growth, s.turns, s.output_per_turn, s.observation_per_turn,
+            s.failure_overhead), "a rollout reaches {tokens} tokens by the run's end")
+        if note:
+            notes.append(note)
     if hosted is not None and unpriced_rate(s.gpu_hourly_usd, s.gpu_hourly_usd_source):
         notes.append(f"the self-hosted dollars are unknown: {s.gpu_hourly_usd_source.split(': ', 1)[1]}")
     tinker_time = tinker_wallclock.run_time(s.steps, per.output, streams.sample, s.sandbox_seconds_per_rollout,
@@ -281,6 +287,20 @@ def _claimed(cheaper):
     if isinstance(cheaper, list):
         return [_claimed(x) for x in cheaper]
     return None if cheaper == "unknown" else cheaper
+
+
+def context_note(arch, model: str, longest, what: str) -> str | None:
+    """A note where a sequence runs past the context the model is configured for (config.json's
+    max_position_embeddings, or the context a Tinker long-context key names): the cost is still computed, as the
+    model would run it with its context extended, which the note says it needs. `what` words the sequence, with
+    '{tokens}' where its length goes."""
+    context = sources.split_context(str(model))[1] or arch.max_context
+    longest = float(np.max(np.asarray(longest, dtype=float)))
+    if not context or longest <= context:
+        return None
+    return (what.format(tokens=f"{longest:,.0f}") + f", past the {context:,}-token context {arch.model} is "
+            f"configured for (config.json max_position_embeddings): it runs only with its context extended (RoPE "
+            f"scaling, or a long-context release)")
 
 
 def _gpu_label(gpu) -> str:

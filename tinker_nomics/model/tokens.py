@@ -67,6 +67,19 @@ def rollout(completion_tokens, prompt_tokens, length_growth, turns, output_per_t
     return Rollout(output, prefill, sequence, decode_context, n)
 
 
+def longest_sequence(completion_tokens, prompt_tokens, length_growth, turns, output_per_turn, observation_per_turn,
+                     failure_overhead=0.0):
+    """The tokens one rollout holds by the run's end, when its completions have grown to their end length (L·g):
+    the prompt and its completion, or, multi-turn, the whole conversation (every turn's output and observation)."""
+    g = np.asarray(length_growth, dtype=float)
+    n_raw = np.asarray(turns, dtype=float)
+    multi = n_raw > 1
+    n = np.where(multi, n_raw * (1.0 + np.asarray(failure_overhead, dtype=float)), 1.0)
+    end = np.where(multi, np.asarray(output_per_turn, dtype=float), np.asarray(completion_tokens, dtype=float)) * g
+    return np.asarray(prompt_tokens, dtype=float) + n * end + np.where(
+        multi, (n - 1.0) * np.asarray(observation_per_turn, dtype=float), 0.0)
+
+
 def eval_runs(steps, eval_every):
     """Evaluations in a run: the cookbook evaluates before step i when i % eval_every == 0, so ceil(S / every)."""
     s = np.asarray(steps, dtype=float)

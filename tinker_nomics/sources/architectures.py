@@ -29,7 +29,8 @@ ARCH_COLUMNS = [
     Column("qk_nope_head_dim", "int", False), Column("qk_rope_head_dim", "int", False),
     Column("v_head_dim", "int", False), Column("sliding_window", "int", False),
     Column("n_full_attention_layers", "int"), Column("n_linear_or_mamba_layers", "int", False),
-    Column("attn_output_gate", "bool"), Column("published_total_params_B", "float"),
+    Column("attn_output_gate", "bool"), Column("max_position_embeddings", "int", False),
+    Column("published_total_params_B", "float"),
     Column("published_active_params_B", "float"), Column("computed_total_params_text", "int"),
     Column("computed_active_params_incl_embed", "int"), Column("computed_active_params_excl_input_embed", "int"),
     Column("kv_bytes_per_token_bf16", "int"), Column("recurrent_state_bytes_per_seq", "int"),
@@ -64,7 +65,7 @@ def models() -> dict[str, ModelArch]:
             r["published_active_params_B"], r["computed_total_params_text"],
             r["computed_active_params_incl_embed"], r["computed_active_params_excl_input_embed"],
             r["kv_bytes_per_token_bf16"], r["recurrent_state_bytes_per_seq"], r["source_url"],
-            r["tinker_status"], total_b, active_b, size_src)
+            r["tinker_status"], total_b, active_b, size_src, max_context=r["max_position_embeddings"] or None)
     for hf_id, precision in _checkpoint_precisions().items():
         if hf_id not in out:
             raise TinkerNomicsError(f"models/checkpoint_precisions.csv names unknown model {hf_id!r}")

@@ -1588,4 +1588,19 @@ def _arch(c: _Config, name: str, n: dict) -> ModelArch:
         mlp_matrices=n.get("mlp_matrices", 3), fused_qkv=bool(n.get("fused_qkv", False)),
         moe_layers=n["moe_layers"] if moe else None, layer_plan=n.get("layer_plan"),
         sparse_attention_topk=n.get("sparse_topk"), indexer_bytes_per_token=int(n.get("indexer_bytes", 0)),
-        indexer_flops_per_context_token=float(n.get("indexer_flops", 0.0)))
+        indexer_flops_per_context_token=float(n.get("indexer_flops", 0.0)), max_context=_max_context(c))
+
+
+# config.json's names for the longest sequence a model is configured for (GPT-2 and GPT-J: n_positions; MPT:
+# max_seq_len; ChatGLM: seq_length)
+CONTEXT_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length")
+
+
+def _max_context(c: _Config) -> int | None:
+    """The configured context, where a field gives it as a whole number of tokens (read for a note only: a value of
+    another kind is left out rather than refused)."""
+    for name in CONTEXT_FIELDS:
+        value = c.data.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_LENGTH:
+            return value
+    return None

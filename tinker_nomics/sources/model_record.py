@@ -70,6 +70,9 @@ class ModelArch:
     sparse_attention_topk: int | None = None
     indexer_bytes_per_token: int = 0
     indexer_flops_per_context_token: float = 0.0
+    # The longest sequence the model is configured for (config.json's max_position_embeddings, or its family's name
+    # for it); None where the config does not say. Read for a note, never for a count.
+    max_context: int | None = None
 
     def __post_init__(self):
         if self.output_head_params is None:

@@ -216,6 +216,8 @@ def _run(args) -> str:
                 arch, gpu_specs(gpu), data["requested_concurrency"] <= 1, data["concurrency"] >= 64,
                 data["precision"], data["tensor_parallel"], args.input_len + args.output_len)
             data["held_out_error"] = calibration.held_out("decode", regimes)
+        data["notes"] = _context_notes(arch, args.input_len + (args.max_output_len or args.output_len),
+                                       "a request reaches {tokens} tokens (input and output)")
         if args.format == "json":
             return to_json(data)
         return "\n".join([
@@ -227,6 +229,7 @@ def _run(args) -> str:
             f"(tensor parallel {data['tensor_parallel']:g}"
             + (f", experts split whole over {data['expert_parallel']:g} GPUs)" if data["expert_parallel"] != 1 else ")"),
             f"Bound         {data['bound']}"] + accuracy_lines(data.get("held_out_error"), "decode throughput")
+            + [f"Note          {note}" for note in data["notes"]]
             + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
                 f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
                 f"token (every prefill, and the drain of the longest outputs)"]
@@ -254,9 +257,19 @@ def _run(args) -> str:
         regimes = calibration.rl_regimes(arch, gpu_specs(gpu), times["rollout_tensor_parallel"], longest,
                                          data["fine_tune"])
         data["held_out_error"] = calibration.held_out("rl_step", regimes)
+    longest = args.prompt_len + (args.max_response_len if args.max_response_len is not None else args.response_len)
+    data["notes"] = _context_notes(arch, longest, "a sequence reaches {tokens} tokens (prompt and "
+                                   + ("longest" if args.max_response_len is not None else "mean") + " response)")
     if args.format == "json":
         return to_json(data)
-    return "\n".join(rl_step_lines(data) + accuracy_lines(data.get("held_out_error"), "RL step time"))
+    return "\n".join(rl_step_lines(data) + accuracy_lines(data.get("held_out_error"), "RL step time")
+                     + [f"Note          {note}" for note in data["notes"]])
+
+
+def _context_notes(arch, longest, what: str) -> list[str]:
+    from ...model.estimate import context_note
+    note = context_note(arch, arch.hf_id, longest, what)
+    return [note] if note else []
 
 
 def accuracy_lines(rows: list[dict] | None, what: str) -> list[str]:
