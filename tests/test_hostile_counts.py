@@ -595,3 +595,15 @@ def test_a_config_names_its_context_as_its_family_does():
     assert get_arch("EleutherAI/gpt-j-6b").max_context == 2048
     assert get_arch("facebook/opt-1.3b").max_context == 2048
     assert get_arch("THUDM/chatglm3-6b").max_context == 8192
+
+
+def test_a_folder_read_by_its_console_log_names_the_logs_it_did_not_read(tmp_path):
+    """QA 2026-12-05 (second sweep): a verl folder with a console log and a file-logger .jsonl read the console log
+    without a word about the other."""
+    import json
+    hs.write_verl_console(tmp_path / "train.log", "2025")
+    hs.write_verl_jsonl(tmp_path / "verl_metrics.jsonl")   # (metrics.jsonl would make it a tinker-cookbook folder)
+    code, out, err = _cli("validate", str(tmp_path), "--gpu", "H100 SXM", "--format", "json")
+    assert code == 0, err
+    said = " ".join(json.loads(out)["notes"] + json.loads(out)["caveats"])
+    assert "read train.log, the folder's console log; also in the folder, not read: verl_metrics.jsonl" in said

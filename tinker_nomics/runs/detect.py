@@ -14,6 +14,8 @@ event type.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,7 +337,19 @@ def read_hosted(path, detected: Detected | None = None, run: str | None = None,
     if found.file is not None:
         p = found.file
     hosted = _read_hosted(p, label, found, run, facts)
+    if Path(path).is_dir() and found.shape == "console":   # the folder's other logs are not read: say which
+        others = sorted(f.name for f in Path(path).iterdir() if f != found.file and f.is_file()
+                        and log_suffix(f) in OTHER_LOG_SUFFIXES)
+        if others:
+            shown = ", ".join(others[:4]) + (", …" if len(others) > 4 else "")
+            hosted = dataclasses.replace(hosted, notes=(*hosted.notes, f"read {found.file.name}, the folder's "
+                                         f"console log; also in the folder, not read: {shown} (pass a file to read "
+                                         f"it instead)"))
     return wandb_metadata.with_gpu(hosted, p if p.is_dir() else p.parent)
+
+
+# files beside a console log that may hold the same run's metrics (a file logger's lines, a W&B export)
+OTHER_LOG_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".parquet")   # not .json: configs are
 
 
 def _read_hosted(p: Path, label: str, found: Detected, run: str | None, facts: dict | None) -> HostedRun:
