@@ -607,3 +607,12 @@ def test_a_folder_read_by_its_console_log_names_the_logs_it_did_not_read(tmp_pat
     assert code == 0, err
     said = " ".join(json.loads(out)["notes"] + json.loads(out)["caveats"])
     assert "read train.log, the folder's console log; also in the folder, not read: verl_metrics.jsonl" in said
+
+
+def test_a_digit_separator_in_a_cookbook_export_is_refused(tmp_path):
+    """The tinker-cookbook reader's text cells (a W&B CSV) went through Python's float(), which reads '1_000'."""
+    import run_shapes
+    rows = run_shapes.sync_records()
+    rows[1]["env/all/total_ac_tokens"] = "1_100"
+    log = run_shapes.write_wandb_csv(tmp_path / "history.csv", rows)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], "'1_100', not a number")

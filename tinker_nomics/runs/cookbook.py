@@ -110,6 +110,8 @@ class _Reader:
             if not self.text_numbers:
                 self.fail(f"{key} is the text {value[:40]!r}, not a number")
             try:
+                if "_" in value:   # Python's digit separators ('1_000') are no logger's output
+                    raise ValueError(value)
                 value = float(value)
             except ValueError:
                 self.fail(f"{key} is {value[:40]!r}, not a number")
