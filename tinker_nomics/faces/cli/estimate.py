@@ -228,7 +228,11 @@ def run(args) -> str:
         data["notes"].append(calibration_note)
     data["other_services"] = [q.to_dict() for q in quotes]
     if _scalar(result) and result.self_hosted is not None:
-        data["uncertainty"] = spread(scenario, args.workload, given_inputs(args, from_file))
+        try:
+            data["uncertainty"] = spread(scenario, args.workload, given_inputs(args, from_file))
+        except TinkerNomicsError as exc:   # a draw past what the arithmetic holds: the answer stands without it
+            data["uncertainty"] = None
+            data["notes"].append(f"the spread over the draws is not computed: {in_flags(exc, from_file)}")
     if args.format == "json":
         return to_json(data)
     return render_estimate(data)
