@@ -616,3 +616,25 @@ def test_a_digit_separator_in_a_cookbook_export_is_refused(tmp_path):
     rows[1]["env/all/total_ac_tokens"] = "1_100"
     log = run_shapes.write_wandb_csv(tmp_path / "history.csv", rows)
     _refused(["validate", str(log), "--model", "Qwen3-8B"], "'1_100', not a number")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8, 13, 64])
+def test_a_json_list_of_records_reads_the_same_one_window_at_a_time(tmp_path, chunk):
+    """QA 2026-12-05 (second sweep, finding 12): a W&B history saved as one JSON list was loaded whole (a 272 MB
+    export peaked at 1.19 GB); stream.json_array reads it a record at a time. Whatever the window, the records are
+    json.loads's: numbers cut at the window's edge, a multi-byte character split, NaN, nesting, a byte-order mark."""
+    import json
+
+    from tinker_nomics.runs import stream
+    records = [{"_step": i, "timing_s/step": 12.5 + i, "name": "régime ✓ 𝔸", "nested": {"a": [1, 2.5e-3, None]},
+                "loss": float("nan") if i == 2 else 1234567890123 * i, "flag": i % 2 == 0} for i in range(1, 6)]
+    text = "\ufeff [\n" + ",\n ".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n]\n"
+    path = tmp_path / "history.json"
+    path.write_bytes(text.encode("utf-8"))
+    read = [r for _, r in stream.json_array(path, "h", chunk=chunk)]
+    expected = json.loads(text.lstrip("\ufeff"))
+    assert json.dumps(read) == json.dumps(expected)   # NaN compares unequal; its JSON text does not
+    path.write_bytes(text.replace(",\n {", ",\n {{", 1).encode("utf-8"))
+    from tinker_nomics.errors import TinkerNomicsError
+    with pytest.raises(TinkerNomicsError, match=r"line 3: not JSON"):
+        list(stream.json_array(path, "h", chunk=chunk))

@@ -100,6 +100,7 @@ def _table_keys(path: Path, label: str) -> set[str]:
     return names
 
 
+SNIFF_RECORDS_ARRAY = 200   # records of a JSON list looked at for its keys (as many as a whole-file read looked at)
 SNIFF_RECORDS = 50   # records looked at to recognise a JSON-lines log (the first may be a validation-only one)
 
 
@@ -272,6 +273,15 @@ def detect(path, side: str | None = None) -> Detected:
     if suffix in (".jsonl", ".ndjson") or (suffix != ".json" and start == b"{" and b"\n{" in head):
         return _lines_kind(p, label, side)
     if suffix == ".json" or start in (b"{", b"["):
+        if stream.opens_an_array(p, label):   # a list of records: its first ones say what wrote it (memory flat)
+            keys: set[str] = set()
+            records = stream.json_array(p, label)
+            for (_, number), item in records:
+                keys.update(item)
+                if number >= SNIFF_RECORDS_ARRAY:
+                    break
+            records.close()
+            return _by_keys(keys, "table", label, side)
         try:
             obj = stream.json_document(p, label)
         except JsonLines:

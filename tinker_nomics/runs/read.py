@@ -147,11 +147,15 @@ def _from_lines(p: Path, label: str, run: str | None, config: dict) -> RunLog:
 
 
 def _read_json(p: Path, label: str, run: str | None) -> RunLog:
-    try:
-        obj = load_json(p, label, lines_ok=True)
-    except JsonLines:
-        return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
-    first, records = peek(json_table(obj, label))
+    from . import stream
+    if stream.opens_an_array(p, label):   # a list of records, read one at a time (memory flat)
+        first, records = peek(stream.json_array(p, label))
+    else:
+        try:
+            obj = load_json(p, label, lines_ok=True)
+        except JsonLines:
+            return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
+        first, records = peek(json_table(obj, label))
     if first is not None and "step" in first[1] and "_step" not in first[1]:
         _no_run(label, run)
         return from_records(records, label, label, "metrics (JSON array)", null_is_absent=False)

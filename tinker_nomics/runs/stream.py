@@ -138,6 +138,102 @@ class GrowingJsonLines:
             self.notes.append(cut_note(cut["line"]))
 
 
+ARRAY_CHUNK = 1 << 20   # characters read at a time by json_array
+
+
+def opens_an_array(path: Path, label: str) -> bool:
+    """Whether the file's first character after white space (and a byte-order mark) is '['."""
+    return head(path, label, 4096).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"["
+
+
+def json_array(path: Path, label: str, chunk: int = ARRAY_CHUNK) -> Iterator[Record]:
+    """The objects of a top-level JSON array (a W&B history saved as a list of records), one at a time, so that
+    memory stays flat however long the file is: the json module's own decoder (NaN and Infinity as it reads
+    them) runs over a window that holds one record at a time. Each must be a JSON object; the errors are
+    json_table's and load_json's."""
+    import codecs
+    decoder = json.JSONDecoder()
+    text = codecs.getincrementaldecoder("utf-8-sig")()
+    with open_read(path, label) as fh:
+        buf, pos, ended = "", 0, False
+        lines_before = 0   # line breaks in the text dropped from the window, so errors name the file's line
+
+        def drop():
+            nonlocal buf, pos, lines_before
+            lines_before += buf.count("\n", 0, pos)
+            buf, pos = buf[pos:], 0
+
+        def refill():
+            nonlocal buf, ended
+            data = fh.read(chunk)
+            try:
+                more = text.decode(data, final=not data)
+            except UnicodeDecodeError:
+                raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
+            ended = not data
+            drop()
+            buf += more
+
+        def skip_space():
+            nonlocal pos
+            while True:
+                while pos < len(buf) and buf[pos] in " \t\r\n":
+                    pos += 1
+                if pos < len(buf) or ended:
+                    return
+                refill()
+
+        def broken(reason: str, at: int | None = None):
+            line = lines_before + buf.count("\n", 0, pos if at is None else at) + 1
+            raise TinkerNomicsError(f"{label}: line {line}: not JSON ({reason})")
+
+        refill()
+        skip_space()
+        if buf[pos:pos + 1] != "[":
+            broken("expected a list of records")
+        pos += 1
+        number = 0
+        while True:
+            skip_space()
+            if pos >= len(buf):
+                broken("the list of records is not closed")
+            if buf[pos] == "]":
+                pos += 1
+                skip_space()
+                if pos < len(buf):
+                    broken("extra data after the list of records")
+                break
+            if number:
+                if buf[pos] != ",":
+                    broken(f"expected ',' after record {number}")
+                pos += 1
+                skip_space()
+            while True:
+                try:
+                    item, end = decoder.raw_decode(buf, pos)
+                except RecursionError:
+                    broken("nested too deeply")
+                except ValueError as exc:   # JSONDecodeError, and the int-digits limit
+                    if ended or len(buf) - pos > MAX_LINE_BYTES:   # no record is that long: a broken one
+                        decode_error = isinstance(exc, json.JSONDecodeError)
+                        broken(exc.msg if decode_error else str(exc), exc.pos if decode_error else None)
+                    refill()
+                    continue
+                if end >= len(buf) and not ended and not isinstance(item, (dict, list)):
+                    refill()                 # a number or name at the window's edge may go on in the next part
+                    continue
+                break
+            pos = end
+            number += 1
+            if not isinstance(item, dict):
+                raise TinkerNomicsError(f"{label}: record {number}: not a JSON object (got {type(item).__name__})")
+            yield ("record", number), item
+            if pos > chunk:                  # drop what has been read
+                drop()
+    if not number:
+        raise TinkerNomicsError(f"{label}: no records (an empty list)")
+
+
 def json_document(path: Path, label: str) -> object:
     """A whole JSON document (W&B JSON exports and trainer_state.json are one document, not lines); JsonLines
     when the file is JSON lines saved under a .json name."""
@@ -195,6 +291,10 @@ class Table:
     # -- shapes
 
     def _json(self) -> Iterator[Record]:
+        if opens_an_array(self.path, self.label):   # W&B's records layout: read record by record, memory flat
+            self.kind = "W&B history (JSON)"
+            yield from self._one_run(json_array(self.path, self.label))
+            return
         try:
             obj = json_document(self.path, self.label)
         except JsonLines:
