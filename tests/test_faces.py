@@ -369,7 +369,8 @@ def test_the_calculator_states_the_books_verdict_with_its_share_of_draws():
     calc = Calculator("code_rl")
     mc = uncertainty.simulate("code_rl")
     book = wording.verdict(Verdict.of(mc.point_tinker_usd, mc.point_self_hosted_usd, mc.p_tinker_cheaper), True)
-    assert cheaper(calc) == "<b>" + book.replace("of draws", "of 100,000 draws") + "</b>"
+    assert mc.n == uncertainty.DEFAULT_DRAWS
+    assert cheaper(calc) == "<b>" + book.replace("of draws", f"of {mc.n:,} draws") + "</b>"
     calc.controls["steps"].value = calc.controls["steps"].value + 10
     assert f"of {widgets.PANEL_DRAWS:,} draws" in cheaper(calc)
     calc.method.value = "exact"

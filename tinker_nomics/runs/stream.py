@@ -18,8 +18,8 @@ from typing import Iterator
 
 from ..errors import TinkerNomicsError
 from .compressed import log_suffix, not_compressed_parquet
-from .files import (DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls,
-                    json_table, load_json, open_regular, select_run, too_long)
+from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows,
+                    drop_nulls, json_table, load_json, open_regular, select_run, too_long)
 
 Record = tuple[tuple[str, int], dict]
 
@@ -143,7 +143,7 @@ ARRAY_CHUNK = 1 << 20   # characters read at a time by json_array
 
 def opens_an_array(path: Path, label: str) -> bool:
     """Whether the file's first character after white space (and a byte-order mark) is '['."""
-    return head(path, label, 4096).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"["
+    return head(path, label, 4096).removeprefix(BOM).lstrip()[:1] == b"["
 
 
 def json_array(path: Path, label: str, chunk: int = ARRAY_CHUNK) -> Iterator[Record]:
