@@ -638,3 +638,81 @@ def test_a_json_list_of_records_reads_the_same_one_window_at_a_time(tmp_path, ch
     from tinker_nomics.errors import TinkerNomicsError
     with pytest.raises(TinkerNomicsError, match=r"line 3: not JSON"):
         list(stream.json_array(path, "h", chunk=chunk))
+
+
+@pytest.mark.parametrize("chunk, whole", [(1, 0), (3, 0), (8, 0), (64, 0), (1 << 20, 0), (3, 1 << 20), (64, 40)])
+def test_a_json_object_reads_the_same_one_member_at_a_time(tmp_path, monkeypatch, chunk, whole):
+    """QA 2026-12-05 (second sweep, finding 12): a trainer_state.json (1M log entries: 342 MB peaked at 1.69 GB) and
+    pandas' "split" and "columns" layouts of a W&B history were loaded whole. stream.json_members walks the object a
+    member at a time, and stream.json_records gives json_table's records from it, whatever the window and whether a
+    member is decoded whole or item by item (`whole`)."""
+    import json
+
+    from tinker_nomics.runs import stream
+    monkeypatch.setattr(stream, "WHOLE_MEMBER_CHARS", whole)
+    monkeypatch.setattr(stream, "ARRAY_CHUNK", chunk)
+    from tinker_nomics.runs.files import json_table
+    history = [{"_step": i, "timing_s/step": 12.5 + i, "name": "régime ✓ 𝔸", "loss": None if i == 3 else 1e-3 * i,
+                "big": 2 ** 60 + i, "flag": i % 2 == 0} for i in range(1, 6)]
+    columns = sorted({k for r in history for k in r})
+    layouts = {
+        "split": {"columns": columns, "index": list(range(5)), "data": [[r.get(c) for c in columns] for r in history]},
+        "columns": {c: {str(i): r.get(c) for i, r in enumerate(history)} for c in columns},
+        "one record": history[0],
+    }
+    for name, obj in layouts.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(obj, indent=1, ensure_ascii=False), encoding="utf-8")
+        expected = [(w, {k: v for k, v in r.items()}) for w, r in json_table(json.loads(path.read_text()), "h")]
+        assert json.dumps(list(stream.json_records(path, "h"))) == json.dumps(expected), name
+    state = {"best_metric": None, "epoch": 1.0, "global_step": 5, "log_history": history, "logging_steps": 1,
+             "trial_params": {"a": [1, {"b": 2}]}}
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps(state, indent=2, sort_keys=True), encoding="utf-8")
+    read = {}
+    for key, value in stream.json_members(path, "h", streamed=lambda k: k == "log_history"):
+        read[key] = [item for _, item in value] if isinstance(value, stream.Streamed) else value
+    assert json.dumps(read) == json.dumps(json.loads(path.read_text()))
+    path.write_text(json.dumps(state, indent=2).replace('"epoch": 1.0,', '"epoch": 1.0', 1), encoding="utf-8")
+    from tinker_nomics.errors import TinkerNomicsError
+    with pytest.raises(json.JSONDecodeError) as whole:
+        json.loads(path.read_text())
+    with pytest.raises(TinkerNomicsError, match=rf"line {whole.value.lineno}: not JSON \(expected ','"):
+        list(stream.json_members(path, "h"))
+
+
+def test_a_trainer_state_read_a_member_at_a_time_gives_the_same_run(tmp_path):
+    """The streamed trainer_state.json (log_history entries read one at a time, a training entry kept as its few
+    read numbers) gives each training entry's step, time and tokens as the log has them; global_step is read
+    wherever it sits, after the log too (the run before step_time is timed by train_runtime / global_step). A
+    log_history that is not a list, and JSON lines, are refused in one line."""
+    import json
+
+    import hosted_shapes as H
+    from tinker_nomics.errors import TinkerNomicsError
+    from tinker_nomics.runs.trl import read_state
+    file = H.write_trainer_state(tmp_path / "out") / "checkpoint-6" / "trainer_state.json"
+    state = json.loads(file.read_text())
+    training = [e for e in state["log_history"] if "num_tokens" in e]
+    run = read_state(file, "h")
+    assert run.steps["step"].tolist() == [e["step"] for e in training]
+    assert run.steps["step_seconds"].tolist() == [e["step_time"] for e in training]
+    assert run.steps["trained_tokens"].sum() == training[-1]["num_tokens"]
+
+    old = H.write_trainer_state(tmp_path / "old", with_step_time=False) / "checkpoint-6" / "trainer_state.json"
+    state = json.loads(old.read_text())
+    runtime = next(e["train_runtime"] for e in state["log_history"] if "train_runtime" in e)
+    members = dict(sorted(state.items(), key=lambda kv: kv[0] == "global_step"))   # global_step last
+    members["global_step"] = 5
+    late = tmp_path / "late.json"
+    late.write_text(json.dumps(members), encoding="utf-8")
+    assert read_state(late, "h").steps["step_seconds"].tolist() == [runtime / 5]
+
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**state, "log_history": {"0": 1}}), encoding="utf-8")
+    with pytest.raises(TinkerNomicsError, match="no log_history list"):
+        read_state(broken, "h")
+    lines = tmp_path / "lines.json"
+    lines.write_text(json.dumps(state) + "\n" + json.dumps(state) + "\n", encoding="utf-8")
+    with pytest.raises(TinkerNomicsError, match="JSON lines, not a trainer_state.json"):
+        read_state(lines, "h")

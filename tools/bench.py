@@ -42,6 +42,9 @@ TARGETS = {  # figure -> (target, unit, "<", ">", "≤" or "≥"): issue 6, issu
     "validate_per_step_jsonl_peak_memory_mb": (500.0, "MB", "≤"),
     "validate_report_seconds": (60.0, "s", "<"),
     "validate_report_peak_memory_mb": (500.0, "MB", "≤"),
+    "validate_trainer_state_json_peak_memory_mb": (500.0, "MB", "≤"),
+    "validate_columns_json_peak_memory_mb": (500.0, "MB", "≤"),
+    "validate_split_json_peak_memory_mb": (500.0, "MB", "≤"),
     "plan_seconds": (2.0, "s", "<"),                      # issue 21: >= 5,000 candidates x 1,000 draws
     "plan_candidates": (5000.0, "options", "≥"),
     "plan_cli_seconds": (2.0, "s", "<"),
@@ -288,6 +291,46 @@ def bench_validate_wandb() -> dict:
             "validate_wandb_file_mb": size / 1e6}
 
 
+DOCUMENT_WRITER = """import json, sys; sys.path.insert(0, 'tests'); import hosted_shapes as hs, pandas as pd
+kind, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if kind == 'trainer_state':
+    entry = hs.trl_entries()[0]
+    with open(path, 'w') as fh:
+        fh.write('{"epoch": 1.0, "global_step": %d, "log_history": [\\n' % (2 * n))
+        fh.write(',\\n'.join(json.dumps(dict(entry, step=2 * i, num_tokens=20000 * i)) for i in range(1, n + 1)))
+        fh.write('\\n], "logging_steps": 2}\\n')
+else:
+    base = hs.verl_wandb_rows()[1]
+    pd.DataFrame([dict(base, _step=i) for i in range(1, n + 1)]).to_json(path, orient=kind)
+"""
+# one-document logs: log entries (or rows) -> the CLI's options after the log
+DOCUMENT_CASES = {"trainer_state": (300_000, ["--gpu", "H100 SXM", "--num-gpus", "2", "--model", "Qwen3-8B",
+                                              "--prompts-per-step", "4", "--group-size", "8"]),
+                  "columns": (100_000, ["--gpu", "H100 SXM", "--num-gpus", "8", "--model", "Qwen3-8B"]),
+                  "split": (100_000, ["--gpu", "H100 SXM", "--num-gpus", "8", "--model", "Qwen3-8B"])}
+
+
+def bench_validate_documents() -> dict:
+    """Logs saved as one JSON document, checked end to end by `tinker-nomics validate` in a process of its own: a
+    TRL trainer_state.json (its log_history read an entry at a time) and a W&B history saved by pandas in its
+    "columns" and "split" layouts (a column, or a data row, at a time). Each file is written by a process of its
+    own, so the peak memory is validate's."""
+    out = {}
+    for kind, (entries, options) in DOCUMENT_CASES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / ("trainer_state.json" if kind == "trainer_state" else "history.json")
+            subprocess.run([PY, "-c", DOCUMENT_WRITER, kind, str(path), str(entries)], cwd=ROOT, check=True)
+            proc = subprocess.run([PY, "-c", CLI_PROBE, "validate", str(path), *options], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, text=True, cwd=ROOT)
+            probe = json.loads(proc.stderr.strip().splitlines()[-1])
+            if probe["code"] != 0:
+                raise RuntimeError(f"validate {kind} failed: {proc.stderr.strip().splitlines()[-2:]}")
+            out[f"validate_{kind}_json_mb"] = path.stat().st_size / 1e6
+            out[f"validate_{kind}_json_seconds"] = probe["seconds"]
+            out[f"validate_{kind}_json_peak_memory_mb"] = probe["peak_mb"]
+    return out
+
+
 def bench_notebooks() -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import toc_notebooks   # the same list of chapters the tests execute
@@ -323,7 +366,8 @@ def bench_book() -> dict:
 
 MEASUREMENTS = {"estimate": bench_estimate, "widget": bench_widget, "montecarlo": bench_montecarlo, "plan": bench_plan,
                 "validate": bench_validate, "validate_verl": bench_validate_verl, "validate_nemo": bench_validate_nemo,
-                "validate_wandb": bench_validate_wandb, "notebooks": bench_notebooks,
+                "validate_wandb": bench_validate_wandb, "validate_documents": bench_validate_documents,
+                "notebooks": bench_notebooks,
                 "book": bench_book}
 
 

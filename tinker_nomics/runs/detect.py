@@ -113,6 +113,29 @@ def _first_records(path: Path, label: str) -> list[dict]:
     return out
 
 
+def _object_kind(p: Path, label: str) -> "Detected | set[str]":
+    """What a JSON object says it is, read a member at a time (memory flat): a trainer_state.json (log_history), a
+    tinker billing usage export (data records with event_info), or else the keys a history table's layout names
+    (its `columns` list, or its members)."""
+    members = stream.json_members(p, label)
+    keys: set[str] = set()
+    columns = None
+    for key, value in members:
+        keys.add(key)
+        if isinstance(value, stream.Streamed) and value.kind == "list" and key in ("log_history", "data", "columns"):
+            if key == "log_history":
+                members.close()
+                return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "a trainer_state.json (log_history)")
+            if key == "columns":
+                columns = [item for _, item in value]
+                continue
+            first = next(iter(value), (0, None))[1]
+            if isinstance(first, dict) and "event_info" in first:
+                members.close()
+                return Detected("tinker billing usage", USAGE, "json", "a tinker billing usage JSON export")
+    return keys if columns is None else {str(c) for c in columns}
+
+
 def _lines_kind(path: Path, label: str, side: str | None) -> Detected:
     records = _first_records(path, label)
     if all("step" in r and isinstance(r.get("data"), dict) for r in records):   # verl's FileLogger records
@@ -283,22 +306,10 @@ def detect(path, side: str | None = None) -> Detected:
             records.close()
             return _by_keys(keys, "table", label, side)
         try:
-            obj = stream.json_document(p, label)
+            found = _object_kind(p, label)
         except JsonLines:
             return _lines_kind(p, label, side)
-        if trl.is_trainer_state(obj):
-            return Detected(trl.FRAMEWORK, SELF_HOSTED, "trainer-state", "a trainer_state.json (log_history)")
-        if isinstance(obj, dict) and isinstance(obj.get("data"), list) and obj["data"] \
-                and isinstance(obj["data"][0], dict) and "event_info" in obj["data"][0]:
-            return Detected("tinker billing usage", USAGE, "json", "a tinker billing usage JSON export")
-        keys: set[str] = set()
-        if isinstance(obj, list):
-            for item in obj[:200]:
-                if isinstance(item, dict):
-                    keys.update(item)
-        elif isinstance(obj, dict):
-            keys.update(obj.get("columns", []) if isinstance(obj.get("columns"), list) else obj)
-        return _by_keys(keys, "table", label, side)
+        return found if isinstance(found, Detected) else _by_keys(found, "table", label, side)
     text = head.decode("utf-8", errors="replace")
     if verl.looks_like_console(text):
         return Detected(verl.FRAMEWORK, SELF_HOSTED, "console", "verl step lines (step:N - key:value)")

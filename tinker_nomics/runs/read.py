@@ -29,7 +29,7 @@ from . import wandb_file
 from .cookbook import config_from, from_jsonl, from_records, read_config
 from .compressed import log_suffix
 from .files import (BOM, DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists,
-                    json_table, jsonl_records, load_json, open_regular, parquet_records, peek, select_run)
+                    jsonl_records, open_regular, parquet_records, peek, select_run)
 from .runlog import RunLog
 
 ONE_RUN = ("a tinker-cookbook log holds one run; --run NAME picks a run from a W&B export that holds several")
@@ -148,14 +148,10 @@ def _from_lines(p: Path, label: str, run: str | None, config: dict) -> RunLog:
 
 def _read_json(p: Path, label: str, run: str | None) -> RunLog:
     from . import stream
-    if stream.opens_an_array(p, label):   # a list of records, read one at a time (memory flat)
-        first, records = peek(stream.json_array(p, label))
-    else:
-        try:
-            obj = load_json(p, label, lines_ok=True)
-        except JsonLines:
-            return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
-        first, records = peek(json_table(obj, label))
+    try:
+        first, records = peek(stream.json_records(p, label))   # record by record (memory flat)
+    except JsonLines:
+        return _from_lines(p, label, run, {})  # JSON lines saved with a .json name
     if first is not None and "step" in first[1] and "_step" not in first[1]:
         _no_run(label, run)
         return from_records(records, label, label, "metrics (JSON array)", null_is_absent=False)

@@ -13,13 +13,14 @@ records keyed by metric name with W&B's `_step`; empty cells are left out ("not 
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
 from .compressed import log_suffix, not_compressed_parquet
-from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, JsonLines, chart_columns, csv_records, csv_rows,
-                    drop_nulls, json_table, load_json, open_regular, select_run, too_long)
+from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, STEP_KEYS, JsonLines, chart_columns, csv_records, csv_rows,
+                    drop_nulls, json_table, load_json, open_regular, peek, select_run, too_long)
 
 Record = tuple[tuple[str, int], dict]
 
@@ -139,6 +140,9 @@ class GrowingJsonLines:
 
 
 ARRAY_CHUNK = 1 << 20   # characters read at a time by json_array
+NUMBER_GOES_ON = frozenset("0123456789.eE+-")   # what may follow a number's first part in the same number
+WHOLE_MEMBER_CHARS = MAX_LINE_BYTES   # a streamed member this short is decoded whole (as a line is); a longer one by items
+TOO_LONG = object()
 
 
 def opens_an_array(path: Path, label: str) -> bool:
@@ -146,92 +150,289 @@ def opens_an_array(path: Path, label: str) -> bool:
     return head(path, label, 4096).removeprefix(BOM).lstrip()[:1] == b"["
 
 
-def json_array(path: Path, label: str, chunk: int = ARRAY_CHUNK) -> Iterator[Record]:
-    """The objects of a top-level JSON array (a W&B history saved as a list of records), one at a time, so that
-    memory stays flat however long the file is: the json module's own decoder (NaN and Infinity as it reads
-    them) runs over a window that holds one record at a time. Each must be a JSON object; the errors are
-    json_table's and load_json's."""
-    import codecs
-    decoder = json.JSONDecoder()
-    text = codecs.getincrementaldecoder("utf-8-sig")()
-    with open_read(path, label) as fh:
-        buf, pos, ended = "", 0, False
-        lines_before = 0   # line breaks in the text dropped from the window, so errors name the file's line
+class _Window:
+    """A sliding window over a UTF-8 JSON file, read `chunk` characters at a time, in which the json module's own
+    decoder (NaN and Infinity as it reads them) decodes one value at a time: memory holds one value, not the file.
+    Errors name the file's line."""
 
-        def drop():
-            nonlocal buf, pos, lines_before
-            lines_before += buf.count("\n", 0, pos)
-            buf, pos = buf[pos:], 0
+    def __init__(self, fh, label: str, chunk: int):
+        import codecs
+        self.fh, self.label, self.chunk = fh, label, chunk
+        self.text = codecs.getincrementaldecoder("utf-8-sig")()
+        self.decoder = json.JSONDecoder()
+        self.buf, self.pos, self.ended = "", 0, False
+        self.lines_before = 0   # line breaks in the text dropped from the window
+        self.refill()
 
-        def refill():
-            nonlocal buf, ended
-            data = fh.read(chunk)
+    def drop(self) -> None:
+        self.lines_before += self.buf.count("\n", 0, self.pos)
+        self.buf, self.pos = self.buf[self.pos:], 0
+
+    def refill(self, size: int | None = None) -> None:
+        data = self.fh.read(max(size or 0, self.chunk))
+        try:
+            more = self.text.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise TinkerNomicsError(f"{self.label}: not UTF-8 text") from None
+        self.ended = not data
+        self.drop()
+        self.buf += more
+
+    def next_char(self) -> str:
+        """The next character that is not white space ('' at the end), left unread."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(self.buf) or self.ended:
+                return self.buf[self.pos:self.pos + 1]
+            self.refill()
+
+    def broken(self, reason: str, at: int | None = None):
+        line = self.lines_before + self.buf.count("\n", 0, self.pos if at is None else at) + 1
+        raise TinkerNomicsError(f"{self.label}: line {line}: not JSON ({reason})")
+
+    def value(self, whole_below: int | None = None):
+        """The next JSON value, whole; with `whole_below`, TOO_LONG (nothing read) once it runs on past that many
+        characters."""
+        while True:
             try:
-                more = text.decode(data, final=not data)
-            except UnicodeDecodeError:
-                raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
-            ended = not data
-            drop()
-            buf += more
+                item, end = self.decoder.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                self.broken("nested too deeply")
+            except ValueError as exc:   # JSONDecodeError, and the int-digits limit
+                if whole_below is not None and not self.ended:
+                    if len(self.buf) - self.pos > whole_below:
+                        return TOO_LONG
+                    self.refill(whole_below + 1 - (len(self.buf) - self.pos))   # all it may take, in one read
+                    continue
+                if self.ended or len(self.buf) - self.pos > MAX_LINE_BYTES:   # no value is that long: a broken one
+                    decode_error = isinstance(exc, json.JSONDecodeError)
+                    self.broken(exc.msg if decode_error else str(exc), exc.pos if decode_error else None)
+                self.refill()
+                continue
+            if not self.ended and isinstance(item, (int, float)) \
+                    and (end >= len(self.buf) or self.buf[end] in NUMBER_GOES_ON):
+                self.refill()                 # a number cut by the window's edge ('1' of '1.5') goes on in the next
+                continue
+            self.pos = end
+            if self.pos > self.chunk:         # drop what has been read
+                self.drop()
+            return item
 
-        def skip_space():
-            nonlocal pos
-            while True:
-                while pos < len(buf) and buf[pos] in " \t\r\n":
-                    pos += 1
-                if pos < len(buf) or ended:
-                    return
-                refill()
-
-        def broken(reason: str, at: int | None = None):
-            line = lines_before + buf.count("\n", 0, pos if at is None else at) + 1
-            raise TinkerNomicsError(f"{label}: line {line}: not JSON ({reason})")
-
-        refill()
-        skip_space()
-        if buf[pos:pos + 1] != "[":
-            broken("expected a list of records")
-        pos += 1
+    def items(self, what: str, close: str) -> Iterator[tuple[int, object]]:
+        """(number, value) for each value of the list or object (its opening character read) up to `close`: for an
+        object, each value is a (key, value) pair."""
         number = 0
         while True:
-            skip_space()
-            if pos >= len(buf):
-                broken("the list of records is not closed")
-            if buf[pos] == "]":
-                pos += 1
-                skip_space()
-                if pos < len(buf):
-                    broken("extra data after the list of records")
-                break
+            char = self.next_char()
+            if not char:
+                self.broken(f"the {what} is not closed")
+            if char == close:
+                self.pos += 1
+                return
             if number:
-                if buf[pos] != ",":
-                    broken(f"expected ',' after record {number}")
-                pos += 1
-                skip_space()
-            while True:
-                try:
-                    item, end = decoder.raw_decode(buf, pos)
-                except RecursionError:
-                    broken("nested too deeply")
-                except ValueError as exc:   # JSONDecodeError, and the int-digits limit
-                    if ended or len(buf) - pos > MAX_LINE_BYTES:   # no record is that long: a broken one
-                        decode_error = isinstance(exc, json.JSONDecodeError)
-                        broken(exc.msg if decode_error else str(exc), exc.pos if decode_error else None)
-                    refill()
-                    continue
-                if end >= len(buf) and not ended and not isinstance(item, (dict, list)):
-                    refill()                 # a number or name at the window's edge may go on in the next part
-                    continue
-                break
-            pos = end
+                if char != ",":
+                    self.broken(f"expected ',' after item {number} of the {what}")
+                self.pos += 1
+                self.next_char()
             number += 1
+            if close == "}":
+                key = self.value()
+                if not isinstance(key, str):
+                    self.broken("expected a member name in quotes")
+                if self.next_char() != ":":
+                    self.broken(f"expected ':' after {key[:40]!r}")
+                self.pos += 1
+                self.next_char()
+                yield number, (key, self.value())
+            else:
+                yield number, self.value()
+
+    def end(self, what: str) -> None:
+        """Nothing but white space may follow the document; JsonLines where another object follows."""
+        char = self.next_char()
+        if char == "{":
+            raise JsonLines()
+        if char:
+            self.broken(f"extra data after the {what}")
+
+
+def json_array(path: Path, label: str, chunk: int = ARRAY_CHUNK) -> Iterator[Record]:
+    """The objects of a top-level JSON array (a W&B history saved as a list of records), one at a time, so that
+    memory stays flat however long the file is (_Window). Each must be a JSON object; the errors are json_table's
+    and load_json's."""
+    with open_read(path, label) as fh:
+        window = _Window(fh, label, chunk)
+        if window.next_char() != "[":
+            window.broken("expected a list of records")
+        window.pos += 1
+        number = 0
+        for number, item in window.items("list of records", "]"):
             if not isinstance(item, dict):
                 raise TinkerNomicsError(f"{label}: record {number}: not a JSON object (got {type(item).__name__})")
             yield ("record", number), item
-            if pos > chunk:                  # drop what has been read
-                drop()
+        char = window.next_char()
+        if char:
+            window.broken("extra data after the list of records")
     if not number:
         raise TinkerNomicsError(f"{label}: no records (an empty list)")
+
+
+class Streamed:
+    """A member of a JSON object (json_members) read as it is consumed: a list's items as (number, value), an
+    object's as (number, (key, value)); what is not consumed before the next member is read and dropped."""
+
+    def __init__(self, items: Iterator, kind: str):
+        self.items, self.kind = items, kind   # kind: "list" or "object"
+
+    def __iter__(self):
+        return self.items
+
+
+def json_members(path: Path, label: str, streamed=lambda key: True, chunk: int | None = None,
+                 whole: int | None = None) -> Iterator[tuple[str, object]]:
+    """(key, value) for each member of a top-level JSON object, in the file's order, one at a time (_Window): where
+    `streamed(key)` and the value is a list or an object, the value is a Streamed over its items, so that a
+    trainer_state.json's log_history or a pandas DataFrame's columns never sit in memory whole (one up to `whole`
+    characters, WHOLE_MEMBER_CHARS unless given, is decoded whole first). JsonLines where the file is JSON lines
+    (objects one after another)."""
+    whole = WHOLE_MEMBER_CHARS if whole is None else whole
+    chunk = ARRAY_CHUNK if chunk is None else chunk
+    with open_read(path, label) as fh:
+        window = _Window(fh, label, chunk)
+        if window.next_char() != "{":
+            window.broken("expected an object")
+        window.pos += 1
+        number = 0
+        while True:
+            char = window.next_char()
+            if not char:
+                window.broken("the object is not closed")
+            if char == "}":
+                window.pos += 1
+                break
+            if number:
+                if char != ",":
+                    window.broken(f"expected ',' after member {number}")
+                window.pos += 1
+                window.next_char()
+            number += 1
+            key = window.value()
+            if not isinstance(key, str):
+                window.broken("expected a member name in quotes")
+            if window.next_char() != ":":
+                window.broken(f"expected ':' after {key[:40]!r}")
+            window.pos += 1
+            opener = window.next_char()
+            if streamed(key) and opener in ("[", "{"):
+                kind = "list" if opener == "[" else "object"
+                decoded = window.value(whole_below=whole)   # a short one at the json module's speed
+                if decoded is TOO_LONG:
+                    window.pos += 1
+                    items = window.items(f"{kind} {key[:40]!r}", "]" if opener == "[" else "}")
+                else:
+                    items = enumerate(decoded if kind == "list" else decoded.items(), start=1)
+                yield key, Streamed(items, kind)
+                for _ in items:   # what the caller left unread
+                    pass
+            else:
+                yield key, window.value()
+        window.end("object")
+
+
+def json_records(path: Path, label: str) -> Iterator[Record]:
+    """The records of a run history saved as one JSON document, in the layouts files.json_table reads, streamed:
+    a list of records (json_array), pandas' "split" layout (its data rows one at a time) and "columns" layout (one
+    column at a time, each held as an array of numbers), or one record. JsonLines where the file is JSON lines."""
+    if not head(path, label).removeprefix(BOM).strip():
+        raise TinkerNomicsError(f"{label}: empty file")
+    if opens_an_array(path, label):
+        yield from json_array(path, label)
+        return
+    columns: list[str] | None = None
+    by_column: dict[str, _Column] = {}
+    others: dict[str, object] = {}
+    rows = 0
+    for key, value in json_members(path, label):
+        if key == "data" and isinstance(value, Streamed) and value.kind == "list" and columns is not None:
+            for rows, row in value:   # orient="split": columns, index, then data rows
+                if not isinstance(row, list) or len(row) != len(columns):
+                    raise TinkerNomicsError(f"{label}: data row {rows}: expected {len(columns)} values")
+                yield ("record", rows), dict(zip(columns, row))
+            if not rows:
+                raise TinkerNomicsError(f"{label}: no records (empty data)")
+            return
+        if isinstance(value, Streamed) and value.kind == "object":
+            by_column[key] = _Column(value, by_column)
+        elif isinstance(value, Streamed):
+            others[key] = [item for _, item in value]
+        else:
+            others[key] = value
+        if key == "columns" and isinstance(others.get(key), list):
+            columns = [str(c) for c in others[key]]
+    if by_column and not others:   # orient="columns": {column: {index: value}}
+        yield from _column_records(by_column)
+        return
+    record = {**{k: c.as_dict() for k, c in by_column.items()}, **others}
+    if isinstance(record.get("columns"), list) and isinstance(record.get("data"), list):
+        yield from json_table(record, label)   # split, with data before its columns
+        return
+    if any(k in record for k in STEP_KEYS):
+        yield ("record", 1), record
+        return
+    raise TinkerNomicsError(f"{label}: not a run history (expected a list of records, or JSON lines)")
+
+
+class _Column:
+    """One column of pandas' "columns" layout ({index: value}), held compactly: the index once for every column
+    that shares it, numbers in an array (None marked apart), anything else as a list."""
+
+    def __init__(self, pairs: Streamed, before: dict[str, "_Column"]):
+        keys, values = [], []
+        for _, (k, v) in pairs:
+            keys.append(k)
+            values.append(v)
+        shared = next(iter(before.values()), None)
+        self.index = shared.index if shared is not None and shared.index == keys else keys
+        self.missing = bytearray(v is None for v in values)
+        plain = [0 if v is None else v for v in values]
+        if all(type(v) is int and -2 ** 63 <= v < 2 ** 63 for v in plain):
+            self.values = array("q", plain)
+        elif all(type(v) is float or (type(v) is int and abs(v) <= 2 ** 53) for v in plain):   # exact as floats
+            self.values = array("d", plain)
+        else:
+            self.values = values
+            self.missing = bytearray(len(values))
+
+    def get(self, i: int):
+        return None if self.missing[i] else self.values[i]
+
+    def as_dict(self) -> dict:
+        return {k: self.get(i) for i, k in enumerate(self.index)}
+
+
+def _column_records(by_column: dict[str, _Column]) -> Iterator[Record]:
+    """json_table's records of the "columns" layout: one per index value, in the index's order (numbers first)."""
+    index = list(dict.fromkeys(k for column in by_column.values() for k in column.index))
+    index.sort(key=lambda k: (0, int(k)) if str(k).lstrip("-").isdigit() else (1, str(k)))
+    names = [str(name) for name in by_column]
+    columns = list(by_column.values())
+    if all(c.index is columns[0].index for c in columns):   # pandas' own: every column holds every index value
+        at = {k: i for i, k in enumerate(columns[0].index)}
+        cells = [(c.values, c.missing) for c in columns]
+        for number, k in enumerate(index, start=1):
+            i = at[k]
+            yield ("record", number), {name: None if missing[i] else values[i]
+                                       for name, (values, missing) in zip(names, cells)}
+        return
+    positions = {id(c.index): {k: i for i, k in enumerate(c.index)} for c in columns}
+    for number, k in enumerate(index, start=1):
+        record = {}
+        for name, column in zip(names, columns):
+            i = positions[id(column.index)].get(k)
+            if i is not None:
+                record[name] = column.get(i)
+        yield ("record", number), record
 
 
 def json_document(path: Path, label: str) -> object:
@@ -291,18 +492,15 @@ class Table:
     # -- shapes
 
     def _json(self) -> Iterator[Record]:
-        if opens_an_array(self.path, self.label):   # W&B's records layout: read record by record, memory flat
-            self.kind = "W&B history (JSON)"
-            yield from self._one_run(json_array(self.path, self.label))
-            return
+        check_regular(self.path, self.label)
         try:
-            obj = json_document(self.path, self.label)
+            _, records = peek(json_records(self.path, self.label))   # record by record, memory flat
         except JsonLines:
             self.kind = "W&B history (JSON lines)"
             yield from self._one_run(self._growing())
             return
         self.kind = "W&B history (JSON)"
-        yield from self._one_run(json_table(obj, self.label))
+        yield from self._one_run(records)
 
     def _csv(self) -> Iterator[Record]:
         check_regular(self.path, self.label)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from pathlib import Path
 
 from ..errors import TinkerNomicsError
@@ -54,6 +55,7 @@ PROFILED = {"vLLM.generate": "generation", "transformers.generate": "generation"
             "transformers.generate_batch": "generation", "_move_model_to_vllm": "refit"}
 REFIT_PHASES = ("refit",)
 PROFILED_ROWS = "_profiled"   # a log row's profiled seconds since the previous one: phase -> [(key, raw value)]
+ROW_KEYS = ("step", STEP_TIME, TOKENS, *LENGTHS, REWARD, PROFILED_ROWS)   # what a training entry is read for
 
 
 def profiled_phase(key: str) -> str | None:
@@ -114,29 +116,40 @@ def model_from_config(folder: Path) -> tuple[str | None, str | None]:
 
 
 def read_state(path: Path, label: str, facts_override: dict | None = None) -> HostedRun:
-    """A trainer_state.json (or a folder holding one, or checkpoint-N/ folders)."""
+    """A trainer_state.json (or a folder holding one, or checkpoint-N/ folders), its log_history read an entry at a
+    time (stream.json_members: memory flat however long the run)."""
     file = state_file(path) if path.is_dir() else path
     if file is None:
         raise TinkerNomicsError(f"{label}: no trainer_state.json in the folder or its checkpoint-N/ folders")
     file_label = str(file) if path.is_dir() else label
-    try:
-        obj = stream.json_document(file, file_label)
-    except JsonLines:
-        raise TinkerNomicsError(f"{file_label}: JSON lines, not a trainer_state.json document") from None
-    if not is_trainer_state(obj):
-        raise TinkerNomicsError(f"{file_label}: not a trainer_state.json (no log_history list)")
-    entries = []
-    for i, entry in enumerate(obj["log_history"], start=1):
-        if not isinstance(entry, dict):
-            raise TinkerNomicsError(f"{file_label}: log_history entry {i}: not a JSON object")
-        entries.append((("log_history entry", i), entry))
+    stream.check_regular(file, file_label)
+    state: dict = {}
+
+    def entries():
+        found = False
+        try:
+            for key, value in stream.json_members(file, file_label, streamed=lambda k: k == "log_history"):
+                if key != "log_history":
+                    state[key] = value
+                    continue
+                if not isinstance(value, stream.Streamed) or value.kind != "list":
+                    break
+                found = True
+                for i, entry in value:
+                    if not isinstance(entry, dict):
+                        raise TinkerNomicsError(f"{file_label}: log_history entry {i}: not a JSON object")
+                    yield ("log_history entry", i), entry
+        except JsonLines:
+            raise TinkerNomicsError(f"{file_label}: JSON lines, not a trainer_state.json document") from None
+        if not found:
+            raise TinkerNomicsError(f"{file_label}: not a trainer_state.json (no log_history list)")
+
     model, model_where = model_from_config(file.parent)
     facts, where = {}, {}
     if model:
         facts["model_path"], where["model"] = model, model_where
-    runtime = next((e.get(RUNTIME) for _, e in reversed(entries) if RUNTIME in e), None)
-    return _read(entries, file_label, "trainer_state.json", facts, where, facts_override, runtime=runtime,
-                 global_step=obj.get("global_step"))
+    return _read(entries(), file_label, "trainer_state.json", facts, where, facts_override,
+                 late=lambda: {"global_step": state.get("global_step")})
 
 
 def read_records(records, label: str, kind: str | None, facts_override: dict | None = None, notes=(),
@@ -158,8 +171,6 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
             if TOKENS in out or any(k in out for k in LENGTHS):   # a log row closes the window
                 out[PROFILED_ROWS], profiled = profiled, {}
             yield where, out
-    entries = list(unprefixed())   # TRL logs one entry per logging_steps: a short list, sorted by step below
-    kind, run_name, notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
     facts, where = {}, {}
     name = (config or {}).get("_name_or_path")
     if isinstance(name, str) and name.strip():
@@ -167,26 +178,35 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
     group = (config or {}).get("num_generations")
     if isinstance(group, int) and not isinstance(group, bool) and group > 0:
         facts["group_size"], where["group_size"] = float(group), "the run's W&B config: num_generations"
-    return _read(entries, label, kind, facts, where, facts_override, notes=notes, run_name=run_name)
+    def described():   # what the table learned while it was read
+        table_kind, table_run, table_notes = stream.described(records, FRAMEWORK, kind, run_name, notes)
+        return {"kind": table_kind, "run_name": table_run, "notes": table_notes}
+    return _read(unprefixed(), label, kind, facts, where, facts_override, late=described)
 
 
-def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_override: dict | None, runtime=None,
-          global_step=None, notes=None, run_name=None) -> HostedRun:
+def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_override: dict | None, late=None) \
+        -> HostedRun:
+    """The run from its log entries, read once as they come; `late()` gives what is known only once they are read
+    (a trainer_state's global_step, a table's kind, notes and run name)."""
     table = StepTable(label, text_numbers=True)
-    notes = list(notes or [])
-    rows = []
+    kept = _Entries()    # the training entries, with only the keys read below (memory: a few numbers a row)
     keys: set[str] = set()
+    runtime = None
     for place, entry in entries:
         keys.update(entry)
+        if RUNTIME in entry:
+            runtime = entry[RUNTIME]   # the final summary entry's; the last one logged
         if TOKENS not in entry and not any(k in entry for k in LENGTHS):
             continue   # an eval entry, the final summary, or another callback's log
         if "step" not in entry:
             raise TinkerNomicsError(f"{label}: {place[0]} {place[1]}: a training entry without its step")
-        rows.append((place, entry))
-    if not rows:
+        kept.add(place, entry, _step_of(entry, label, place))
+    after = {"global_step": None, "kind": kind, "run_name": None, "notes": [], **(late() if late else {})}
+    kind, run_name, notes, global_step = after["kind"], after["run_name"], list(after["notes"]), after["global_step"]
+    if not len(kept):
         raise TinkerNomicsError(f"{label}: no GRPO training entries (no {TOKENS} or completions/mean_length)")
-    rows.sort(key=lambda r: _step_of(r[1], label, r[0]))
-    has_time = any(STEP_TIME in e for _, e in rows)
+    rows = kept.by_step()
+    has_time = any(kept.present[STEP_TIME])
     if not has_time:
         return _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, global_step, notes,
                           keys, run_name)
@@ -224,6 +244,65 @@ def _read(entries, label: str, kind: str, facts: dict, where: dict, facts_overri
                      "…vLLM.generate, …_move_model_to_vllm), summed over each log window and spread over its steps; "
                      "the update and the log-prob passes are not timed apart (one profiled method serves both)")
     return _finish(table, label, kind, facts, where, facts_override, notes, keys, run_name)
+
+
+class _Entries:
+    """The training entries of a log, kept as columns (a few bytes an entry, not a dict): each read key's numbers in
+    an array, with whether the entry has the key; a value that is not a plain number (text, a flag, null, the
+    profiled rows) is kept apart, by entry, as it was, for the reader's checks to name."""
+
+    def __init__(self):
+        self.units: list[str] = []                    # "log_history entry", "record", "line" ...
+        self.unit, self.number, self.step = array("B"), array("q"), array("d")
+        self.cells = {k: array("d") for k in ROW_KEYS}
+        self.present = {k: bytearray() for k in ROW_KEYS}
+        self.other: dict[tuple[int, str], object] = {}
+
+    def __len__(self) -> int:
+        return len(self.number)
+
+    def add(self, place, entry: dict, step: float) -> None:
+        row = len(self.number)
+        if place[0] not in self.units:
+            self.units.append(place[0])
+        self.unit.append(self.units.index(place[0]))
+        self.number.append(place[1])
+        self.step.append(step)
+        for k in ROW_KEYS:
+            value = entry.get(k)
+            self.present[k].append(k in entry)
+            if type(value) is float or (type(value) is int and abs(value) <= 2 ** 53):   # exact as a float
+                self.cells[k].append(value)
+            else:
+                self.cells[k].append(0.0)
+                if k in entry:
+                    self.other[row, k] = value
+
+    def entry(self, row: int) -> tuple[tuple[str, int], dict]:
+        values = {k: self.other.get((row, k), self.cells[k][row]) for k in ROW_KEYS if self.present[k][row]}
+        return (self.units[self.unit[row]], self.number[row]), values
+
+    def by_step(self) -> "_InOrder":
+        return _InOrder(self, sorted(range(len(self)), key=self.step.__getitem__))
+
+
+class _InOrder:
+    """The kept entries in step order, as (place, entry) pairs made as they are read."""
+
+    def __init__(self, entries: _Entries, order: list[int]):
+        self.entries, self.order = entries, order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, i: int):
+        return self.entries.entry(self.order[i])
+
+    def __iter__(self):
+        return (self.entries.entry(r) for r in self.order)
+
+    def __reversed__(self):
+        return (self.entries.entry(r) for r in reversed(self.order))
 
 
 def _whole_run(rows, table, label, kind, facts, where, facts_override, runtime, global_step, notes, keys, run_name):
