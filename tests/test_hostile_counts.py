@@ -638,3 +638,62 @@ def test_a_json_list_of_records_reads_the_same_one_window_at_a_time(tmp_path, ch
     from tinker_nomics.errors import TinkerNomicsError
     with pytest.raises(TinkerNomicsError, match=r"line 3: not JSON"):
         list(stream.json_array(path, "h", chunk=chunk))
+
+
+@pytest.mark.parametrize("line, key, value", [
+    (1, "env/all/total_ac_tokens", 1000.5),           # the first line: read as a dict
+    (2, "env/all/total_ac_tokens", 1100.5),           # a later line: the typed decoder's, read as tokens.sample 5700.5
+    (3, "env/all/total_ob_tokens", 120.25),
+    (4, "env/all/total_episodes", 7.5),
+    (1, "test/env/all/total_ob_tokens", 50.5),         # an eval's count
+])
+def test_a_fractional_count_in_a_cookbook_log_is_refused(tmp_path, line, key, value):
+    """QA 2026-12-06: a tinker-cookbook log's token total of 1100.5 was summed into the bill (tokens.sample 5700.5).
+    Its counts are sums of whole tokens and episodes (tinker-cookbook-facts.md §1)."""
+    import run_shapes
+    records = run_shapes.sync_records()
+    records[line - 1][key] = value
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {line}", key, repr(value), "not a whole number")
+    rows = run_shapes.wandb_rows(records)   # the same value in a W&B CSV export (text cells)
+    export = run_shapes.write_wandb_csv(tmp_path / "history.csv", rows)
+    _refused(["validate", str(export), "--model", "Qwen3-8B"], f"row {line + 1}", key, "not a whole number")
+
+
+def test_a_fractional_cached_count_in_a_cookbook_log_is_refused(tmp_path):
+    import run_shapes
+    records = run_shapes.v061_records()
+    records[2]["tokens/prefill_cached"] = records[2]["env/all/total_cached_ob_tokens"] = 80.5
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], "line 3", "env/all/total_cached_ob_tokens", "80.5")
+
+
+def test_a_chart_panel_count_is_whole_unless_wandb_averaged_it(tmp_path):
+    """A downsampled chart-panel export's values are bucket averages (its __MIN and __MAX differ): read, with the
+    note that says so. A value W&B did not average is the logged count, and a fraction there is refused."""
+    import run_shapes
+    rows = run_shapes.wandb_rows(run_shapes.sync_records())
+    rows[3]["env/all/total_ac_tokens"] += 0.5
+    exact = run_shapes.write_chart_csv(tmp_path / "exact.csv", {"run": rows})
+    _refused(["validate", str(exact), "--model", "Qwen3-8B"], "row 5", "env/all/total_ac_tokens", "not a whole number")
+    averaged = run_shapes.write_chart_csv(tmp_path / "averaged.csv", {"run": rows}, spread=True)
+    code, out, err = _cli("validate", str(averaged), "--model", "Qwen3-8B")
+    assert code == 0 and "downsampled" in out, err
+
+
+@pytest.mark.parametrize("records, key", [("sync_records", "time/total"),
+                                          ("async_records", "time/training_loop/total")])
+def test_a_cookbook_step_of_0_s_is_refused(tmp_path, records, key):
+    """QA 2026-12-06: a tinker-cookbook log whose time/total is 0 at every step gave measured.step_seconds_mean 0.0."""
+    import run_shapes
+    rows = getattr(run_shapes, records)()
+    timed = [i for i, rec in enumerate(rows) if key in rec]
+    for i in timed:
+        rows[i][key] = 0
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", rows)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {timed[0] + 1}", f"{key} is 0 s", "not a step time")
+    rows = getattr(run_shapes, records)()   # 0 s on the last timed line only: the typed decoder's lines check alike
+    rows[timed[-1]][key] = 0.0
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", rows)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {timed[-1] + 1}", f"{key} is 0 s")
+

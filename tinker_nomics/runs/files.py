@@ -51,6 +51,14 @@ except ImportError:   # the json module alone still reads every log, only slower
     _fast_loads = json.loads
 
 STEP_KEYS = ("step", "_step")
+
+
+def no_step_time(key: str, seconds: float) -> str:
+    """The reason a logged step time of 0 s is refused, worded alike by every reader: a step that ran took time,
+    so 0 s is a broken log line (read as a step, it would bill no GPU time)."""
+    return f"{key} is {seconds:g} s, not a step time (a step that ran takes more than 0 s): a broken log line"
+
+
 RUN_COLUMNS = ("run", "run_name", "run_id", "name", "id")  # a column naming the run in a W&B table export
 
 Record = tuple[tuple[str, int], dict]
