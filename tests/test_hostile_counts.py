@@ -697,3 +697,18 @@ def test_a_cookbook_step_of_0_s_is_refused(tmp_path, records, key):
     log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", rows)
     _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {timed[-1] + 1}", f"{key} is 0 s")
 
+
+def test_a_verl_step_of_0_s_is_refused_where_no_phase_is_longer(tmp_path):
+    """QA 2026-12-06: the verl reader refused a 0 s step only when its generation was longer; with every timer 0 it
+    reported a step time and GPU-hours of 0."""
+    import json
+    records = hs.file_logger_records()
+    for rec in records:
+        for key in rec["data"]:
+            if key.startswith("timing_s/"):
+                rec["data"][key] = 0
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    first = next(i for i, r in enumerate(records) if "timing_s/step" in r["data"]) + 1
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], f"line {first}", "timing_s/step is 0 s", "not a step time")
+
