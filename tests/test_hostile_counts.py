@@ -712,3 +712,11 @@ def test_a_verl_step_of_0_s_is_refused_where_no_phase_is_longer(tmp_path):
     first = next(i for i, r in enumerate(records) if "timing_s/step" in r["data"]) + 1
     _refused(["validate", str(log), "--gpu", "H100 SXM"], f"line {first}", "timing_s/step is 0 s", "not a step time")
 
+
+@pytest.mark.parametrize("write, where", [("json", "data record 1"), ("csv", "row 2")])
+def test_a_fractional_token_count_in_a_usage_export_is_refused(tmp_path, write, where):
+    """QA 2026-12-06: a `tinker billing usage` row's token_count of 200.5 was billed as 200.5 tokens."""
+    records = hs.usage_records()
+    records[0]["event_info"]["token_count"] = 200.5
+    export = getattr(hs, f"write_usage_{write}")(tmp_path / f"usage.{write}", records)
+    _refused(["validate", str(export)], where, "token_count is 200.5", "not a whole number")
