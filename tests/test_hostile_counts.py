@@ -720,3 +720,17 @@ def test_a_fractional_token_count_in_a_usage_export_is_refused(tmp_path, write, 
     records[0]["event_info"]["token_count"] = 200.5
     export = getattr(hs, f"write_usage_{write}")(tmp_path / f"usage.{write}", records)
     _refused(["validate", str(export)], where, "token_count is 200.5", "not a whole number")
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["plan", "--workload", "math_rl", "--draws", "20"], "--spot"),
+    (["estimate", "--workload", "swe_rl"], "--tinker-cached-prefill"),
+])
+def test_an_on_off_flag_given_both_ways_is_refused(args, flag):
+    """QA 2026-12-06: `plan --spot --no-spot` ran, the last one winning. Each alone (or repeated) still runs."""
+    no = "--no-" + flag[2:]
+    _refused([*args, flag, no], flag, no, "give one")
+    _refused([*args, no, flag], flag, no, "give one")
+    for alone in ([flag], [no], [flag, flag]):
+        code, out, err = _cli(*args, *alone)
+        assert code == 0 and out, (alone, err)
