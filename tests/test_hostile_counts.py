@@ -734,3 +734,36 @@ def test_an_on_off_flag_given_both_ways_is_refused(args, flag):
     for alone in ([flag], [no], [flag, flag]):
         code, out, err = _cli(*args, *alone)
         assert code == 0 and out, (alone, err)
+
+
+LLAMA_8B_WIDTHS = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+                   "tie_word_embeddings": False}   # Llama-3.1-8B's config.json, widths only
+
+
+@pytest.mark.parametrize("field, stored, said", [("torch_dtype", "float64", "float64"), ("dtype", "float32", "float32"),
+                                                 ("torch_dtype", "torch.float32", "float32"),
+                                                 ("torch_dtype", "bfloat16", None), ("dtype", "float16", None)])
+def test_a_checkpoint_stored_wider_than_bf16_is_said_to_be_costed_in_bf16(tmp_path, field, stored, said):
+    """QA 2026-12-06: a --model-config whose torch_dtype is float64 was reported as `weights bf16` without a word.
+    Every command that reads --model-config now says the checkpoint's stored dtype and that bf16 is costed; a bf16
+    or fp16 checkpoint gets no note. Newer configs write `dtype` for `torch_dtype`."""
+    import json
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({**LLAMA_8B_WIDTHS, field: stored}))
+    log = hs.write_verl_console(tmp_path / "train.log")
+    commands = [["estimate", "--workload", "math_rl"], ["plan", "--workload", "math_rl", "--draws", "20"],
+                ["predict", "decode", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "8", "--input-len", "100",
+                 "--output-len", "100"],
+                ["predict", "rl-step", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "100",
+                 "--response-len", "100"],
+                ["validate", str(log), "--gpu", "H100"]]
+    for command in commands:
+        code, out, err = _cli(*command, "--model-config", str(config))
+        assert code == 0, (command, err)
+        noted = [line for line in out.splitlines() if "stores its weights in" in line]
+        if said is None:
+            assert not noted, (command, noted)
+        else:
+            assert len(noted) == 1 and f"in {said};" in noted[0] and "costed with bf16 weights" in noted[0], \
+                (command, out)
