@@ -767,3 +767,22 @@ def test_a_checkpoint_stored_wider_than_bf16_is_said_to_be_costed_in_bf16(tmp_pa
         else:
             assert len(noted) == 1 and f"in {said};" in noted[0] and "costed with bf16 weights" in noted[0], \
                 (command, out)
+
+
+def test_a_key_written_twice_in_a_config_a_user_gives_is_refused(tmp_path):
+    """QA 2026-12-06: a --model-config with num_hidden_layers twice was read with the last value, without a word
+    (Python's json keeps the last). The same for a tinker-cookbook run folder's config.json."""
+    import json
+
+    import run_shapes
+    text = json.dumps(LLAMA_8B_WIDTHS)
+    model = tmp_path / "model" / "config.json"
+    model.parent.mkdir()
+    model.write_text(text[:-1] + ', "num_hidden_layers": 64}')
+    _refused(["estimate", "--workload", "math_rl", "--model-config", str(model)], str(model), "'num_hidden_layers'",
+             "twice")
+    folder = run_shapes.write_cookbook_dir(tmp_path / "run", run_shapes.sync_records(), run_shapes.NESTED_CONFIG)
+    config = folder / "config.json"
+    text = config.read_text()
+    config.write_text(text.replace('"group_size": 4', '"group_size": 4, "group_size": 8'))
+    _refused(["validate", str(folder)], str(config), "'group_size'", "twice")

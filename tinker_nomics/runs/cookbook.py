@@ -729,7 +729,7 @@ def read_config(path: Path) -> dict:
     if not exists(path):   # a FIFO or device named config.json is refused by load_json, not skipped
         return {}
     label = str(path)
-    obj = load_json(path, label)
+    obj = load_json(path, label, unique=True)
     if not isinstance(obj, dict):
         raise TinkerNomicsError(f"{label}: not a JSON object")
     return config_from(obj, label)

@@ -171,6 +171,21 @@ class _Config:
 MAX_CONFIG_BYTES = 16 * 2 ** 20
 
 
+def unique_keys(where: str):
+    """The json module's object_pairs_hook for a config.json a user gives (--model-config, a run folder's): a key
+    written twice in one object is a one-line error naming `where` and the key (json.loads keeps the last, without
+    a word). Not for log streams: a config is a few KB."""
+    def pairs_to_dict(pairs: list) -> dict:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set = set()
+            twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+            raise TinkerNomicsError(f"{where}: the key {_show(twice)} appears twice in one object (the JSON reader "
+                                    f"would keep the last one without a word): keep one")
+        return obj
+    return pairs_to_dict
+
+
 def _read(path) -> tuple[dict, str]:
     where = str(path)
     try:
@@ -187,7 +202,9 @@ def _read(path) -> tuple[dict, str]:
     if len(raw) > MAX_CONFIG_BYTES:
         raise TinkerNomicsError(f"model config {where} is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB: not a config.json")
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys(f"model config {where}"))
+    except TinkerNomicsError:   # a key given twice (unique_keys): its own message
+        raise
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"model config {where} is not UTF-8 text") from None
     except RecursionError:
