@@ -716,3 +716,151 @@ def test_a_trainer_state_read_a_member_at_a_time_gives_the_same_run(tmp_path):
     lines.write_text(json.dumps(state) + "\n" + json.dumps(state) + "\n", encoding="utf-8")
     with pytest.raises(TinkerNomicsError, match="JSON lines, not a trainer_state.json"):
         read_state(lines, "h")
+
+
+@pytest.mark.parametrize("line, key, value", [
+    (1, "env/all/total_ac_tokens", 1000.5),           # the first line: read as a dict
+    (2, "env/all/total_ac_tokens", 1100.5),           # a later line: the typed decoder's, read as tokens.sample 5700.5
+    (3, "env/all/total_ob_tokens", 120.25),
+    (4, "env/all/total_episodes", 7.5),
+    (1, "test/env/all/total_ob_tokens", 50.5),         # an eval's count
+])
+def test_a_fractional_count_in_a_cookbook_log_is_refused(tmp_path, line, key, value):
+    """QA 2026-12-06: a tinker-cookbook log's token total of 1100.5 was summed into the bill (tokens.sample 5700.5).
+    Its counts are sums of whole tokens and episodes (tinker-cookbook-facts.md §1)."""
+    import run_shapes
+    records = run_shapes.sync_records()
+    records[line - 1][key] = value
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {line}", key, repr(value), "not a whole number")
+    rows = run_shapes.wandb_rows(records)   # the same value in a W&B CSV export (text cells)
+    export = run_shapes.write_wandb_csv(tmp_path / "history.csv", rows)
+    _refused(["validate", str(export), "--model", "Qwen3-8B"], f"row {line + 1}", key, "not a whole number")
+
+
+def test_a_fractional_cached_count_in_a_cookbook_log_is_refused(tmp_path):
+    import run_shapes
+    records = run_shapes.v061_records()
+    records[2]["tokens/prefill_cached"] = records[2]["env/all/total_cached_ob_tokens"] = 80.5
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], "line 3", "env/all/total_cached_ob_tokens", "80.5")
+
+
+def test_a_chart_panel_count_is_whole_unless_wandb_averaged_it(tmp_path):
+    """A downsampled chart-panel export's values are bucket averages (its __MIN and __MAX differ): read, with the
+    note that says so. A value W&B did not average is the logged count, and a fraction there is refused."""
+    import run_shapes
+    rows = run_shapes.wandb_rows(run_shapes.sync_records())
+    rows[3]["env/all/total_ac_tokens"] += 0.5
+    exact = run_shapes.write_chart_csv(tmp_path / "exact.csv", {"run": rows})
+    _refused(["validate", str(exact), "--model", "Qwen3-8B"], "row 5", "env/all/total_ac_tokens", "not a whole number")
+    averaged = run_shapes.write_chart_csv(tmp_path / "averaged.csv", {"run": rows}, spread=True)
+    code, out, err = _cli("validate", str(averaged), "--model", "Qwen3-8B")
+    assert code == 0 and "downsampled" in out, err
+
+
+@pytest.mark.parametrize("records, key", [("sync_records", "time/total"),
+                                          ("async_records", "time/training_loop/total")])
+def test_a_cookbook_step_of_0_s_is_refused(tmp_path, records, key):
+    """QA 2026-12-06: a tinker-cookbook log whose time/total is 0 at every step gave measured.step_seconds_mean 0.0."""
+    import run_shapes
+    rows = getattr(run_shapes, records)()
+    timed = [i for i, rec in enumerate(rows) if key in rec]
+    for i in timed:
+        rows[i][key] = 0
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", rows)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {timed[0] + 1}", f"{key} is 0 s", "not a step time")
+    rows = getattr(run_shapes, records)()   # 0 s on the last timed line only: the typed decoder's lines check alike
+    rows[timed[-1]][key] = 0.0
+    log = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", rows)
+    _refused(["validate", str(log), "--model", "Qwen3-8B"], f"line {timed[-1] + 1}", f"{key} is 0 s")
+
+
+def test_a_verl_step_of_0_s_is_refused_where_no_phase_is_longer(tmp_path):
+    """QA 2026-12-06: the verl reader refused a 0 s step only when its generation was longer; with every timer 0 it
+    reported a step time and GPU-hours of 0."""
+    import json
+    records = hs.file_logger_records()
+    for rec in records:
+        for key in rec["data"]:
+            if key.startswith("timing_s/"):
+                rec["data"][key] = 0
+    log = tmp_path / "metrics.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    first = next(i for i, r in enumerate(records) if "timing_s/step" in r["data"]) + 1
+    _refused(["validate", str(log), "--gpu", "H100 SXM"], f"line {first}", "timing_s/step is 0 s", "not a step time")
+
+
+@pytest.mark.parametrize("write, where", [("json", "data record 1"), ("csv", "row 2")])
+def test_a_fractional_token_count_in_a_usage_export_is_refused(tmp_path, write, where):
+    """QA 2026-12-06: a `tinker billing usage` row's token_count of 200.5 was billed as 200.5 tokens."""
+    records = hs.usage_records()
+    records[0]["event_info"]["token_count"] = 200.5
+    export = getattr(hs, f"write_usage_{write}")(tmp_path / f"usage.{write}", records)
+    _refused(["validate", str(export)], where, "token_count is 200.5", "not a whole number")
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["plan", "--workload", "math_rl", "--draws", "20"], "--spot"),
+    (["estimate", "--workload", "swe_rl"], "--tinker-cached-prefill"),
+])
+def test_an_on_off_flag_given_both_ways_is_refused(args, flag):
+    """QA 2026-12-06: `plan --spot --no-spot` ran, the last one winning. Each alone (or repeated) still runs."""
+    no = "--no-" + flag[2:]
+    _refused([*args, flag, no], flag, no, "give one")
+    _refused([*args, no, flag], flag, no, "give one")
+    for alone in ([flag], [no], [flag, flag]):
+        code, out, err = _cli(*args, *alone)
+        assert code == 0 and out, (alone, err)
+
+
+LLAMA_8B_WIDTHS = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+                   "tie_word_embeddings": False}   # Llama-3.1-8B's config.json, widths only
+
+
+@pytest.mark.parametrize("field, stored, said", [("torch_dtype", "float64", "float64"), ("dtype", "float32", "float32"),
+                                                 ("torch_dtype", "torch.float32", "float32"),
+                                                 ("torch_dtype", "bfloat16", None), ("dtype", "float16", None)])
+def test_a_checkpoint_stored_wider_than_bf16_is_said_to_be_costed_in_bf16(tmp_path, field, stored, said):
+    """QA 2026-12-06: a --model-config whose torch_dtype is float64 was reported as `weights bf16` without a word.
+    Every command that reads --model-config now says the checkpoint's stored dtype and that bf16 is costed; a bf16
+    or fp16 checkpoint gets no note. Newer configs write `dtype` for `torch_dtype`."""
+    import json
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({**LLAMA_8B_WIDTHS, field: stored}))
+    log = hs.write_verl_console(tmp_path / "train.log")
+    commands = [["estimate", "--workload", "math_rl"], ["plan", "--workload", "math_rl", "--draws", "20"],
+                ["predict", "decode", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "8", "--input-len", "100",
+                 "--output-len", "100"],
+                ["predict", "rl-step", "--gpu", "H100", "--num-gpus", "8", "--samples", "64", "--prompt-len", "100",
+                 "--response-len", "100"],
+                ["validate", str(log), "--gpu", "H100"]]
+    for command in commands:
+        code, out, err = _cli(*command, "--model-config", str(config))
+        assert code == 0, (command, err)
+        noted = [line for line in out.splitlines() if "stores its weights in" in line]
+        if said is None:
+            assert not noted, (command, noted)
+        else:
+            assert len(noted) == 1 and f"in {said};" in noted[0] and "costed with bf16 weights" in noted[0], \
+                (command, out)
+
+
+def test_a_key_written_twice_in_a_config_a_user_gives_is_refused(tmp_path):
+    """QA 2026-12-06: a --model-config with num_hidden_layers twice was read with the last value, without a word
+    (Python's json keeps the last). The same for a tinker-cookbook run folder's config.json."""
+    import json
+
+    import run_shapes
+    text = json.dumps(LLAMA_8B_WIDTHS)
+    model = tmp_path / "model" / "config.json"
+    model.parent.mkdir()
+    model.write_text(text[:-1] + ', "num_hidden_layers": 64}')
+    _refused(["estimate", "--workload", "math_rl", "--model-config", str(model)], str(model), "'num_hidden_layers'",
+             "twice")
+    folder = run_shapes.write_cookbook_dir(tmp_path / "run", run_shapes.sync_records(), run_shapes.NESTED_CONFIG)
+    config = folder / "config.json"
+    text = config.read_text()
+    config.write_text(text.replace('"group_size": 4', '"group_size": 4, "group_size": 8'))
+    _refused(["validate", str(folder)], str(config), "'group_size'", "twice")

@@ -22,7 +22,7 @@ import hosted_shapes as hs
 from tinker_nomics.analysis import calibration
 from tinker_nomics.model import decode, rl_phases, training
 from tinker_nomics.runs.ledger import check_run
-from tinker_nomics.runs.reconcile import padded_length, run_facts
+from tinker_nomics.runs.reconcile import run_facts
 from tinker_nomics.sources import get_arch, gpu_specs, number
 
 ARCH = "Qwen/Qwen2.5-7B"

@@ -18,7 +18,7 @@ import numpy as np
 from .. import fmt, sources
 from ..errors import TinkerNomicsError
 from ..sources.calibration import parameters
-from ..sources.hf_config import load_config
+from ..sources.hf_config import load_config, stored_dtype_note
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, billed_as, not_offered_reason
 from . import billing, lora, tabular, tinker_wallclock, tokens
@@ -127,6 +127,7 @@ def estimate(scenario: Scenario) -> Estimate:
     notes: list[str] = []
     if s.model_config:
         arch = load_config(s.model_config)
+        notes.extend(filter(None, [stored_dtype_note(arch)]))
     else:
         arch = sources.get_arch(s.model) if sources.has_arch(s.model) else None
     billed = billed_as(s.model, s.prices)

@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import TinkerNomicsError
 from ..sources.numbers import is_finite, shown
 from . import stream
-from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, parse_line
+from .files import STEP_KEYS, exists, is_compressed, is_null, jsonl_lines, load_json, no_step_time, parse_line
 from .runlog import COLUMNS, RunLog
 
 TRAIN_AC = "env/all/total_ac_tokens"
@@ -36,6 +36,9 @@ CUMULATIVE_PREFIXES = ("tokens/cumulative/", "cost/cumulative_usd")
 # An evaluator's keys: `test/env/all/…` (sync, [git]) or `test/<evaluator>/env/all/…` (e.g. `test/test/`).
 EVAL_AC = re.compile(r"^(test/(?:[^/]+/)*?)env/all/total_ac_tokens$")
 KNOWN_KEYS = (TRAIN_AC, TRAIN_OB, *TRAIN_CACHED, EPISODES, TURNS, REWARD, *STEP_TIME, LOGGED_COST, LOGGED_TRAINED)
+# The keys that count (tokens, episodes): sums of whole things (tinker-cookbook-facts.md §1), so a fraction is a
+# broken value, not a measurement. The same keys under an evaluator's `test/…/` prefix count too.
+COUNT_KEYS = (TRAIN_AC, TRAIN_OB, *TRAIN_CACHED, EPISODES, LOGGED_TRAINED)
 
 # A sanity bound, not a measurement: no RL step samples 10^15 tokens (the largest runs in
 # data/measurements/published_runs.csv are far below 10^12 tokens in total). Above it a count is corrupt.
@@ -78,9 +81,10 @@ _EXACT = 2 ** 53   # integers below this convert to float exactly
 class _Reader:
     """Checks and converts one record's values, naming the file, line and key on failure."""
 
-    def __init__(self, label: str, where: str, rec: dict, null_is_absent: bool, text_numbers: bool):
+    def __init__(self, label: str, where: str, rec: dict, null_is_absent: bool, text_numbers: bool,
+                 whole_counts: bool = True):
         self.label, self.where, self.rec = label, where, rec
-        self.null_is_absent, self.text_numbers = null_is_absent, text_numbers
+        self.null_is_absent, self.text_numbers, self.whole_counts = null_is_absent, text_numbers, whole_counts
 
     def fail(self, reason: str):
         unit, number = self.where
@@ -133,14 +137,29 @@ class _Reader:
             self.fail(f"{key} is {value:g}, implausibly large (over {maximum:g})")
         return value
 
-    def count(self, key: str, required: bool = False) -> float:
-        return self.number(key, required, 0.0, MAX_TOKENS_PER_STEP)
+    def count(self, key: str | None, required: bool = False) -> float:
+        """A count (tokens, episodes): a whole number unless `whole_counts` is off (a downsampled chart-panel
+        export, whose values are bucket averages); NaN for a key of None (none of a key's spellings logged)."""
+        if key is None:
+            return math.nan
+        value = self.number(key, required, 0.0, MAX_TOKENS_PER_STEP)
+        if self.whole_counts and value == value and not value.is_integer():
+            self.fail(f"{key} is {shown(value)}, not a whole number (a count)")
+        return value
 
-    def first(self, keys: Iterable[str], **kw) -> float:
-        for key in keys:
-            if key in self.rec and not (self.null_is_absent and is_null(self.rec[key])):
-                return self.number(key, **kw)
-        return math.nan
+    def seconds(self, key: str | None) -> float:
+        """A step time: more than 0 s (NaN logged, or no key, is a step without its time)."""
+        if key is None:
+            return math.nan
+        value = self.number(key, maximum=MAX_TOKENS_PER_STEP, nan_ok=True)
+        if value == 0.0:
+            self.fail(no_step_time(key, value))
+        return value
+
+    def first_key(self, keys: Iterable[str]) -> str | None:
+        """The first of `keys` (one value's spellings) the record logs."""
+        return next((key for key in keys if key in self.rec and not (self.null_is_absent and is_null(self.rec[key]))),
+                    None)
 
     def step(self) -> int:
         key = next((k for k in STEP_KEYS if k in self.rec), None)
@@ -161,35 +180,39 @@ EVAL_COLUMNS = ("eval_completion_tokens", "eval_prompt_tokens", "eval_cached_pro
 def _train_values(r: _Reader) -> tuple:
     """A training record's numbers in TRAIN_COLUMNS order, each checked (the careful path, with the errors)."""
     return (r.count(TRAIN_AC, required=True), r.count(TRAIN_OB, required=True),
-            _checked_cached(r, r.first(TRAIN_CACHED, maximum=MAX_TOKENS_PER_STEP), TRAIN_OB),
+            _checked_cached(r, r.count(r.first_key(TRAIN_CACHED)), TRAIN_OB),
             r.count(EPISODES), r.number(TURNS, maximum=MAX_TOKENS_PER_STEP, nan_ok=True),
-            r.number(REWARD, minimum=None, nan_ok=True),
-            r.first(STEP_TIME, maximum=MAX_TOKENS_PER_STEP, nan_ok=True),
+            r.number(REWARD, minimum=None, nan_ok=True), r.seconds(r.first_key(STEP_TIME)),
             r.number(LOGGED_COST, nan_ok=True), r.count(LOGGED_TRAINED))
 
 
 # The checks of _train_values for the common case, in TRAIN_COLUMNS order: (keys tried in turn, lowest, highest,
-# required). A value passes when it is an int or float with lowest <= value <= highest (NaN fails every
-# comparison, so it goes down the careful path, which knows where NaN is allowed).
+# required, whole). A value passes when it is an int or float with lowest <= value <= highest, and a whole number
+# where `whole` (NaN fails every comparison, so it goes down the careful path, which knows where NaN is allowed).
+# A step time's lowest is the smallest float above 0: 0 s goes down the careful path, which refuses it.
 _TOP = float(MAX_TOKENS_PER_STEP)
-_FAST_SPEC = (((TRAIN_AC,), 0.0, _TOP, True), ((TRAIN_OB,), 0.0, _TOP, True), (TRAIN_CACHED, 0.0, _TOP, False),
-              ((EPISODES,), 0.0, _TOP, False), ((TURNS,), 0.0, _TOP, False),
-              ((REWARD,), -sys.float_info.max, sys.float_info.max, False), (STEP_TIME, 0.0, _TOP, False),
-              ((LOGGED_COST,), 0.0, sys.float_info.max, False), ((LOGGED_TRAINED,), 0.0, _TOP, False))
+_ABOVE_ZERO = math.ulp(0.0)
+_FAST_SPEC = (((TRAIN_AC,), 0.0, _TOP, True, True), ((TRAIN_OB,), 0.0, _TOP, True, True),
+              (TRAIN_CACHED, 0.0, _TOP, False, True), ((EPISODES,), 0.0, _TOP, False, True),
+              ((TURNS,), 0.0, _TOP, False, False),
+              ((REWARD,), -sys.float_info.max, sys.float_info.max, False, False),
+              (STEP_TIME, _ABOVE_ZERO, _TOP, False, False), ((LOGGED_COST,), 0.0, sys.float_info.max, False, False),
+              ((LOGGED_TRAINED,), 0.0, _TOP, False, True))
 
 
 def _fast_train_values(rec: dict):
     """The numbers of _train_values for the common record (every value present is an int or float in range:
-    no text, null, NaN, infinity, bool or huge integer), with no per-value objects; None sends the record
-    down the careful path, which raises the right error or handles the exception."""
+    no text, null, NaN, infinity, bool, huge integer or fractional count), with no per-value objects; None sends
+    the record down the careful path, which raises the right error or handles the exception."""
     out = []
     append, nan = out.append, math.nan
-    for keys, low, high, required in _FAST_SPEC:
+    for keys, low, high, required, whole in _FAST_SPEC:
         for key in keys:
             if key in rec:
                 v = rec[key]
                 kind = type(v)
-                if (kind is float or (kind is int and -_EXACT < v < _EXACT)) and low <= v <= high:
+                if (kind is int and -_EXACT < v < _EXACT or kind is float and (not whole or v.is_integer())) \
+                        and low <= v <= high:
                     append(float(v))
                     break
                 return None
@@ -232,8 +255,10 @@ class Accumulator:
     one compact array per column (TRAIN_COLUMNS), evals into a small table by step. `add` takes a record as a
     dict (any file shape); `add_train` takes numbers a typed decoder already checked (TypedLines)."""
 
-    def __init__(self, file_label: str, null_is_absent: bool = False, text_numbers: bool = False):
+    def __init__(self, file_label: str, null_is_absent: bool = False, text_numbers: bool = False,
+                 whole_counts: bool = True):
         self.file_label, self.null_is_absent, self.text_numbers = file_label, null_is_absent, text_numbers
+        self.whole_counts = whole_counts   # off only for a downsampled chart-panel export (bucket averages)
         self.steps, self.lines = array("q"), array("q")
         self.values = array("d")   # row after row of TRAIN_COLUMNS: one C call per record to append
         self.evals: dict[int, list] = {}   # step -> [ac, ob, cached, episodes, reward sum, reward count, line]
@@ -300,7 +325,7 @@ class Accumulator:
                 slot[5] += 1
 
     def _reader(self, where, rec) -> _Reader:
-        return _Reader(self.file_label, where, rec, self.null_is_absent, self.text_numbers)
+        return _Reader(self.file_label, where, rec, self.null_is_absent, self.text_numbers, self.whole_counts)
 
     def finish(self, source: str, kind: str, config: dict | None = None, run_name: str | None = None,
                extra_notes: Iterable[str] = ()) -> RunLog:
@@ -326,9 +351,10 @@ class Accumulator:
 
 def from_records(records, file_label: str, source: str, kind: str, config: dict | None = None,
                  null_is_absent: bool = False, text_numbers: bool = False, run_name: str | None = None,
-                 extra_notes: Iterable[str] = ()) -> RunLog:
-    """The tidy table (runs.runlog) from a stream of records of any file shape (runs.files)."""
-    acc = Accumulator(file_label, null_is_absent, text_numbers)
+                 extra_notes: Iterable[str] = (), whole_counts: bool = True) -> RunLog:
+    """The tidy table (runs.runlog) from a stream of records of any file shape (runs.files). `whole_counts` off
+    lets a count be fractional (a downsampled chart-panel export averages them; its reader checks the rest)."""
+    acc = Accumulator(file_label, null_is_absent, text_numbers, whole_counts)
     for where, rec in records:
         acc.add(where, rec)
     return acc.finish(source, kind, config, run_name, extra_notes)
@@ -550,15 +576,17 @@ class TypedLines:
     def _struct(self):
         ms = self.msgspec
         from typing import Annotated, Any
-        count = Annotated[float, ms.Meta(ge=0, le=MAX_TOKENS_PER_STEP)]
+        count = Annotated[float, ms.Meta(ge=0, le=MAX_TOKENS_PER_STEP, multiple_of=1)]   # whole: tokens, episodes
+        mean = Annotated[float, ms.Meta(ge=0, le=MAX_TOKENS_PER_STEP)]
+        seconds = Annotated[float, ms.Meta(gt=0, le=MAX_TOKENS_PER_STEP)]   # 0 s goes the dict way, refused there
         real = Annotated[float, ms.Meta(ge=-sys.float_info.max, le=sys.float_info.max)]
         money = Annotated[float, ms.Meta(ge=0, le=sys.float_info.max)]
         typed = {"step": ("step", Annotated[int, ms.Meta(ge=0, le=MAX_STEP)] | ms.UnsetType, ms.UNSET),
                  TRAIN_AC: ("ac", count | ms.UnsetType, ms.UNSET), TRAIN_OB: ("ob", count | ms.UnsetType, ms.UNSET),
                  TRAIN_CACHED[0]: ("cached", count, math.nan), TRAIN_CACHED[1]: ("cached2", count, math.nan),
-                 EPISODES: ("episodes", count, math.nan), TURNS: ("turns", count, math.nan),
-                 REWARD: ("reward", real, math.nan), STEP_TIME[0]: ("seconds", count, math.nan),
-                 STEP_TIME[1]: ("seconds2", count, math.nan), LOGGED_COST: ("cost", money, math.nan),
+                 EPISODES: ("episodes", count, math.nan), TURNS: ("turns", mean, math.nan),
+                 REWARD: ("reward", real, math.nan), STEP_TIME[0]: ("seconds", seconds, math.nan),
+                 STEP_TIME[1]: ("seconds2", seconds, math.nan), LOGGED_COST: ("cost", money, math.nan),
                  LOGGED_TRAINED: ("trained", count, math.nan)}
         spec = []
         for name, (attr, kind, default) in typed.items():   # a key not yet seen accepts no value: its line goes
@@ -667,6 +695,17 @@ def _put_eval(eval_cols: dict, eval_line, eval_mask, i: int, slot: list) -> None
     eval_mask[i] = True
 
 
+def is_count(key: str) -> bool:
+    """Whether `key` (slashed, as alias_name spells it) counts whole things: COUNT_KEYS, also under an eval prefix."""
+    return key in COUNT_KEYS or (key.startswith("test/") and key.endswith(tuple("/" + k for k in COUNT_KEYS)))
+
+
+def check_count(file_label: str, where, rec: dict, key: str) -> None:
+    """The whole-number check of one count in `rec` (its other checks too), for a reader that turns whole_counts
+    off for some values only: a chart-panel export's exact (not downsampled) cells."""
+    _Reader(file_label, where, rec, True, True).count(key)
+
+
 def _checked_cached(r: _Reader, cached: float, prompt_key: str) -> float:
     if not math.isnan(cached):
         prompt = r.rec.get(prompt_key)
@@ -690,7 +729,7 @@ def read_config(path: Path) -> dict:
     if not exists(path):   # a FIFO or device named config.json is refused by load_json, not skipped
         return {}
     label = str(path)
-    obj = load_json(path, label)
+    obj = load_json(path, label, unique=True)
     if not isinstance(obj, dict):
         raise TinkerNomicsError(f"{label}: not a JSON object")
     return config_from(obj, label)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..errors import TinkerNomicsError
+from ..sources.hf_config import unique_keys
 from .compressed import compression_of, decompressing, is_decompressing, not_compressed_parquet
 
 try:
@@ -51,6 +52,14 @@ except ImportError:   # the json module alone still reads every log, only slower
     _fast_loads = json.loads
 
 STEP_KEYS = ("step", "_step")
+
+
+def no_step_time(key: str, seconds: float) -> str:
+    """The reason a logged step time of 0 s is refused, worded alike by every reader: a step that ran took time,
+    so 0 s is a broken log line (read as a step, it would bill no GPU time)."""
+    return f"{key} is {seconds:g} s, not a step time (a step that ran takes more than 0 s): a broken log line"
+
+
 RUN_COLUMNS = ("run", "run_name", "run_id", "name", "id")  # a column naming the run in a W&B table export
 
 Record = tuple[tuple[str, int], dict]
@@ -306,14 +315,17 @@ class JsonLines(Exception):
     """The file is JSON lines, not one JSON document."""
 
 
-def load_json(p, label: str, lines_ok: bool = False) -> Any:
+def load_json(p, label: str, lines_ok: bool = False, unique: bool = False) -> Any:
     """One JSON document from `p`, read only; a one-line error naming the file (and line) otherwise.
-    With `lines_ok`, a file of JSON lines raises JsonLines for the caller to read it line by line."""
+    With `lines_ok`, a file of JSON lines raises JsonLines for the caller to read it line by line. With `unique`
+    (a config a user gives, not a log), a key written twice in one object is an error (hf_config.unique_keys)."""
     data = read_bytes(p, label)
     if not data.strip():
         raise TinkerNomicsError(f"{label}: empty file")
-    try:
-        return json.loads(data.decode("utf-8-sig"))   # a byte-order mark is accepted, as in CSV and JSON lines
+    try:   # a byte-order mark is accepted, as in CSV and JSON lines
+        return json.loads(data.decode("utf-8-sig"), object_pairs_hook=unique_keys(label) if unique else None)
+    except TinkerNomicsError:   # a key given twice: its own message
+        raise
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"{label}: not UTF-8 text") from None
     except RecursionError:

@@ -44,6 +44,7 @@ import pandas as pd
 
 from ..errors import TinkerNomicsError
 from ..sources.numbers import finite_number, shown
+from .files import no_step_time
 
 COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "validation_seconds",
            "checkpoint_seconds", "samples", "response_tokens", "prompt_tokens", "trained_tokens", "logged_mfu",
@@ -158,6 +159,8 @@ class StepTable:
                 row[column] = self.number(where, key, raw, low, high)
             else:   # a time in seconds
                 row[column] = self.number(where, key, raw, 0.0, MAX_SECONDS)
+                if column == "step_seconds" and row[column] == 0.0:
+                    self.fail(where, no_step_time(key, row[column]))
         phases = {name: self.number(where, key, raw, 0.0, MAX_SECONDS) for name, (key, raw) in rec.phases.items()}
         self.steps.append(int(step))
         self.lines.append(where[1])

@@ -21,6 +21,7 @@ from ..errors import TinkerNomicsError
 from ..model import training
 from ..model.rl_step import rl_steps
 from ..model.scenario import DEFAULT_METHOD
+from ..sources.hf_config import stored_dtype_note
 from .runlog import RunLog
 
 
@@ -75,6 +76,7 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
     """The run's logged steps re-run on `num_gpus` × `gpu` (module docstring); `arch` (a ModelArch from a
     Hugging Face config) replaces the registry's architecture."""
     canonical = sources.resolve_model(model)
+    notes = [] if arch is None else list(filter(None, [stored_dtype_note(arch)]))
     if arch is None:
         if not sources.has_arch(canonical):
             raise TinkerNomicsError(f"{canonical} has no published architecture in data/models/model_archs.csv: its "
@@ -99,7 +101,6 @@ def price_on_gpus(run: RunLog, model: str, gpu: str | None = None, num_gpus: flo
     mode = (fine_tune or "lora").lower()
     where["fine_tune"] = "--fine-tune" if fine_tune else "Tinker trains LoRA adapters"
     chosen = method or DEFAULT_METHOD
-    notes = []
     if math.isnan(rate):
         notes.append(f"no sourced $/GPU-hour for {record.gpu} in data/hardware/gpu_prices*.csv: the GPU dollars are "
                      f"unknown (null); give the rate with --gpu-hourly-usd")

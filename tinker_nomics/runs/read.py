@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..errors import TinkerNomicsError
 from . import wandb_file
-from .cookbook import config_from, from_jsonl, from_records, read_config
+from .cookbook import alias_name, check_count, config_from, from_jsonl, from_records, is_count, read_config
 from .compressed import log_suffix
 from .files import (BOM, DOWNSAMPLED_NOTE, JsonLines, chart_columns, csv_records, csv_rows, drop_nulls, exists,
                     jsonl_records, open_regular, parquet_records, peek, select_run)
@@ -181,7 +181,7 @@ def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> Run
 
     def records():
         for line, cells in rows:
-            rec = {}
+            rec, exact = {}, []
             if step_col < len(cells) and cells[step_col].strip():
                 rec["_step"] = cells[step_col].strip()
             for metric, i in metrics.items():
@@ -189,14 +189,18 @@ def _read_chart_csv(header: list[str], rows, label: str, run: str | None) -> Run
                     rec[metric] = cells[i].strip()
                     spread = [cells[j].strip() for j in companions.get(metric, []) if j < len(cells)]
                     if len(set(s for s in spread if s)) > 1:
-                        downsampled[0] = True
+                        downsampled[0] = True   # a bucket's average: a count may be fractional
+                    elif is_count(alias_name(metric)):
+                        exact.append(metric)
+            for metric in exact:   # a value W&B did not average is the logged count: a whole number
+                check_count(label, ("row", line), rec, metric)
             yield ("row", line), rec
 
     first, stream = peek(records())
     if first is None:
         raise TinkerNomicsError(f"{label}: no data rows under the header")
     log = from_records(stream, label, label, "W&B chart-panel CSV", null_is_absent=True, text_numbers=True,
-                       run_name=run)
+                       run_name=run, whole_counts=False)
     if downsampled[0]:
         log = replace(log, notes=(DOWNSAMPLED_NOTE,) + log.notes)
     return log

@@ -33,6 +33,7 @@ from .. import fmt, sources
 from ..errors import TinkerNomicsError, UnknownNameError
 from ..model.billing import meter_cost
 from ..sources.defaults import number
+from ..sources.numbers import shown
 from ..sources.price_list import snapshots
 from ..sources.provenance import data_recorded
 from ..sources.prices import storage_usd_per_gb_month
@@ -43,6 +44,7 @@ TOKEN_TYPES = {"training": "train", "sampling_sample": "sample", "sampling_prefi
 EVENT_TYPES = (*TOKEN_TYPES, "checkpoint", "storage")
 QUANTITY = {"training": "token_count", "sampling_sample": "token_count", "sampling_prefill": "token_count",
             "checkpoint": "count", "storage": "gigabyte_hours"}
+WHOLE_QUANTITIES = ("token_count", "count")   # tokens and checkpoint operations come whole; GB-hours need not
 MAX_QUANTITY = 1e18
 COLUMNS = ["where", "bucket_start", "date", "base_model", "session_id", "type", "cached", "quantity",
            "estimated_cost_usd"]
@@ -92,6 +94,8 @@ def _row(where, rec: dict, label: str) -> dict:
         fail(f"bucket_start {start} is in the future (today is {latest_possible_day()}): no usage was billed then")
     column = QUANTITY[kind]
     quantity = _number(rec.get(column), f"{column}", fail, required=True)
+    if column in WHOLE_QUANTITIES and not quantity.is_integer():
+        fail(f"{column} is {shown(quantity)}, not a whole number (a count)")
     model = _text(rec.get("base_model"))
     if model is None and kind in TOKEN_TYPES:
         fail(f"base_model is empty: a {kind} row names the model it billed")

@@ -19,6 +19,7 @@ from .. import fmt, sources
 from ..errors import TinkerNomicsError, UnknownNameError
 from ..sources.architectures import ModelArch
 from ..sources.hardware import GPU
+from ..sources.hf_config import stored_dtype_note
 from ..sources.price_list import resolve_snapshot
 from ..sources.successors import model_for
 from .hosted import HostedRun
@@ -217,6 +218,7 @@ def resolve_setup(run: HostedRun, model: str | None, gpu: str | None, num_gpus: 
                          f"shapes")
     else:
         where["architecture"] = "--model-config"
+        notes.extend(filter(None, [stored_dtype_note(arch)]))
     if canonical and arch is None:
         notes.append(f"{canonical} has no published architecture in data/models/model_archs.csv: the model cannot "
                      f"re-predict its steps")

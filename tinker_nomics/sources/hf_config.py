@@ -58,6 +58,7 @@ config is refused at once instead of computed slowly.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import math
@@ -170,6 +171,21 @@ class _Config:
 MAX_CONFIG_BYTES = 16 * 2 ** 20
 
 
+def unique_keys(where: str):
+    """The json module's object_pairs_hook for a config.json a user gives (--model-config, a run folder's): a key
+    written twice in one object is a one-line error naming `where` and the key (json.loads keeps the last, without
+    a word). Not for log streams: a config is a few KB."""
+    def pairs_to_dict(pairs: list) -> dict:
+        obj = dict(pairs)
+        if len(obj) < len(pairs):
+            seen: set = set()
+            twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+            raise TinkerNomicsError(f"{where}: the key {_show(twice)} appears twice in one object (the JSON reader "
+                                    f"would keep the last one without a word): keep one")
+        return obj
+    return pairs_to_dict
+
+
 def _read(path) -> tuple[dict, str]:
     where = str(path)
     try:
@@ -186,7 +202,9 @@ def _read(path) -> tuple[dict, str]:
     if len(raw) > MAX_CONFIG_BYTES:
         raise TinkerNomicsError(f"model config {where} is larger than {MAX_CONFIG_BYTES // 2 ** 20} MiB: not a config.json")
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys(f"model config {where}"))
+    except TinkerNomicsError:   # a key given twice (unique_keys): its own message
+        raise
     except UnicodeDecodeError:
         raise TinkerNomicsError(f"model config {where} is not UTF-8 text") from None
     except RecursionError:
@@ -212,7 +230,37 @@ def load_config(path) -> ModelArch:
     name = data.get("_name_or_path")
     if name is not None and (not isinstance(name, str) or not name.isprintable()):
         raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
-    return from_dict(data, where, name=_name_from_recorded(name or "") or _name_from_path(Path(path)))
+    arch = from_dict(data, where, name=_name_from_recorded(name or "") or _name_from_path(Path(path)))
+    stored = _stored_dtype(data)
+    return dataclasses.replace(arch, stored_dtype=stored) if stored else arch
+
+
+# config.json's names for the dtype the weights are saved in (transformers writes `dtype` since v4.56, `torch_dtype`
+# before), and the spellings of the ones wider than bf16 (torch's names; `torch.float32` as some exports write it).
+DTYPE_FIELDS = ("dtype", "torch_dtype")
+WIDE_DTYPES = {"float32": "float32", "float": "float32", "fp32": "float32", "float64": "float64",
+               "double": "float64", "fp64": "float64"}
+
+
+def _stored_dtype(data: dict) -> str | None:
+    """The dtype config.json (or its text_config) says the weights are stored in, where it is float32 or float64;
+    None otherwise (read for a note only: a value of another kind is left out rather than refused)."""
+    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
+    for section in (data, text):
+        for name in DTYPE_FIELDS:
+            value = section.get(name)
+            if isinstance(value, str) and value.strip():
+                return WIDE_DTYPES.get(value.strip().lower().removeprefix("torch."))
+    return None
+
+
+def stored_dtype_note(arch: ModelArch, weights: str = "bf16") -> str | None:
+    """The note a command prints when a --model-config checkpoint is stored wider than the `weights` it is costed
+    with (bf16: RL frameworks load the weights in bf16 to sample and train, whatever the checkpoint holds)."""
+    if arch.stored_dtype is None or weights != "bf16":
+        return None
+    return (f"the checkpoint of {arch.source_url} stores its weights in {arch.stored_dtype}; the run is costed "
+            f"with bf16 weights, as every run here (the RL frameworks load them in bf16 to sample and train)")
 
 
 def _name_from_recorded(name: str) -> str:

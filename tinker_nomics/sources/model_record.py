@@ -73,6 +73,10 @@ class ModelArch:
     # The longest sequence the model is configured for (config.json's max_position_embeddings, or its family's name
     # for it); None where the config does not say. Read for a note, never for a count.
     max_context: int | None = None
+    # The dtype a user's config.json (--model-config) says its weights are stored in, where it is wider than the bf16
+    # every run here is costed in: "float32" or "float64" (torch_dtype, or dtype in newer configs). None: bf16, fp16,
+    # unstated, or a registry model. Read for a note (hf_config.stored_dtype_note), never for a count.
+    stored_dtype: str | None = None
 
     def __post_init__(self):
         if self.output_head_params is None:

@@ -22,6 +22,21 @@ class OneLineParser(argparse.ArgumentParser):
         raise TinkerNomicsError(f"{command}: {message}" if command else message)
 
 
+class _OneOrTheOther(argparse.BooleanOptionalAction):
+    """--X / --no-X that refuses both on one command line (plain BooleanOptionalAction lets the last one win)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(namespace, self.dest, None)   # None until one of the two is read (add_on_off's default)
+        if given is not None and given != (not option_string.startswith("--no-")):
+            raise argparse.ArgumentError(self, f"got both {' and '.join(self.option_strings)}: give one")
+        super().__call__(parser, namespace, values, option_string)
+
+
+def add_on_off(parser, flag: str, help: str) -> None:
+    """`flag` and its --no- twin: True, False, or None when neither is given; both at once is a one-line error."""
+    parser.add_argument(flag, action=_OneOrTheOther, default=None, help=help)
+
+
 def number(flag: str):
     def parse(text: str) -> float:
         try:

@@ -1,7 +1,6 @@
 """`tinker-nomics estimate`: one scenario, Tinker versus self-hosted."""
 from __future__ import annotations
 
-import argparse
 import re
 
 import numpy as np
@@ -13,7 +12,7 @@ from ...model.estimate import estimate
 from ...model.scenario import Scenario
 from ...sources.workloads import get_workload, workloads
 from .. import labels, wording
-from .common import add_format, number, to_json
+from .common import add_format, add_on_off, number, to_json
 
 # flag -> Scenario field, for the numeric inputs of `estimate`
 NUMERIC_FLAGS = {
@@ -61,8 +60,7 @@ def add_scenario_arguments(parser, hardware: bool = True) -> None:
     for flag, (_, text) in NUMERIC_FLAGS.items():
         if hardware or flag not in HARDWARE_FLAGS:
             parser.add_argument(flag, type=number(flag), help=text)
-    parser.add_argument("--tinker-cached-prefill", action=argparse.BooleanOptionalAction, default=None,
-                        help="bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
+    add_on_off(parser, "--tinker-cached-prefill", "bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
     if hardware:
         parser.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
     parser.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")

@@ -2,13 +2,12 @@
 its cost and wall-clock with their spread, ranked; the cheapest option on time; the cost/wall-clock frontier."""
 from __future__ import annotations
 
-import argparse
 import math
 
 from ... import fmt
 from ...errors import TinkerNomicsError
 from ...sources.workloads import get_workload
-from .common import add_format, number, table, to_json
+from .common import add_format, add_on_off, number, table, to_json
 from .estimate import add_scenario_arguments, given_inputs, in_flags, scenario_from_args
 
 DEFAULT_TOP = 15
@@ -37,8 +36,7 @@ def add_parser(sub) -> None:
                    help=f"most GPUs to rent (default {DEFAULT_MAX_GPUS})")
     p.add_argument("--gpus", help="only these GPUs, comma-separated (H100 = every H100 part; see `tinker-nomics gpus`)")
     p.add_argument("--providers", help="only these providers, comma-separated (tinker, fireworks, runpod, vast, ...)")
-    p.add_argument("--spot", action=argparse.BooleanOptionalAction, default=None,
-                   help="--spot: rented GPUs on spot only; --no-spot: on demand only (default: both)")
+    add_on_off(p, "--spot", "--spot: rented GPUs on spot only; --no-spot: on demand only (default: both)")
     p.add_argument("--gpu-offers", metavar="PATH",
                    help="a newer copy of the SkyPilot catalog (a folder laid out like its catalogs/, or one "
                         "vms.csv) instead of data/hardware/gpu_offers.csv")

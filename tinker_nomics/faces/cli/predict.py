@@ -27,7 +27,7 @@ from ...model.scenario import METHODS
 from ...sources.architectures import get_arch
 from ...sources.defaults import number as default
 from ...sources.hardware import get_gpu, gpu_specs
-from ...sources.hf_config import load_config
+from ...sources.hf_config import load_config, stored_dtype_note
 from .common import OneLineParser, add_format, number, to_json
 
 
@@ -217,7 +217,7 @@ def _run(args) -> str:
                 data["precision"], data["tensor_parallel"], args.input_len + args.output_len)
             data["held_out_error"] = calibration.held_out("decode", regimes)
         data["notes"] = _context_notes(arch, args.input_len + (args.max_output_len or args.output_len),
-                                       "a request reaches {tokens} tokens (input and output)")
+                                       "a request reaches {tokens} tokens (input and output)", data["precision"])
         if args.format == "json":
             return to_json(data)
         return "\n".join([
@@ -259,17 +259,19 @@ def _run(args) -> str:
         data["held_out_error"] = calibration.held_out("rl_step", regimes)
     longest = args.prompt_len + (args.max_response_len if args.max_response_len is not None else args.response_len)
     data["notes"] = _context_notes(arch, longest, "a sequence reaches {tokens} tokens (prompt and "
-                                   + ("longest" if args.max_response_len is not None else "mean") + " response)")
+                                   + ("longest" if args.max_response_len is not None else "mean") + " response)",
+                                   data["weights"])
     if args.format == "json":
         return to_json(data)
     return "\n".join(rl_step_lines(data) + accuracy_lines(data.get("held_out_error"), "RL step time")
                      + [f"Note          {note}" for note in data["notes"]])
 
 
-def _context_notes(arch, longest, what: str) -> list[str]:
+def _context_notes(arch, longest, what: str, weights: str) -> list[str]:
+    """The notes on the model a prediction ran: a checkpoint stored wider than the `weights` costed, a context
+    longer than the model is configured for."""
     from ...model.estimate import context_note
-    note = context_note(arch, arch.hf_id, longest, what)
-    return [note] if note else []
+    return [note for note in (stored_dtype_note(arch, weights), context_note(arch, arch.hf_id, longest, what)) if note]
 
 
 def accuracy_lines(rows: list[dict] | None, what: str) -> list[str]:
