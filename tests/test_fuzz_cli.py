@@ -14,6 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinker_nomics import fmt
 from tinker_nomics.faces.cli import NUMERIC_FLAGS, main
 
 VALUES = st.one_of(
@@ -174,7 +175,8 @@ def test_a_hostile_folder_name_reaches_the_report_only_as_text(name):
             assert code == 0, err.getvalue()
             page = (Path(tmp) / "report" / "report.html").read_bytes().decode()   # as written (\r kept)
             assert_inert(page)
-            assert f"<title>Run validation: {html.escape(name, quote=True)}</title>" in page   # shown, as text
+            shown = html.escape(fmt.printable(name, limit=160), quote=True)   # as text; a bidi override escaped
+            assert f"<title>Run validation: {shown}</title>" in page
             assert {t for t, _ in tags(page)} <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p",
                                                   "pre", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
                                                   "svg", "text", "line", "polyline", "circle", "rect"}

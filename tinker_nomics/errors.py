@@ -8,7 +8,14 @@ import difflib
 from typing import Iterable
 
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")   # C0/C1 control characters: escape codes, line breaks
+# characters that change how the text around them shows rather than showing themselves: Unicode's format characters
+# (category Cf: bidirectional overrides and isolates that make 'evil\u202egol.log' read 'evillog.gol', zero-width
+# spaces and joiners, the byte-order mark, invisible operators, tag characters) and the line and paragraph
+# separators (Zl, Zp), which start a new line as a line break does
+INVISIBLE = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e"
+             "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U0001bca0-\U0001bca3"
+             "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE}]")   # C0/C1 controls (escape codes, line breaks), INVISIBLE
 
 
 class TinkerNomicsError(ValueError):

@@ -110,7 +110,8 @@ def duration(x_hours: float) -> str:
         return f"{x * 60:.0f} min"
     if x < 48:
         return f"{x:.1f} h"
-    return f"{x / 24:.1f} days"
+    days = x / 24
+    return f"{days:.1f} days" if days < 100 else f"{days:,.0f} days"
 
 
 def seconds(x: float) -> str:
@@ -279,7 +280,7 @@ def markdown_literal(text) -> str:
             out.append({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[ch])
         elif ch in _MARKDOWN_PUNCTUATION:
             out.append("\\" + ch)
-        elif ord(ch) < 32 or 0x7f <= ord(ch) < 0xa0:
+        elif CONTROL.match(ch):   # a control or invisible character (errors.INVISIBLE: a bidi override)
             out.append(" ")
         else:
             out.append(ch)
@@ -297,8 +298,9 @@ def cut(text: str, width: int) -> str:
 
 
 def printable(value, missing: str = "not recorded", limit: int = 60) -> str:
-    """A value from a user's file as one line of a note: `missing` for null, text with a control character shown
-    escaped (an escape code or a line break never reaches the terminal), cut to `limit` characters."""
+    """A value from a user's file as one line of a note: `missing` for null, text with a control or invisible
+    character shown escaped (an escape code, a line break or a bidi override never reaches the terminal), cut to
+    `limit` characters."""
     if value is None:
         return missing
     text = str(value)

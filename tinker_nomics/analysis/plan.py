@@ -163,13 +163,28 @@ MAX_THREADS = 4
 
 
 def _caveats(part: pd.DataFrame) -> np.ndarray:
-    """Each rented option's caveat: an auction-style price, and a GPU count made of several instances."""
+    """Each rented option's caveat: an auction-style price, a GPU count made of several instances, and the other
+    prices the catalog lists for the same offer."""
     out = []
-    for auction, instances in zip(part["auction"].to_numpy(), part["instances"].to_numpy()):
+    for auction, instances, listed_prices, dearest in zip(part["auction"].to_numpy(), part["instances"].to_numpy(),
+                                                         part["listings"].to_numpy(), part["dearest"].to_numpy()):
         notes = ([AUCTION] if auction else []) + \
-            ([SEPARATE_INSTANCES.format(n=int(instances))] if instances > 1 else [])
+            ([SEPARATE_INSTANCES.format(n=int(instances))] if instances > 1 else []) + \
+            ([OTHER_LISTINGS.format(n=int(listed_prices), dearest=dearest)] if listed_prices > 1 else [])
         out.append("; ".join(notes) if notes else None)
     return np.array(out, dtype=object)
+
+
+def _cheapest_listing(part: pd.DataFrame, rate: str) -> pd.DataFrame:
+    """One row per offer a reader can tell apart (provider, instance type, count): a catalog lists some at several
+    prices (one row per region; the bundled import keeps each distinct price), and renting it means taking the
+    cheapest, so that is the one planned; `listings` and `dearest` say how many prices there were and the top one.
+    A row whose prices look swapped goes last, so a sound listing is planned where there is one."""
+    key = ["provider", "instance_type", "gpu", "k", "instances"]
+    ordered = part.sort_values(["suspect", rate], kind="stable")
+    grouped = ordered.groupby(key, sort=False)[rate]
+    ordered = ordered.assign(listings=grouped.transform("size").to_numpy(), dearest=grouped.transform("max").to_numpy())
+    return ordered[~ordered.duplicated(key)].sort_index()
 
 
 def _self_hosted(base: Scenario, gpus: np.ndarray, counts: np.ndarray, draws: dict) -> Hosted:
@@ -431,8 +446,8 @@ class Evaluation:
             raise TinkerNomicsError(f"deadline {deadline_hours!r} was not evaluated; evaluated: {self.deadlines}")
         _check_inputs(deadline_hours, budget_usd, self.confidence, 1, self.draws, None)
         frame = self.frame
-        if spot is not None:
-            gpu_option = frame["kind"].isin(["rented", "managed", "given"]).to_numpy()
+        if spot is not None:   # the user's own rate (kind "given") stays, as in evaluate
+            gpu_option = frame["kind"].isin(["rented", "managed"]).to_numpy()
             frame = frame[~gpu_option | (frame["spot"].to_numpy(dtype=bool) == spot)]
         j = self.deadlines.index(deadline_hours)
         frame = frame.rename(columns={f"p_meets@{j}": "p_meets_deadline"})[COLUMNS + ["offer"]]
@@ -492,6 +507,10 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
             notes.append(f"no offer rents {gpu} in the GPU offers read"
                          + (" from the providers named" if provider_filter else "")
                          + "; --gpu-hourly-usd plans it at your own rate")
+    if provider_filter is not None and not len(candidates) and (gpu_filter or spot is not None):
+        notes.append(f"{' and '.join(f for f, given in (('--gpus', gpu_filter), ('--spot', spot is not None)) if given)}"
+                     f" narrow{'s' * (not gpu_filter or spot is None)} rented GPUs, and the providers named rent "
+                     f"none for this run: only their services are planned")
     if len(candidates):
         if point.self_hosted is None:
             notes.append(f"the self-hosted side cannot be evaluated: {_no_architecture(point)}")
@@ -640,6 +659,7 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
         part = rented[rented["spot_rate"].notna()] if on_spot else rented
         if not len(part):
             continue
+        part = _cheapest_listing(part, "spot_rate" if on_spot else "rate")
         suffix = " (spot)" if on_spot else ""
         blocks.append(_frame(
             len(part), where=(part["provider"] + " " + part["instance_type"] + " × " + part["instances"].astype(str)
@@ -651,19 +671,20 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
             source=part["source"].to_numpy(),
             dropped_because=np.where(part["suspect"].to_numpy(), SUSPECT, None),
             caveat=_caveats(part)))
-    if spot is not True:
-        managed = pd.DataFrame([{"service": s.service, "gpu": s.gpu, "provider": s.vendor, "rate": s.usd_per_gpu_hour,
-                                 "source": s.source_url, "k": 1} for s in gpu_hour_services()])
-        if given_rate is not None and gpu_filter:
-            managed = pd.concat([managed, pd.DataFrame([{"service": "given rate", "gpu": g, "provider": "given rate",
-                                                          "rate": given_rate, "source": "--gpu-hourly-usd", "k": 1}
-                                                         for g in sorted(gpu_filter)])], ignore_index=True)
-        if len(managed):
-            if gpu_filter is not None:
-                managed = managed[managed["gpu"].isin(gpu_filter)]
-            if provider_filter is not None:
-                managed = managed[managed["provider"].map(_provider_key).isin(provider_filter)
-                                  | (managed["provider"] == "given rate")]
+    # managed GPU-hour services bill on demand (none under --spot); the user's own rate is theirs, spot or not
+    rows = [] if spot is True else [{"service": s.service, "gpu": s.gpu, "provider": s.vendor,
+                                     "rate": s.usd_per_gpu_hour, "source": s.source_url, "k": 1}
+                                    for s in gpu_hour_services()]
+    if given_rate is not None and gpu_filter:
+        rows += [{"service": "given rate", "gpu": g, "provider": "given rate", "rate": given_rate,
+                  "source": "--gpu-hourly-usd", "k": 1} for g in sorted(gpu_filter)]
+    if rows:
+        managed = pd.DataFrame(rows)
+        if gpu_filter is not None:
+            managed = managed[managed["gpu"].isin(gpu_filter)]
+        if provider_filter is not None:
+            managed = managed[managed["provider"].map(_provider_key).isin(provider_filter)
+                              | (managed["provider"] == "given rate")]
         if len(managed):
             part = _expand(managed.reset_index(drop=True), max_gpus)
             given = (part["provider"] == "given rate").to_numpy()
@@ -681,6 +702,7 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
 SUSPECT = "catalog row suspect: on-demand below spot (columns probably swapped)"
 AUCTION = "auction-style price: the catalog lists the same on-demand and spot price"
 SEPARATE_INSTANCES = "{n} instances timed as one node: the network between them is not modelled"
+OTHER_LISTINGS = "the cheapest of {n} prices the catalog lists for it (up to ${dearest:,.2f}/GPU-hour)"
 CHUNK = 4096      # options per block of draws (bounds the memory of the (options, draws) arrays)
 
 
@@ -841,14 +863,15 @@ def _rank(frame: pd.DataFrame, base: Scenario, workload, deadline_hours, budget_
     frame = frame.iloc[order].reset_index(drop=True)
     frame["dropped_because"] = dropped[order]
     frame["within_budget"] = np.where(np.isfinite(at_conf), within, None)[order]
+    buyable = (meets | late | over_budget)[order]
+    front = pareto_mask(np.where(buyable, cost[order], np.nan), wall[order])
+    frame["frontier"] = front
     best = records(frame.head(1).drop(columns=["offer"], errors="ignore"))[0] if meets.any() else None
     over = None
     if best is None and budget_usd is not None and over_budget.any():
         over = records(frame.iloc[[int(np.sum(reason_rank == 0))]].drop(columns=["offer"], errors="ignore"))[0]
         notes.append(f"no option meets the budget of ${budget_usd:,.2f}; the cheapest on time, "
                      f"{over['where']}, costs ${over['cost_usd']:,.2f} (over budget)")
-    buyable = (meets | late | over_budget)[order]
-    front = pareto_mask(np.where(buyable, cost[order], np.nan), wall[order])
     pareto = frame[front].sort_values(["cost_usd", "wall_hours"]).reset_index(drop=True)
     return Plan(frame, best, pareto, over, deadline_hours, budget_usd, confidence, draws, base, workload,
                 tuple(dict.fromkeys(notes)), spot_m)

@@ -35,7 +35,7 @@ def esc(value) -> str:
 def report_html(page: dict, summary_text: str, produced_by: dict) -> str:
     """The page (module docstring): `page` from analysis.run_report.report_page, `summary_text` summary.txt's."""
     s = page["summary"]
-    title = f"Run validation: {s.get('run')}"
+    title = f"Run validation: {fmt.printable(s.get('run'), limit=160)}"   # a bidi override in a file name escaped
     parts = [f"<h1>{esc(title)}</h1>",
              f"<p class=\"note\">{esc(_kind(page))}. Written by tinker-nomics {esc(produced_by.get('tinker_nomics'))} "
              f"with data recorded up to {esc(produced_by.get('data_recorded'))}; the executed chapter beside this file "

@@ -281,11 +281,17 @@ def _name_from_path(path: Path) -> str:
     `config.json` by its folder (`Qwen3-8B/config.json`), one in the Hugging Face cache
     (`models--Qwen--Qwen3-8B/snapshots/<commit>/config.json`) by the repository the cache folder names."""
     if path.name != "config.json":
-        return path.stem
+        return _shown(path.stem)
     folder = path.parent
     if folder.parent.name == "snapshots" and folder.parent.parent.name.startswith("models--"):
-        return folder.parent.parent.name[len("models--"):].replace("--", "/")
-    return folder.name or path.stem
+        return _shown(folder.parent.parent.name[len("models--"):].replace("--", "/"))
+    return _shown(folder.name or path.stem)
+
+
+def _shown(name: str) -> str:
+    """A name taken from a file or folder name, as one line of printable text (a line break, tab or bidi override
+    in it shown escaped, as '_name_or_path' must be printable): it heads every output that names the model."""
+    return name if name.isprintable() else repr(name)[1:-1]
 
 
 def from_dict(data: dict, where: str = "config", name: str = "config") -> ModelArch:

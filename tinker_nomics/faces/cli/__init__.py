@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from ...errors import TinkerNomicsError
+from ...errors import INVISIBLE, TinkerNomicsError
 from ...version import __version__
 from . import estimate, listings, plan, predict, validate
 from .common import OneLineParser, wrapped
@@ -90,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         _install(signal.SIGTERM, previous)
 
 
-# every control character but the line breaks and tabs the commands print themselves (errors.CONTROL's set)
-TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# every control character but the line breaks and tabs the commands print themselves, and the invisible ones
+# (errors.CONTROL's set)
+TERMINAL_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 
 
 def encodable(text: str, stream, as_json: bool = False) -> str:

@@ -126,7 +126,7 @@ def render(result, data: dict, top: int | None) -> str:
     budget = "no budget" if result.budget_usd is None else f"budget {fmt.usd(result.budget_usd)}"
     meets = int(frame["dropped_because"].isna().sum())
     lines = [head,
-             f"Plan: {deadline} at {fmt.pct(result.confidence, 0)} confidence, {budget}; {fmt.count(len(frame), 'option')} "
+             f"Plan: {deadline} at {fmt.pct_exact(result.confidence)} confidence, {budget}; {fmt.count(len(frame), 'option')} "
              f"over {fmt.count(result.draws, 'draw')}, {meets:,} on time and within budget",
              ""]
     if result.best is not None:
@@ -141,13 +141,12 @@ def render(result, data: dict, top: int | None) -> str:
         lines.append(f"Over budget   cheapest on time: {planner.option_name(o)}, {fmt.usd(o['cost_usd'])} ("
                      f"{fmt.usd(o['cost_usd_at_confidence'])} at the confidence) > budget {fmt.usd(result.budget_usd)}")
     lines.append("")
-    front = set(result.pareto["where"])
     shown = planner.listed(frame, top)
     rows = []
-    for rank, row in zip(shown.index + 1, shown.to_dict("records")):
+    for rank, row in zip(shown.index + 1, shown.to_dict("records")):   # the best is the ranking's first row
         note = row["dropped_because"] if isinstance(row["dropped_because"], str) else \
-            ("best" if result.best is not None and row["where"] == result.best["where"] else "")
-        if row["where"] in front:
+            ("best" if result.best is not None and rank == 1 else "")
+        if row.get("frontier"):
             note = (note + ", " if note else "") + "frontier"
         if isinstance(row.get("caveat"), str):
             note = (note + "; " if note else "") + row["caveat"]
