@@ -176,11 +176,11 @@ def _caveats(part: pd.DataFrame) -> np.ndarray:
 
 
 def _cheapest_listing(part: pd.DataFrame, rate: str) -> pd.DataFrame:
-    """One row per offer a reader can tell apart (provider, instance type, count): a catalog lists some at several
+    """One row per offer a reader can tell apart (provider, instance type): a catalog lists some at several
     prices (one row per region; the bundled import keeps each distinct price), and renting it means taking the
     cheapest, so that is the one planned; `listings` and `dearest` say how many prices there were and the top one.
     A row whose prices look swapped goes last, so a sound listing is planned where there is one."""
-    key = ["provider", "instance_type", "gpu", "k", "instances"]
+    key = ["provider", "instance_type", "gpu", "k"]
     ordered = part.sort_values(["suspect", rate], kind="stable")
     grouped = ordered.groupby(key, sort=False)[rate]
     ordered = ordered.assign(listings=grouped.transform("size").to_numpy(), dearest=grouped.transform("max").to_numpy())
@@ -651,15 +651,15 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
         table = table[table["gpu"].isin(gpu_filter)]
     if provider_filter is not None:
         table = table[table["provider"].map(_provider_key).isin(provider_filter)]
-    rented = _expand(table.reset_index(drop=True), max_gpus)
     blocks = []
     for on_spot in (False, True):
         if spot is not None and on_spot != spot:
             continue
-        part = rented[rented["spot_rate"].notna()] if on_spot else rented
-        if not len(part):
+        listed_ = table[table["spot_rate"].notna()] if on_spot else table
+        if not len(listed_):
             continue
-        part = _cheapest_listing(part, "spot_rate" if on_spot else "rate")
+        part = _expand(_cheapest_listing(listed_, "spot_rate" if on_spot else "rate").reset_index(drop=True),
+                       max_gpus)
         suffix = " (spot)" if on_spot else ""
         blocks.append(_frame(
             len(part), where=(part["provider"] + " " + part["instance_type"] + " × " + part["instances"].astype(str)
