@@ -107,3 +107,14 @@ def test_predict_says_how_far_the_model_lands_in_the_regimes_of_its_prediction()
     assert ("rl_step", "lora") not in table          # no published RL step trains a LoRA
     assert "LoRA: no published case" in _cli(*rl)[1]
     assert "Accuracy" not in _cli(*decode, "--method", "exact")[1]
+
+
+def test_a_model_tinker_does_not_offer_lists_no_tinker_draw():
+    """Left over from 2026-12-05: with no Tinker price the Spread line named 'Tinker time error' among the inputs
+    drawn, though no number shown moves with it."""
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--model", "Qwen/Qwen2.5-7B", "--format", "json")
+    assert code == 0, err
+    assert not [name for name in json.loads(out)["uncertainty"]["drawn"] if name.startswith("tinker_")]
+    code, out, err = _cli("estimate", "--workload", "math_rl", "--format", "json")
+    assert code == 0, err
+    assert "tinker_time_factor" in json.loads(out)["uncertainty"]["drawn"]   # priced: Tinker's time is drawn

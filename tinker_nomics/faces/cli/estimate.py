@@ -252,7 +252,9 @@ def spread(scenario: Scenario, workload: str | None, given) -> dict:
 
     mc = uncertainty.around(scenario, workload, fixed=sorted(given))
     q = mc.quantiles()
-    out = {"draws": mc.n, "seed": 0, "drawn": sorted(mc.draws), "fixed": sorted(set(given) & set(
+    # a draw that moves only Tinker's side (its step time) is not one of this answer's where Tinker prices nothing
+    drawn = [name for name in sorted(mc.draws) if not (mc.tinker_not_offered and name.startswith("tinker_"))]
+    out = {"draws": mc.n, "seed": 0, "drawn": drawn, "fixed": sorted(set(given) & set(
         uncertainty.for_workload(workload or "custom", str(scenario.resolved().method))))}
     for side, key in (("tinker", "tinker"), ("self_hosted", "self_hosted")):
         for p, v in zip(uncertainty.QUANTILES, q[key]):
