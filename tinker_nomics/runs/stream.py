@@ -219,9 +219,9 @@ class _Window:
                 self.drop()
             return item
 
-    def items(self, what: str, close: str) -> Iterator[tuple[int, object]]:
-        """(number, value) for each value of the list or object (its opening character read) up to `close`: for an
-        object, each value is a (key, value) pair."""
+    def entries(self, what: str, close: str) -> Iterator[tuple[int, str | None]]:
+        """Walks a list or object (its opening character read) up to `close`: each entry's number, and an object
+        member's name, with the window at the entry's value, which the caller reads before the next."""
         number = 0
         while True:
             char = self.next_char()
@@ -236,6 +236,7 @@ class _Window:
                 self.pos += 1
                 self.next_char()
             number += 1
+            key = None
             if close == "}":
                 key = self.value()
                 if not isinstance(key, str):
@@ -244,9 +245,13 @@ class _Window:
                     self.broken(f"expected ':' after {key[:40]!r}")
                 self.pos += 1
                 self.next_char()
-                yield number, (key, self.value())
-            else:
-                yield number, self.value()
+            yield number, key
+
+    def items(self, what: str, close: str) -> Iterator[tuple[int, object]]:
+        """(number, value) for each value of the list or object up to `close`: for an object, a (key, value)."""
+        for number, key in self.entries(what, close):
+            value = self.value()
+            yield number, (value if key is None else (key, value))
 
     def end(self, what: str) -> None:
         """Nothing but white space may follow the document; JsonLines where another object follows."""
@@ -303,26 +308,7 @@ def json_members(path: Path, label: str, streamed=lambda key: True, chunk: int |
         if window.next_char() != "{":
             window.broken("expected an object")
         window.pos += 1
-        number = 0
-        while True:
-            char = window.next_char()
-            if not char:
-                window.broken("the object is not closed")
-            if char == "}":
-                window.pos += 1
-                break
-            if number:
-                if char != ",":
-                    window.broken(f"expected ',' after member {number}")
-                window.pos += 1
-                window.next_char()
-            number += 1
-            key = window.value()
-            if not isinstance(key, str):
-                window.broken("expected a member name in quotes")
-            if window.next_char() != ":":
-                window.broken(f"expected ':' after {key[:40]!r}")
-            window.pos += 1
+        for _, key in window.entries("object", "}"):
             opener = window.next_char()
             if streamed(key) and opener in ("[", "{"):
                 kind = "list" if opener == "[" else "object"
