@@ -455,6 +455,7 @@ class ServingPlan:
     prefill_wire: np.ndarray = 0.0    # the prompts' tensor-parallel all-reduces on the wire, per replica batch
     decode_steps: np.ndarray = None   # decode steps a replica runs for its `prompts` (default `output_tokens`)
     prompts: np.ndarray = None        # requests a replica serves over those steps (default `batch`)
+    busy: np.ndarray = None           # replicas with a request in flight (default `replicas`)
 
 
 def drain_steps(tokens, batch, mean, longest):
@@ -494,12 +495,17 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
     cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision, max_num_seqs=limit)
     one = kv_capacity(arch, gpus, tp, i + longest, fraction, precision, kv_precision, max_num_seqs=limit) >= 1
     requested = np.asarray(concurrency, dtype=float)
-    wanted = np.minimum(requested / replicas, limit)
+    total = requested if num_prompts is None else np.asarray(num_prompts, dtype=float)   # requests in the run
+    # the requests in flight, `concurrency` at most across every replica (and no more than the run sends), spread
+    # over as many replicas as there are requests: a replica left without one decodes nothing
+    flight = np.minimum(requested, total)
+    busy = np.clip(np.floor(flight), 1.0, replicas)
+    wanted = np.minimum(flight / busy, limit)
     batch = np.maximum(np.minimum(wanted, cap), 1.0)
     if num_prompts is None and max_output_tokens is None:   # the steady state
         steps, active, prompts = o, batch, batch
     else:
-        prompts = (requested if num_prompts is None else np.asarray(num_prompts, dtype=float)) / replicas
+        prompts = total / busy
         steps, active = drain_steps(prompts * o, batch, o, longest)
     features = decode_features(arch, gpus, tp, active, context, precision, kv_precision,
                                expert_parallel=expert_parallel)
@@ -512,7 +518,7 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
         return np.broadcast_to(x, shape)
 
     return ServingPlan(b(tp), b(replicas), b(batch), b(requested), b(wanted > cap), b(one), features, b(prefill),
-                       b(o), b(wire), b(steps), b(prompts))
+                       b(o), b(wire), b(steps), b(prompts), b(busy))
 
 
 def serving_throughput(plan: ServingPlan, p):
@@ -522,7 +528,8 @@ def serving_throughput(plan: ServingPlan, p):
     step = step_seconds(plan.features, p)
     seconds = plan.decode_steps * step.seconds + plan.prefill_units / p.decode_compute_efficiency \
         + plan.prefill_wire
-    return plan.replicas * plan.prompts * plan.output_tokens / seconds, step
+    busy = plan.replicas if plan.busy is None else plan.busy
+    return busy * plan.prompts * plan.output_tokens / seconds, step
 
 
 class _UnitParameters:

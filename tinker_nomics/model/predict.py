@@ -154,6 +154,8 @@ class DecodePrediction:
     num_prompts: np.ndarray = None         # a benchmark run of this many requests, timed to its last token
     max_output_tokens: np.ndarray = None   # the longest output of that run
     expert_parallel: np.ndarray = None     # GPUs of a replica that split the routed experts whole (None: 1)
+    replicas: np.ndarray = None            # engine copies of `tensor_parallel` GPUs
+    busy_replicas: np.ndarray = None       # those with a request in flight (`concurrency` at most in all)
 
     @property
     def output_tokens_per_second_per_gpu(self):
@@ -169,7 +171,8 @@ class DecodePrediction:
                 "feasible": _plain(self.feasible),
                 "num_prompts": None if self.num_prompts is None else _plain(self.num_prompts),
                 "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens),
-                "expert_parallel": 1 if self.expert_parallel is None else _plain(self.expert_parallel)}
+                "expert_parallel": 1 if self.expert_parallel is None else _plain(self.expert_parallel),
+                "replicas": _plain(self.replicas), "busy_replicas": _plain(self.busy_replicas)}
 
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
@@ -247,8 +250,9 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
                 f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
                 f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
         bound = np.where(plan.memory_capped, "memory", step.bound)
-        return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.replicas, c, bound,
-                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep)
+        return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.busy, c, bound,
+                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep,
+                                plan.replicas, plan.busy)
     kind = method
     total, active = arch.params(kind)
     scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)
@@ -283,7 +287,9 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     bound = np.where(capped, "memory", np.where(compute, "compute", "bandwidth"))
     shape = np.shape(tps)
     return DecodePrediction(arch.model, gpu.gpu, method, n, tps, np.broadcast_to(in_flight, shape), c, bound,
-                            np.broadcast_to(tp, shape), np.ones(shape, dtype=bool), precision, kv_precision)
+                            np.broadcast_to(tp, shape), np.ones(shape, dtype=bool), precision, kv_precision,
+                            replicas=np.broadcast_to(replicas, shape),
+                            busy_replicas=np.broadcast_to(np.clip(np.floor(in_flight), 1.0, replicas), shape))
 
 
 # ------------------------------------------------------------------------------------------------ RL step

@@ -1,0 +1,73 @@
+"""`predict decode` and `predict rl-step` as a hostile user tries them (the third QA sweep, notes/s8/cli_qa3.md):
+more requests in flight than --concurrency allows, default layouts the explicit flags are refused for, batch shapes
+no trainer runs, a "does not fit" message naming the wrong length, and counts printed or written as floats.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import numpy as np
+import pytest
+
+from tinker_nomics.faces.cli import main
+from tinker_nomics.model import predict
+from tinker_nomics.sources.architectures import get_arch
+from tinker_nomics.sources.hardware import get_gpu
+
+
+def _cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+def _refused(args, *words):
+    code, out, err = _cli(*args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (args, out, err)
+    assert all(w in err for w in words), err
+    return err
+
+
+def _json(*args):
+    code, out, err = _cli(*args, "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+DECODE = ["predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100", "--input-len", "100", "--output-len", "100"]
+
+
+# ------------------------------------------------------------------------------------------------ finding 2
+
+@pytest.mark.parametrize("method", ["calibrated", "exact"])
+def test_no_more_requests_in_flight_than_the_concurrency_asked_for(method):
+    """One request on eight one-GPU engine copies decodes on one of them: one copy's rate, not eight copies'."""
+    arch, gpu = get_arch("Qwen3-8B"), get_gpu("H100")
+    spread = predict.predict_decode(arch, gpu, 8, 1, 100, 100, tensor_parallel=1, method=method)
+    alone = predict.predict_decode(arch, gpu, 1, 1, 100, 100, tensor_parallel=1, method=method)
+    assert float(spread.concurrency) == 1
+    if method == "calibrated":
+        assert float(spread.output_tokens_per_second) == pytest.approx(float(alone.output_tokens_per_second))
+    d = spread.to_dict()
+    assert (d["replicas"], d["busy_replicas"]) == (8, 1)
+
+
+@pytest.mark.parametrize("gpus, concurrency", [("8", "3"), ("24", "1"), ("1000", "1"), ("8", "12")])
+def test_the_concurrency_is_the_total_over_the_engine_copies(gpus, concurrency):
+    d = _json(*DECODE, "--num-gpus", gpus, "--concurrency", concurrency, "--tensor-parallel", "1")
+    assert d["concurrency"] <= float(concurrency)
+    assert d["busy_replicas"] == min(int(concurrency), d["replicas"])
+    code, out, _ = _cli(*DECODE, "--num-gpus", gpus, "--concurrency", concurrency, "--tensor-parallel", "1")
+    assert f"{d['busy_replicas']:,.0f} of {d['replicas']:,.0f} engine copies busy" in out
+
+
+def test_a_run_of_one_prompt_has_one_request_in_flight():
+    """--num-prompts 1 at --concurrency 64 runs one request: neither 64 in flight nor 'throughput batches'."""
+    d = _json(*DECODE, "--num-gpus", "8", "--concurrency", "64", "--num-prompts", "1")
+    assert d["concurrency"] == 1
+    assert not any(row["regime"] == "throughput" for row in d["held_out_error"])
+    code, out, err = _cli(*DECODE, "--num-gpus", "8", "--concurrency", "64", "--num-prompts", "1")
+    assert "Concurrency   1 of 64 requested" in out
