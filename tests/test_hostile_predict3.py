@@ -71,3 +71,8 @@ def test_a_run_of_one_prompt_has_one_request_in_flight():
     assert not any(row["regime"] == "throughput" for row in d["held_out_error"])
     code, out, err = _cli(*DECODE, "--num-gpus", "8", "--concurrency", "64", "--num-prompts", "1")
     assert "Concurrency   1 of 64 requested" in out
+
+
+def test_a_run_of_one_prompt_is_not_one_prompts():
+    code, out, err = _cli(*DECODE, "--num-gpus", "8", "--concurrency", "64", "--num-prompts", "1")
+    assert code == 0 and "Run           1 prompt, " in out, err

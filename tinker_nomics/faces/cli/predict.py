@@ -232,7 +232,8 @@ def _run(args) -> str:
                      if data["replicas"] > 1 else ""),
             f"Bound         {data['bound']}"] + accuracy_lines(data.get("held_out_error"), "decode throughput")
             + [f"Note          {note}" for note in data["notes"]]
-            + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
+            + ([f"Run           {fmt.count(data['num_prompts'] or data['requested_concurrency'], 'prompt')}, "
+                f"the longest output "
                 f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
                 f"token (every prefill, and the drain of the longest outputs)"]
                if data["num_prompts"] is not None or data["max_output_len"] is not None else []))
