@@ -76,3 +76,17 @@ def test_a_run_of_one_prompt_has_one_request_in_flight():
 def test_a_run_of_one_prompt_is_not_one_prompts():
     code, out, err = _cli(*DECODE, "--num-gpus", "8", "--concurrency", "64", "--num-prompts", "1")
     assert code == 0 and "Run           1 prompt, " in out, err
+
+
+# ------------------------------------------------------------------------------------------------ finding 10
+
+def test_does_not_fit_names_the_longest_sequence_and_a_count_that_holds_it():
+    """--max-output-len 1e6 on one GPU: the sequence that does not fit is the input and the longest output, and the
+    count the message names does hold it (it said 200 tokens, then that 1 GPU holds them)."""
+    import re
+    args = [*DECODE, "--concurrency", "64", "--max-output-len", "1000000"]
+    err = _refused([*args, "--num-gpus", "1"], "does not fit", f"{100 + 1_000_000:,} tokens")
+    need = re.search(r"GPU count that does is ([\d,]+)", err).group(1).replace(",", "")
+    assert int(need) > 1
+    code, out, err = _cli(*args, "--num-gpus", need)
+    assert code == 0, err

@@ -243,12 +243,14 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
                                        num_prompts=prompts, max_output_tokens=longest,
                                        expert_parallel=1.0 if ep is None else ep)
         tps, step = decode.serving_throughput(plan, parameters())
-        if not np.all(plan.feasible):
-            need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
+        if not np.all(plan.feasible):   # the longest sequence, as serving_plan holds it: its input and longest output
+            sequence = i + (o if longest is None else np.maximum(longest, o))
+            need = decode.smallest_replica(arch, gpus, sequence, number("engine_memory_fraction"), precision,
                                            kv_precision, cap)
             raise TinkerNomicsError(
                 f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
-                f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
+                f"sequence of {_text(sequence)} tokens; the smallest power-of-two GPU count that does is "
+                f"{_text(need)}")
         bound = np.where(plan.memory_capped, "memory", step.bound)
         return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.busy, c, bound,
                                 plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep,
