@@ -90,3 +90,30 @@ def test_does_not_fit_names_the_longest_sequence_and_a_count_that_holds_it():
     assert int(need) > 1
     code, out, err = _cli(*args, "--num-gpus", need)
     assert code == 0, err
+
+
+# ------------------------------------------------------------------------------------------------ finding 9
+
+RL = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--prompt-len", "200",
+      "--response-len", "1000"]
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--samples", "4", "--optimizer-steps", "8"], ["--optimizer-steps (8)", "4 samples"]),
+    (["--samples", "1024", "--optimizer-steps", "100000"], ["--optimizer-steps (100,000)", "1,024 samples"]),
+    (["--samples", "4", "--optimizer-steps", "16", "--ppo-epochs", "2"], ["--optimizer-steps (16)", "--ppo-epochs (2)"]),
+    (["--samples", "1024", "--micro-batch-tokens", "1"], ["--micro-batch-tokens (1)", f"{200 + 1000:,} tokens"]),
+    (["--samples", "1024", "--max-response-len", "4000", "--logprob-micro-batch-tokens", "2000"],
+     ["--logprob-micro-batch-tokens (2,000)", f"{200 + 4000:,} tokens"]),
+    (["--samples", "1024", "--critic", "--critic-micro-batch-tokens", "1000"], ["--critic-micro-batch-tokens (1,000)"]),
+])
+def test_rl_step_refuses_a_batch_shape_no_trainer_runs(extra, words):
+    _refused([*RL, *extra], *words)
+
+
+def test_the_batch_shapes_at_the_edge_still_run():
+    for extra in (["--samples", "4", "--optimizer-steps", "4"], ["--samples", "4", "--optimizer-steps", "8",
+                                                                 "--ppo-epochs", "2"],
+                  ["--samples", "1024", "--micro-batch-tokens", str(200 + 1000)]):
+        code, out, err = _cli(*RL, *extra)
+        assert code == 0 and "Training" in out, (extra, err)

@@ -458,6 +458,25 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                                      values_micro_batch_samples)
     critic_micro, critic_samples = _micro_batch_size("critic_micro_batch", critic_micro_batch_tokens,
                                                      critic_micro_batch_samples)
+    # the batch shapes a trainer runs (verl refuses the others at start): a mini-batch of at least one sample,
+    # RayPPOTrainer._validate_config's `assert config.data.train_batch_size >=
+    # config.actor_rollout_ref.actor.ppo_mini_batch_size` (verl/trainer/ppo/ray_trainer.py), so at most `samples`
+    # optimizer steps a pass; and a token budget that holds the longest sequence, seqlen_balancing.
+    # rearrange_micro_batches' `assert max_token_len >= max_seq_len` ("max_token_len must be greater than the
+    # sequence length", verl/utils/seqlen_balancing.py)
+    passes = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
+    if opt is not None and np.any(opt > s * (1.0 if passes is None else passes)):
+        raise TinkerNomicsError(f"optimizer_steps ({_text(opt)}) must be at most the {_text(s)} samples a step trains"
+                                + ("" if passes is None else f" × ppo_epochs ({_text(passes)})")
+                                + ": each optimizer step takes a mini-batch of at least one sample")
+    longest = p + (r if r_max is None else r_max)
+    for name, budget in (("micro_batch_tokens", micro), ("logprob_micro_batch_tokens", logprob_micro),
+                         ("reference_micro_batch_tokens", reference_micro),
+                         ("values_micro_batch_tokens", values_micro), ("critic_micro_batch_tokens", critic_micro)):
+        if budget is not None and np.any(budget < longest):
+            raise TinkerNomicsError(f"{name} ({_text(budget)}) is shorter than a sequence, prompt + "
+                                    f"{'longest' if r_max is not None else 'mean'} response ({_text(longest)} "
+                                    f"tokens): a micro-batch holds at least one whole sequence")
     for name, value, what, needs, on in (
             ("reference_micro_batch", (reference_micro, reference_samples), "the reference model's pass",
              "reference", reference),
