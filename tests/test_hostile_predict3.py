@@ -117,3 +117,22 @@ def test_the_batch_shapes_at_the_edge_still_run():
                   ["--samples", "1024", "--micro-batch-tokens", str(200 + 1000)]):
         code, out, err = _cli(*RL, *extra)
         assert code == 0 and "Training" in out, (extra, err)
+
+
+# ------------------------------------------------------------------------------------------------ finding 13
+
+QWEN_CONFIG = "data/models/configs/Qwen--Qwen2.5-7B.json"
+
+
+@pytest.mark.parametrize("quant, words", [
+    ({"quant_method": "<script>\x1b"}, ["quant_method", "'<script>\\x1b'"]),
+    ("fp8", ["'fp8'", "a str where an object belongs"]),
+])
+def test_an_unread_quantization_is_named_in_the_message(tmp_path, quant, words):
+    from pathlib import Path
+    data = json.loads((Path(__file__).resolve().parents[1] / QWEN_CONFIG).read_text())
+    data["quantization_config"] = quant
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    _refused([*DECODE[:2], "--model-config", str(path), *DECODE[4:], "--num-gpus", "8", "--concurrency", "64"],
+             "quantization_config", "--precision", *words)

@@ -87,8 +87,10 @@ def _weight_precision(arch: ModelArch, precision) -> str:
     if precision is not None and not quantization.is_auto(precision):
         return decode.precision_name(precision)
     if arch.checkpoint_precision is None:
-        raise TinkerNomicsError(f"{arch.model}'s config.json states a quantization_config whose weight precision is "
-                                f"not read here; name it with --precision ({', '.join(decode.PRECISIONS)})")
+        states = f" ({arch.quantization_unread})" if arch.quantization_unread else ""
+        raise TinkerNomicsError(f"{arch.model}'s config.json states a quantization_config{states} whose weight "
+                                f"precision is not read here; name it with --precision "
+                                f"({', '.join(decode.PRECISIONS)})")
     return decode.precision_name(arch.checkpoint_precision)
 
 
