@@ -136,3 +136,20 @@ def test_an_unread_quantization_is_named_in_the_message(tmp_path, quant, words):
     path.write_text(json.dumps(data))
     _refused([*DECODE[:2], "--model-config", str(path), *DECODE[4:], "--num-gpus", "8", "--concurrency", "64"],
              "quantization_config", "--precision", *words)
+
+
+def test_predict_json_writes_counts_as_whole_numbers():
+    """"num_gpus": 8, not 8.0: every count in predict's JSON is an integer where it is whole."""
+    d = _json(*DECODE, "--num-gpus", "24", "--concurrency", "1", "--num-prompts", "10", "--max-output-len", "200")
+    for key in ("num_gpus", "concurrency", "requested_concurrency", "tensor_parallel", "replicas", "busy_replicas",
+                "num_prompts", "max_output_len", "expert_parallel"):
+        assert type(d[key]) is int, (key, d[key])
+    d = _json(*RL, "--samples", "1024")
+    for key in ("num_gpus", "fitting_gpus", "generation_rounds", "rollout_concurrency", "rollout_waves",
+                "rollout_tensor_parallel"):
+        assert type(d[key]) is int, (key, d[key])
+    big = ["predict", "rl-step", "--model", "meta-llama/Llama-3.1-405B", "--gpu", "H100", "--num-gpus", "8",
+           "--samples", "1024", "--prompt-len", "200", "--response-len", "1000"]
+    d = _json(*big)
+    assert not d["feasible"] and type(d["fitting_gpus"]) is int and type(d["on_fitting_gpus"]["num_gpus"]) is int
+    assert type(d["on_fitting_gpus"]["rollout_tensor_parallel"]) is int

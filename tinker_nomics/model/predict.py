@@ -74,6 +74,18 @@ def _plain(value):
     return array.item() if array.ndim == 0 else array.tolist()
 
 
+def _counted(value):
+    """A count (GPUs, requests, waves) as JSON writes it: `_plain`, each whole finite number an int ("num_gpus": 8,
+    not 8.0); a fractional one (a mean batch) stays a float, a NaN stays for the JSON's null."""
+    return _ints(_plain(value))
+
+
+def _ints(x):
+    if isinstance(x, list):
+        return [_ints(v) for v in x]
+    return int(x) if isinstance(x, float) and np.isfinite(x) and x.is_integer() else x
+
+
 def _peak_figure(precision: str) -> str:
     return "fp8_dense_tflops" if decode.precision_name(precision) in decode.FP8_COMPUTE else "bf16_dense_tflops"
 
@@ -164,17 +176,18 @@ class DecodePrediction:
         return np.asarray(self.output_tokens_per_second) / np.asarray(self.num_gpus, dtype=float)
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _counted(self.num_gpus),
                 "precision": self.precision, "kv_precision": self.kv_precision,
                 "output_tokens_per_second": _plain(self.output_tokens_per_second),
                 "output_tokens_per_second_per_gpu": _plain(self.output_tokens_per_second_per_gpu),
-                "concurrency": _plain(self.concurrency), "requested_concurrency": _plain(self.requested_concurrency),
-                "bound": _plain(self.bound), "tensor_parallel": _plain(self.tensor_parallel),
+                "concurrency": _counted(self.concurrency),
+                "requested_concurrency": _counted(self.requested_concurrency),
+                "bound": _plain(self.bound), "tensor_parallel": _counted(self.tensor_parallel),
                 "feasible": _plain(self.feasible),
-                "num_prompts": None if self.num_prompts is None else _plain(self.num_prompts),
-                "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens),
-                "expert_parallel": 1 if self.expert_parallel is None else _plain(self.expert_parallel),
-                "replicas": _plain(self.replicas), "busy_replicas": _plain(self.busy_replicas)}
+                "num_prompts": None if self.num_prompts is None else _counted(self.num_prompts),
+                "max_output_len": None if self.max_output_tokens is None else _counted(self.max_output_tokens),
+                "expert_parallel": 1 if self.expert_parallel is None else _counted(self.expert_parallel),
+                "replicas": _counted(self.replicas), "busy_replicas": _counted(self.busy_replicas)}
 
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
@@ -325,39 +338,44 @@ class RLStepPrediction:
     rollout_gpus: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # separate: the engine's side
     rollout_tensor_parallel: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # GPUs per engine
 
+    COUNTS = ("rollout_concurrency", "rollout_waves", "rollout_tensor_parallel", "rollout_gpus")
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
 
     def to_dict(self) -> dict:
         """The JSON of `predict rl-step`: where the GPUs asked for cannot hold the job, every time is null and
         `on_fitting_gpus` holds the times on the smallest count that can (the text says the same)."""
-        out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+        out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _counted(self.num_gpus),
                "fine_tune": self.fine_tune, "weights": "bf16", "checkpoint_precision": self.checkpoint_precision,
-               "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus),
-               "generation_rounds": _plain(self.generation_rounds), "rollout_precision": self.rollout_precision,
+               "feasible": _plain(self.feasible), "fitting_gpus": _counted(self.fitting_gpus),
+               "generation_rounds": _counted(self.generation_rounds), "rollout_precision": self.rollout_precision,
                "rollout_kv_precision": self.rollout_kv_precision, "train_precision": self.train_precision}
         times = {name: _plain(getattr(self, name)) for name in self.PHASES}
         times["train_mfu"] = _plain(self.train_mfu)
-        times["rollout_concurrency"] = _plain(self.rollout_concurrency)
-        times["rollout_waves"] = _plain(self.rollout_waves)
-        times["rollout_tensor_parallel"] = _plain(self.rollout_tensor_parallel)   # NaN (null): the seed, exact methods
+        times["rollout_concurrency"] = _counted(self.rollout_concurrency)
+        times["rollout_waves"] = _counted(self.rollout_waves)
+        times["rollout_tensor_parallel"] = _counted(self.rollout_tensor_parallel)   # NaN (null): seed, exact methods
         own = np.asarray(self.rollout_gpus, dtype=float) > 0   # an engine on GPUs of its own (nan: none)
         times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
                                           np.where(own, "split", "colocated")))
         split = np.where(own, self.rollout_gpus, np.nan)
-        times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _plain(split)
+        times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _counted(split)
         if np.all(self.feasible):
             out.update(times)
             out["on_fitting_gpus"] = None
         elif np.ndim(self.feasible) == 0:
             out.update({name: None for name in times})
-            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+            out["on_fitting_gpus"] = {"num_gpus": _counted(self.fitting_gpus), **times}
         else:   # arrays: null where infeasible
             feasible = np.asarray(self.feasible)
-            out.update({name: [v if ok else None for v, ok in zip(np.broadcast_to(getattr(self, name) if name in
-                        self.PHASES else np.asarray(values), feasible.shape).ravel().tolist(), feasible.ravel())]
-                        for name, values in times.items()})
-            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+
+            def nulled(name, values):
+                row = [v if ok else None for v, ok in zip(np.broadcast_to(getattr(self, name) if name in
+                       self.PHASES else np.asarray(values), feasible.shape).ravel().tolist(), feasible.ravel())]
+                return _ints(row) if name in self.COUNTS else row
+
+            out.update({name: nulled(name, values) for name, values in times.items()})
+            out["on_fitting_gpus"] = {"num_gpus": _counted(self.fitting_gpus), **times}
         return out
 
 
