@@ -153,3 +153,38 @@ def test_predict_json_writes_counts_as_whole_numbers():
     d = _json(*big)
     assert not d["feasible"] and type(d["fitting_gpus"]) is int and type(d["on_fitting_gpus"]["num_gpus"]) is int
     assert type(d["on_fitting_gpus"]["rollout_tensor_parallel"]) is int
+
+
+# ------------------------------------------------------------------------------------------------ finding 3
+
+def _prime7(tmp_path):
+    """A config with 7 attention heads (QA s8 #3): only engines of 1 or 7 GPUs split them."""
+    from pathlib import Path
+    data = json.loads((Path(__file__).resolve().parents[1] / QWEN_CONFIG).read_text())
+    data.update(num_attention_heads=7, num_key_value_heads=7, hidden_size=3584, num_hidden_layers=200,
+                _name_or_path="prime7")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    return ["--model-config", str(path)]
+
+
+@pytest.mark.parametrize("model, gpus", [(["--model", "meta-llama/Llama-3.1-405B"], "8"),
+                                         (["--model", "meta-llama/Llama-3.1-405B"], "55"),
+                                         (["--model", "Qwen2.5-72B"], "10"), (None, "8")])
+def test_rl_step_default_layout_is_one_the_flags_accept(tmp_path, model, gpus):
+    """The default engine and the 'smallest count that can' keep the rule a given --rollout-tensor-parallel is
+    refused for: on that count, that size is accepted, and the count asked for holds the job only where it too
+    has such a layout (405B was 'feasible' on 55 GPUs with engines of 32)."""
+    model = model or _prime7(tmp_path)
+    base = ["predict", "rl-step", *model, "--gpu", "H100", "--samples", "1024", "--prompt-len", "200",
+            "--response-len", "1000"]
+    d = _json(*base, "--num-gpus", gpus)
+    times = d if d["feasible"] else d["on_fitting_gpus"]
+    count, tp = (int(gpus) if d["feasible"] else d["fitting_gpus"]), times["rollout_tensor_parallel"]
+    assert count % tp == 0
+    code, out, err = _cli(*base, "--num-gpus", str(count), "--rollout-tensor-parallel", str(tp))
+    assert code == 0, err
+    again = _json(*base, "--num-gpus", str(count))
+    assert again["feasible"] and again["rollout_tensor_parallel"] == tp
+    if not d["feasible"]:
+        _refused([*base, "--num-gpus", gpus, "--rollout-tensor-parallel", str(tp)], "--rollout-tensor-parallel")

@@ -408,6 +408,48 @@ def replica_memory(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, precision: 
             + kv_bytes(arch, sequence_tokens, kv_precision)) / engine_memory.engine_memory_bytes(gpus)
 
 
+# ------------------------------------------------------------------------------------------------ engine layouts
+
+def engine_sizes(arch: ModelArch) -> np.ndarray:
+    """The tensor-parallel sizes an engine of `arch` may take: those that split its attention heads evenly (vLLM
+    refuses the others), smallest first; powers of two where the heads are not known."""
+    heads = int(arch.num_heads or 0)
+    if not heads:
+        return np.power(2.0, np.arange(int(math.log2(number("max_gpus"))) + 1))
+    return np.asarray([d for d in range(1, heads + 1) if heads % d == 0], dtype=float)
+
+
+def layout_allowed(arch: ModelArch, tensor_parallel, num_gpus=None):
+    """The rule every engine layout keeps, given or chosen by default: the tensor-parallel size splits the attention
+    heads evenly and (with `num_gpus`) divides the GPUs into whole engine copies."""
+    tp = np.asarray(tensor_parallel, dtype=float)
+    heads = int(arch.num_heads or 0)
+    ok = (np.mod(heads, tp) == 0) if heads else np.ones(np.shape(tp), dtype=bool)
+    return ok if num_gpus is None else ok & (np.mod(np.asarray(num_gpus, dtype=float), tp) == 0)
+
+
+def smallest_layout(arch: ModelArch, need, num_gpus=None):
+    """The smallest allowed tensor-parallel size (layout_allowed) of at least `need` GPUs, dividing `num_gpus`
+    where given; NaN where there is none."""
+    need = np.asarray(need, dtype=float)
+    n = None if num_gpus is None else np.asarray(num_gpus, dtype=float)
+    out = np.full(np.broadcast_shapes(np.shape(need), np.shape(n) if n is not None else ()), np.nan)
+    for d in engine_sizes(arch)[::-1]:   # largest first, so the smallest that qualifies is kept last
+        ok = (d >= need) if n is None else (d >= need) & (np.mod(n, d) == 0)
+        out = np.where(ok, d, out)
+    return out
+
+
+def smallest_layout_count(arch: ModelArch, need, at_least):
+    """The smallest GPU count of at least `at_least` that engine copies of an allowed size of at least `need` GPUs
+    fill whole (a multiple of that size); NaN where no allowed size is that large."""
+    need, at_least = np.asarray(need, dtype=float), np.asarray(at_least, dtype=float)
+    out = np.full(np.broadcast_shapes(np.shape(need), np.shape(at_least)), np.inf)
+    for d in engine_sizes(arch):
+        out = np.where(d >= need, np.minimum(out, np.ceil(at_least / d - 1e-9) * d), out)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
 def power_of_two_above(x):
     """The smallest power of two at or above `x` (at least 1)."""
     return np.power(2.0, np.ceil(np.log2(np.maximum(x, 1.0))))

@@ -108,26 +108,25 @@ def _weight_precision(arch: ModelArch, precision) -> str:
 
 def _default_tensor_parallel(arch: ModelArch, num_gpus):
     """Without a size given: one engine over all the GPUs where it can split the heads over them, else the largest
-    size that divides both the GPUs and the heads (the rest run as replicas): 8 GPUs serve Qwen2.5-7B's 28 heads as
-    two engines of 4. (Where such an engine cannot hold the model, predict_decode spreads it over every GPU.)"""
-    heads = int(arch.num_heads or 0)
-
-    def largest(n: float) -> float:
-        n = int(n)
-        if not heads:
-            return float(n)
-        return float(max(d for d in range(1, n + 1) if n % d == 0 and heads % d == 0))
-
+    size the layout rule allows (decode.layout_allowed: it divides both the GPUs and the heads; the rest run as
+    replicas): 8 GPUs serve Qwen2.5-7B's 28 heads as two engines of 4."""
     n = np.asarray(num_gpus, dtype=float)
-    return np.vectorize(largest, otypes=[float])(n) if n.ndim else np.asarray(largest(float(n)))
+    if not arch.num_heads:   # heads not known: one engine over every GPU
+        return n.copy()
+    out = np.ones(np.shape(n))
+    for d in decode.engine_sizes(arch):   # smallest first: the largest allowed is kept last
+        out = np.where(decode.layout_allowed(arch, d, n), d, out)
+    return out
 
 
-def _heads_split(arch: ModelArch, tp, name: str) -> None:
-    """An engine splits the attention heads evenly over its tensor-parallel GPUs (vLLM refuses a size that does not
-    divide them): a size that cannot is refused in one line."""
-    heads = int(arch.num_heads or 0)
-    if heads and np.any(heads % np.asarray(tp, dtype=float)):
-        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {heads} attention heads")
+def _layout_check(arch: ModelArch, tp, n, name: str) -> None:
+    """A given engine size the layout rule refuses (decode.layout_allowed, the rule the default sizes keep), in one
+    line: it must divide the GPUs, and split the attention heads evenly (vLLM refuses a size that does not)."""
+    if np.all(decode.layout_allowed(arch, tp, n)):
+        return
+    if np.any(np.mod(n, tp)):
+        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide num_gpus ({_text(n)})")
+    raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {int(arch.num_heads)} attention heads")
 
 
 def _whole(name: str, value):
@@ -215,10 +214,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     tp = _default_tensor_parallel(arch, n) if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
     if np.any(tp > n):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
-    if np.any(n % tp):
-        raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
-    if tensor_parallel is not None:
-        _heads_split(arch, tp, "tensor_parallel")
+    _layout_check(arch, tp, n, "tensor_parallel")
     prompts = None if num_prompts is None else _whole("num_prompts", num_prompts)
     longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True,
                                                                   MAX_TOKENS)
@@ -460,9 +456,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
     if tp is not None:
-        if np.any(n % tp):
-            raise TinkerNomicsError(f"rollout_tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
-        _heads_split(arch, tp, "rollout_tensor_parallel")
+        _layout_check(arch, tp, n, "rollout_tensor_parallel")
     fraction = None
     if rollout_memory_fraction is not None:
         fraction = _positive("rollout_memory_fraction", rollout_memory_fraction, 0.0)
@@ -607,6 +601,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
                                   recompute=bool(gradient_checkpointing), rollout_gpus=split,
                                   padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded)
+        if tp is None and np.any(~decode.layout_allowed(arch, f.tensor_parallel)):
+            raise TinkerNomicsError(f"{arch.model} does not fit: no rollout engine size that splits its "
+                                    f"{int(arch.num_heads)} attention heads evenly holds its weights and one "
+                                    f"sequence on {gpu.gpu} GPUs")
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,
