@@ -408,6 +408,48 @@ def replica_memory(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, precision: 
             + kv_bytes(arch, sequence_tokens, kv_precision)) / engine_memory.engine_memory_bytes(gpus)
 
 
+# ------------------------------------------------------------------------------------------------ engine layouts
+
+def engine_sizes(arch: ModelArch) -> np.ndarray:
+    """The tensor-parallel sizes an engine of `arch` may take: those that split its attention heads evenly (vLLM
+    refuses the others), smallest first; powers of two where the heads are not known."""
+    heads = int(arch.num_heads or 0)
+    if not heads:
+        return np.power(2.0, np.arange(int(math.log2(number("max_gpus"))) + 1))
+    return np.asarray([d for d in range(1, heads + 1) if heads % d == 0], dtype=float)
+
+
+def layout_allowed(arch: ModelArch, tensor_parallel, num_gpus=None):
+    """The rule every engine layout keeps, given or chosen by default: the tensor-parallel size splits the attention
+    heads evenly and (with `num_gpus`) divides the GPUs into whole engine copies."""
+    tp = np.asarray(tensor_parallel, dtype=float)
+    heads = int(arch.num_heads or 0)
+    ok = (np.mod(heads, tp) == 0) if heads else np.ones(np.shape(tp), dtype=bool)
+    return ok if num_gpus is None else ok & (np.mod(np.asarray(num_gpus, dtype=float), tp) == 0)
+
+
+def smallest_layout(arch: ModelArch, need, num_gpus=None):
+    """The smallest allowed tensor-parallel size (layout_allowed) of at least `need` GPUs, dividing `num_gpus`
+    where given; NaN where there is none."""
+    need = np.asarray(need, dtype=float)
+    n = None if num_gpus is None else np.asarray(num_gpus, dtype=float)
+    out = np.full(np.broadcast_shapes(np.shape(need), np.shape(n) if n is not None else ()), np.nan)
+    for d in engine_sizes(arch)[::-1]:   # largest first, so the smallest that qualifies is kept last
+        ok = (d >= need) if n is None else (d >= need) & (np.mod(n, d) == 0)
+        out = np.where(ok, d, out)
+    return out
+
+
+def smallest_layout_count(arch: ModelArch, need, at_least):
+    """The smallest GPU count of at least `at_least` that engine copies of an allowed size of at least `need` GPUs
+    fill whole (a multiple of that size); NaN where no allowed size is that large."""
+    need, at_least = np.asarray(need, dtype=float), np.asarray(at_least, dtype=float)
+    out = np.full(np.broadcast_shapes(np.shape(need), np.shape(at_least)), np.inf)
+    for d in engine_sizes(arch):
+        out = np.where(d >= need, np.minimum(out, np.ceil(at_least / d - 1e-9) * d), out)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
 def power_of_two_above(x):
     """The smallest power of two at or above `x` (at least 1)."""
     return np.power(2.0, np.ceil(np.log2(np.maximum(x, 1.0))))
@@ -455,6 +497,7 @@ class ServingPlan:
     prefill_wire: np.ndarray = 0.0    # the prompts' tensor-parallel all-reduces on the wire, per replica batch
     decode_steps: np.ndarray = None   # decode steps a replica runs for its `prompts` (default `output_tokens`)
     prompts: np.ndarray = None        # requests a replica serves over those steps (default `batch`)
+    busy: np.ndarray = None           # replicas with a request in flight (default `replicas`)
 
 
 def drain_steps(tokens, batch, mean, longest):
@@ -494,12 +537,17 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
     cap = kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision, max_num_seqs=limit)
     one = kv_capacity(arch, gpus, tp, i + longest, fraction, precision, kv_precision, max_num_seqs=limit) >= 1
     requested = np.asarray(concurrency, dtype=float)
-    wanted = np.minimum(requested / replicas, limit)
+    total = requested if num_prompts is None else np.asarray(num_prompts, dtype=float)   # requests in the run
+    # the requests in flight, `concurrency` at most across every replica (and no more than the run sends), spread
+    # over as many replicas as there are requests: a replica left without one decodes nothing
+    flight = np.minimum(requested, total)
+    busy = np.clip(np.floor(flight), 1.0, replicas)
+    wanted = np.minimum(flight / busy, limit)
     batch = np.maximum(np.minimum(wanted, cap), 1.0)
     if num_prompts is None and max_output_tokens is None:   # the steady state
         steps, active, prompts = o, batch, batch
     else:
-        prompts = (requested if num_prompts is None else np.asarray(num_prompts, dtype=float)) / replicas
+        prompts = total / busy
         steps, active = drain_steps(prompts * o, batch, o, longest)
     features = decode_features(arch, gpus, tp, active, context, precision, kv_precision,
                                expert_parallel=expert_parallel)
@@ -512,7 +560,7 @@ def serving_plan(arch: ModelArch, gpus: GpuSpecs, num_gpus, concurrency, input_t
         return np.broadcast_to(x, shape)
 
     return ServingPlan(b(tp), b(replicas), b(batch), b(requested), b(wanted > cap), b(one), features, b(prefill),
-                       b(o), b(wire), b(steps), b(prompts))
+                       b(o), b(wire), b(steps), b(prompts), b(busy))
 
 
 def serving_throughput(plan: ServingPlan, p):
@@ -522,7 +570,8 @@ def serving_throughput(plan: ServingPlan, p):
     step = step_seconds(plan.features, p)
     seconds = plan.decode_steps * step.seconds + plan.prefill_units / p.decode_compute_efficiency \
         + plan.prefill_wire
-    return plan.replicas * plan.prompts * plan.output_tokens / seconds, step
+    busy = plan.replicas if plan.busy is None else plan.busy
+    return busy * plan.prompts * plan.output_tokens / seconds, step
 
 
 class _UnitParameters:

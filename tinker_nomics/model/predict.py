@@ -74,6 +74,18 @@ def _plain(value):
     return array.item() if array.ndim == 0 else array.tolist()
 
 
+def _counted(value):
+    """A count (GPUs, requests, waves) as JSON writes it: `_plain`, each whole finite number an int ("num_gpus": 8,
+    not 8.0); a fractional one (a mean batch) stays a float, a NaN stays for the JSON's null."""
+    return _ints(_plain(value))
+
+
+def _ints(x):
+    if isinstance(x, list):
+        return [_ints(v) for v in x]
+    return int(x) if isinstance(x, float) and np.isfinite(x) and x.is_integer() else x
+
+
 def _peak_figure(precision: str) -> str:
     return "fp8_dense_tflops" if decode.precision_name(precision) in decode.FP8_COMPUTE else "bf16_dense_tflops"
 
@@ -87,33 +99,34 @@ def _weight_precision(arch: ModelArch, precision) -> str:
     if precision is not None and not quantization.is_auto(precision):
         return decode.precision_name(precision)
     if arch.checkpoint_precision is None:
-        raise TinkerNomicsError(f"{arch.model}'s config.json states a quantization_config whose weight precision is "
-                                f"not read here; name it with --precision ({', '.join(decode.PRECISIONS)})")
+        states = f" ({arch.quantization_unread})" if arch.quantization_unread else ""
+        raise TinkerNomicsError(f"{arch.model}'s config.json states a quantization_config{states} whose weight "
+                                f"precision is not read here; name it with --precision "
+                                f"({', '.join(decode.PRECISIONS)})")
     return decode.precision_name(arch.checkpoint_precision)
 
 
 def _default_tensor_parallel(arch: ModelArch, num_gpus):
     """Without a size given: one engine over all the GPUs where it can split the heads over them, else the largest
-    size that divides both the GPUs and the heads (the rest run as replicas): 8 GPUs serve Qwen2.5-7B's 28 heads as
-    two engines of 4. (Where such an engine cannot hold the model, predict_decode spreads it over every GPU.)"""
-    heads = int(arch.num_heads or 0)
-
-    def largest(n: float) -> float:
-        n = int(n)
-        if not heads:
-            return float(n)
-        return float(max(d for d in range(1, n + 1) if n % d == 0 and heads % d == 0))
-
+    size the layout rule allows (decode.layout_allowed: it divides both the GPUs and the heads; the rest run as
+    replicas): 8 GPUs serve Qwen2.5-7B's 28 heads as two engines of 4."""
     n = np.asarray(num_gpus, dtype=float)
-    return np.vectorize(largest, otypes=[float])(n) if n.ndim else np.asarray(largest(float(n)))
+    if not arch.num_heads:   # heads not known: one engine over every GPU
+        return n.copy()
+    out = np.ones(np.shape(n))
+    for d in decode.engine_sizes(arch):   # smallest first: the largest allowed is kept last
+        out = np.where(decode.layout_allowed(arch, d, n), d, out)
+    return out
 
 
-def _heads_split(arch: ModelArch, tp, name: str) -> None:
-    """An engine splits the attention heads evenly over its tensor-parallel GPUs (vLLM refuses a size that does not
-    divide them): a size that cannot is refused in one line."""
-    heads = int(arch.num_heads or 0)
-    if heads and np.any(heads % np.asarray(tp, dtype=float)):
-        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {heads} attention heads")
+def _layout_check(arch: ModelArch, tp, n, name: str) -> None:
+    """A given engine size the layout rule refuses (decode.layout_allowed, the rule the default sizes keep), in one
+    line: it must divide the GPUs, and split the attention heads evenly (vLLM refuses a size that does not)."""
+    if np.all(decode.layout_allowed(arch, tp, n)):
+        return
+    if np.any(np.mod(n, tp)):
+        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide num_gpus ({_text(n)})")
+    raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {int(arch.num_heads)} attention heads")
 
 
 def _whole(name: str, value):
@@ -154,22 +167,26 @@ class DecodePrediction:
     num_prompts: np.ndarray = None         # a benchmark run of this many requests, timed to its last token
     max_output_tokens: np.ndarray = None   # the longest output of that run
     expert_parallel: np.ndarray = None     # GPUs of a replica that split the routed experts whole (None: 1)
+    replicas: np.ndarray = None            # engine copies of `tensor_parallel` GPUs
+    busy_replicas: np.ndarray = None       # those with a request in flight (`concurrency` at most in all)
 
     @property
     def output_tokens_per_second_per_gpu(self):
         return np.asarray(self.output_tokens_per_second) / np.asarray(self.num_gpus, dtype=float)
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+        return {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _counted(self.num_gpus),
                 "precision": self.precision, "kv_precision": self.kv_precision,
                 "output_tokens_per_second": _plain(self.output_tokens_per_second),
                 "output_tokens_per_second_per_gpu": _plain(self.output_tokens_per_second_per_gpu),
-                "concurrency": _plain(self.concurrency), "requested_concurrency": _plain(self.requested_concurrency),
-                "bound": _plain(self.bound), "tensor_parallel": _plain(self.tensor_parallel),
+                "concurrency": _counted(self.concurrency),
+                "requested_concurrency": _counted(self.requested_concurrency),
+                "bound": _plain(self.bound), "tensor_parallel": _counted(self.tensor_parallel),
                 "feasible": _plain(self.feasible),
-                "num_prompts": None if self.num_prompts is None else _plain(self.num_prompts),
-                "max_output_len": None if self.max_output_tokens is None else _plain(self.max_output_tokens),
-                "expert_parallel": 1 if self.expert_parallel is None else _plain(self.expert_parallel)}
+                "num_prompts": None if self.num_prompts is None else _counted(self.num_prompts),
+                "max_output_len": None if self.max_output_tokens is None else _counted(self.max_output_tokens),
+                "expert_parallel": 1 if self.expert_parallel is None else _counted(self.expert_parallel),
+                "replicas": _counted(self.replicas), "busy_replicas": _counted(self.busy_replicas)}
 
 
 def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_tokens, output_tokens,
@@ -197,10 +214,7 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     tp = _default_tensor_parallel(arch, n) if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
     if np.any(tp > n):
         raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) exceeds num_gpus ({_text(n)})")
-    if np.any(n % tp):
-        raise TinkerNomicsError(f"tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
-    if tensor_parallel is not None:
-        _heads_split(arch, tp, "tensor_parallel")
+    _layout_check(arch, tp, n, "tensor_parallel")
     prompts = None if num_prompts is None else _whole("num_prompts", num_prompts)
     longest = None if max_output_tokens is None else _positive("max_output_tokens", max_output_tokens, 1, True,
                                                                   MAX_TOKENS)
@@ -240,15 +254,18 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
                                        num_prompts=prompts, max_output_tokens=longest,
                                        expert_parallel=1.0 if ep is None else ep)
         tps, step = decode.serving_throughput(plan, parameters())
-        if not np.all(plan.feasible):
-            need = decode.smallest_replica(arch, gpus, i + o, number("engine_memory_fraction"), precision,
+        if not np.all(plan.feasible):   # the longest sequence, as serving_plan holds it: its input and longest output
+            sequence = i + (o if longest is None else np.maximum(longest, o))
+            need = decode.smallest_replica(arch, gpus, sequence, number("engine_memory_fraction"), precision,
                                            kv_precision, cap)
             raise TinkerNomicsError(
                 f"{arch.model} does not fit: {_text(tp)} × {gpu.gpu} cannot hold its {precision} weights and one "
-                f"sequence of {_text(i + o)} tokens; the smallest power-of-two GPU count that does is {_text(need)}")
+                f"sequence of {_text(sequence)} tokens; the smallest power-of-two GPU count that does is "
+                f"{_text(need)}")
         bound = np.where(plan.memory_capped, "memory", step.bound)
-        return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.replicas, c, bound,
-                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep)
+        return DecodePrediction(arch.model, gpu.gpu, method, n, tps, plan.batch * plan.busy, c, bound,
+                                plan.tensor_parallel, plan.feasible, precision, kv_precision, prompts, longest, ep,
+                                plan.replicas, plan.busy)
     kind = method
     total, active = arch.params(kind)
     scale = 1.0 if kind == "seed" else decode.kv_scale(kv_precision)
@@ -283,7 +300,9 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     bound = np.where(capped, "memory", np.where(compute, "compute", "bandwidth"))
     shape = np.shape(tps)
     return DecodePrediction(arch.model, gpu.gpu, method, n, tps, np.broadcast_to(in_flight, shape), c, bound,
-                            np.broadcast_to(tp, shape), np.ones(shape, dtype=bool), precision, kv_precision)
+                            np.broadcast_to(tp, shape), np.ones(shape, dtype=bool), precision, kv_precision,
+                            replicas=np.broadcast_to(replicas, shape),
+                            busy_replicas=np.broadcast_to(np.clip(np.floor(in_flight), 1.0, replicas), shape))
 
 
 # ------------------------------------------------------------------------------------------------ RL step
@@ -315,39 +334,44 @@ class RLStepPrediction:
     rollout_gpus: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # separate: the engine's side
     rollout_tensor_parallel: np.ndarray = field(default_factory=lambda: np.asarray(np.nan))   # GPUs per engine
 
+    COUNTS = ("rollout_concurrency", "rollout_waves", "rollout_tensor_parallel", "rollout_gpus")
     PHASES = ("generation_seconds", "logprob_seconds", "training_seconds", "refit_seconds", "other_seconds",
               "step_seconds")
 
     def to_dict(self) -> dict:
         """The JSON of `predict rl-step`: where the GPUs asked for cannot hold the job, every time is null and
         `on_fitting_gpus` holds the times on the smallest count that can (the text says the same)."""
-        out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _plain(self.num_gpus),
+        out = {"model": self.model, "gpu": self.gpu, "method": self.method, "num_gpus": _counted(self.num_gpus),
                "fine_tune": self.fine_tune, "weights": "bf16", "checkpoint_precision": self.checkpoint_precision,
-               "feasible": _plain(self.feasible), "fitting_gpus": _plain(self.fitting_gpus),
-               "generation_rounds": _plain(self.generation_rounds), "rollout_precision": self.rollout_precision,
+               "feasible": _plain(self.feasible), "fitting_gpus": _counted(self.fitting_gpus),
+               "generation_rounds": _counted(self.generation_rounds), "rollout_precision": self.rollout_precision,
                "rollout_kv_precision": self.rollout_kv_precision, "train_precision": self.train_precision}
         times = {name: _plain(getattr(self, name)) for name in self.PHASES}
         times["train_mfu"] = _plain(self.train_mfu)
-        times["rollout_concurrency"] = _plain(self.rollout_concurrency)
-        times["rollout_waves"] = _plain(self.rollout_waves)
-        times["rollout_tensor_parallel"] = _plain(self.rollout_tensor_parallel)   # NaN (null): the seed, exact methods
+        times["rollout_concurrency"] = _counted(self.rollout_concurrency)
+        times["rollout_waves"] = _counted(self.rollout_waves)
+        times["rollout_tensor_parallel"] = _counted(self.rollout_tensor_parallel)   # NaN (null): seed, exact methods
         own = np.asarray(self.rollout_gpus, dtype=float) > 0   # an engine on GPUs of its own (nan: none)
         times["layout"] = _plain(np.where(self.separate, "separate" if self.method == "calibrated" else "overlapped",
                                           np.where(own, "split", "colocated")))
         split = np.where(own, self.rollout_gpus, np.nan)
-        times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _plain(split)
+        times["rollout_gpus"] = None if np.ndim(split) == 0 and not np.isfinite(split) else _counted(split)
         if np.all(self.feasible):
             out.update(times)
             out["on_fitting_gpus"] = None
         elif np.ndim(self.feasible) == 0:
             out.update({name: None for name in times})
-            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+            out["on_fitting_gpus"] = {"num_gpus": _counted(self.fitting_gpus), **times}
         else:   # arrays: null where infeasible
             feasible = np.asarray(self.feasible)
-            out.update({name: [v if ok else None for v, ok in zip(np.broadcast_to(getattr(self, name) if name in
-                        self.PHASES else np.asarray(values), feasible.shape).ravel().tolist(), feasible.ravel())]
-                        for name, values in times.items()})
-            out["on_fitting_gpus"] = {"num_gpus": _plain(self.fitting_gpus), **times}
+
+            def nulled(name, values):
+                row = [v if ok else None for v, ok in zip(np.broadcast_to(getattr(self, name) if name in
+                       self.PHASES else np.asarray(values), feasible.shape).ravel().tolist(), feasible.ravel())]
+                return _ints(row) if name in self.COUNTS else row
+
+            out.update({name: nulled(name, values) for name, values in times.items()})
+            out["on_fitting_gpus"] = {"num_gpus": _counted(self.fitting_gpus), **times}
         return out
 
 
@@ -432,9 +456,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
     if tp is not None:
-        if np.any(n % tp):
-            raise TinkerNomicsError(f"rollout_tensor_parallel ({_text(tp)}) must divide num_gpus ({_text(n)})")
-        _heads_split(arch, tp, "rollout_tensor_parallel")
+        _layout_check(arch, tp, n, "rollout_tensor_parallel")
     fraction = None
     if rollout_memory_fraction is not None:
         fraction = _positive("rollout_memory_fraction", rollout_memory_fraction, 0.0)
@@ -450,6 +472,25 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                                      values_micro_batch_samples)
     critic_micro, critic_samples = _micro_batch_size("critic_micro_batch", critic_micro_batch_tokens,
                                                      critic_micro_batch_samples)
+    # the batch shapes a trainer runs (verl refuses the others at start): a mini-batch of at least one sample,
+    # RayPPOTrainer._validate_config's `assert config.data.train_batch_size >=
+    # config.actor_rollout_ref.actor.ppo_mini_batch_size` (verl/trainer/ppo/ray_trainer.py), so at most `samples`
+    # optimizer steps a pass; and a token budget that holds the longest sequence, seqlen_balancing.
+    # rearrange_micro_batches' `assert max_token_len >= max_seq_len` ("max_token_len must be greater than the
+    # sequence length", verl/utils/seqlen_balancing.py)
+    passes = None if ppo_epochs is None else _whole("ppo_epochs", ppo_epochs)
+    if opt is not None and np.any(opt > s * (1.0 if passes is None else passes)):
+        raise TinkerNomicsError(f"optimizer_steps ({_text(opt)}) must be at most the {_text(s)} samples a step trains"
+                                + ("" if passes is None else f" × ppo_epochs ({_text(passes)})")
+                                + ": each optimizer step takes a mini-batch of at least one sample")
+    longest = p + (r if r_max is None else r_max)
+    for name, budget in (("micro_batch_tokens", micro), ("logprob_micro_batch_tokens", logprob_micro),
+                         ("reference_micro_batch_tokens", reference_micro),
+                         ("values_micro_batch_tokens", values_micro), ("critic_micro_batch_tokens", critic_micro)):
+        if budget is not None and np.any(budget < longest):
+            raise TinkerNomicsError(f"{name} ({_text(budget)}) is shorter than a sequence, prompt + "
+                                    f"{'longest' if r_max is not None else 'mean'} response ({_text(longest)} "
+                                    f"tokens): a micro-batch holds at least one whole sequence")
     for name, value, what, needs, on in (
             ("reference_micro_batch", (reference_micro, reference_samples), "the reference model's pass",
              "reference", reference),
@@ -560,6 +601,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
                                   recompute=bool(gradient_checkpointing), rollout_gpus=split,
                                   padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded)
+        if tp is None and np.any(~decode.layout_allowed(arch, f.tensor_parallel)):
+            raise TinkerNomicsError(f"{arch.model} does not fit: no rollout engine size that splits its "
+                                    f"{int(arch.num_heads)} attention heads evenly holds its weights and one "
+                                    f"sequence on {gpu.gpu} GPUs")
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,
                                 ph.training_seconds, ph.refit_seconds, ph.other_seconds, ph.step_seconds,

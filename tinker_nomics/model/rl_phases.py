@@ -409,18 +409,37 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     trainer_need = trainer_alone_gpus(arch, gpus, fine_tune)
     given = None if rollout_tensor_parallel is None else np.asarray(rollout_tensor_parallel, dtype=float)
     if given is None:
-        fitting = np.maximum(np.where(need_shared <= n, need_shared, need_alone), trainer_need)
-        gpus_used = np.maximum(n, fitting)
+        # only layouts a given size would be allowed (decode.layout_allowed): an engine size of at least what holds
+        # the model that splits the heads evenly and fills the GPUs with whole engine copies. The smallest count
+        # that can is the least multiple of such a size that also holds the trainer; the GPUs asked for hold the
+        # job where some such size divides them.
+        # (a count below need_shared runs the engine at a serving share, need_alone; at or above, at the shared one)
+        need_n = np.where(need_shared <= n, need_shared, need_alone)
+        fits_n = (n >= trainer_need) & np.isfinite(decode.smallest_layout(arch, need_n, n))
+        at_shared = decode.smallest_layout_count(arch, need_shared, np.maximum(need_shared, trainer_need))
+        at_alone = decode.smallest_layout_count(arch, need_alone, np.maximum(need_alone, trainer_need))
+        fitting = np.fmin(at_shared, np.where(at_alone < need_shared, at_alone, np.nan))
+        if not np.all(np.isfinite(fitting)):   # no size that splits the heads holds the model: the engine spreads
+            # over the power of two that does, as before (predict_rl_step refuses this; a planner keeps its option)
+            spread = np.maximum(need_n, trainer_need)
+            fits_n = np.where(np.isfinite(fitting), fits_n, n >= spread)
+            fitting = np.where(np.isfinite(fitting), fitting, spread)
+        feasible = fits_n
+        gpus_used = np.where(fits_n, n, fitting)
         # the engine on the GPUs the step runs on: a count raised to the smallest that fits plans as if asked for
         need = np.where(need_shared <= gpus_used, need_shared, need_alone)
         top = np.power(2.0, np.floor(np.log2(np.maximum(gpus_used, 1.0))))
-        tp = _engine_size(arch, gpus, np.minimum(need, top), top, gpus_used, s, need_shared, shared, alone,
+        smallest = decode.smallest_layout(arch, need, gpus_used)
+        smallest = np.where(np.isfinite(smallest), smallest, np.minimum(need, top))
+        tp = _engine_size(arch, gpus, smallest, np.maximum(top, smallest), gpus_used, s, need_shared, shared, alone,
                           precision, kv_precision, kv_per_sequence, seqs, compact)
         if compact:
             tp = _one_if_same(tp)
+            fitting, gpus_used, feasible = _one_if_same(fitting), _one_if_same(gpus_used), _one_if_same(feasible)
     else:   # the run's own engine size: the engine takes a serving engine's share where the shared one is too small
         fitting = np.maximum(np.maximum(need_alone, trainer_need), given)
         gpus_used = np.maximum(n, fitting)
+        feasible = fitting <= n
         tp = np.minimum(np.maximum(given, need_alone), gpus_used)
     fraction = np.where(need_shared <= tp, shared, alone)
     rollout_gpus = trainer_gpus = gpus_used
@@ -453,7 +472,7 @@ def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_para
     cap = np.maximum(decode.kv_capacity(arch, gpus, tp, context, fraction, precision, kv_precision,
                                         kv_per_sequence, seqs), 1.0)
     batch = np.maximum(np.minimum(np.minimum(ahead * s / replicas, cap), seqs), 1.0)
-    return tp, replicas, batch, gpus_used, fitting, fitting <= n, separate, trainer_gpus, ahead
+    return tp, replicas, batch, gpus_used, fitting, feasible, separate, trainer_gpus, ahead
 
 
 def _engine_size(arch, gpus, smallest, top, gpus_used, s, need_shared, shared, alone, precision,
@@ -479,7 +498,7 @@ def _engine_size(arch, gpus, smallest, top, gpus_used, s, need_shared, shared, a
         # the cache a replica of this size keeps (decode.kv_capacity's budget): no sequence's length enters it, so
         # the test of the cache against the weights costs one figure per GPU count, not one per scenario
         cache = decode.kv_capacity(arch, gpus, tp, 1.0, fraction, precision, kv_precision, 1.0, seqs)
-        grow = (tp < top) & (cache < weights)
+        grow = (tp < top) & (cache < weights) & decode.layout_allowed(arch, tp * 2.0, gpus_used)
         if not np.any(grow):
             break
         cap = np.floor(cache / kv_per_sequence)

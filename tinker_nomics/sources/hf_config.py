@@ -232,7 +232,9 @@ def load_config(path) -> ModelArch:
         raise TinkerNomicsError(f"{where}: field '_name_or_path' must be one line of printable text, got {_show(name)}")
     arch = from_dict(data, where, name=_name_from_recorded(name or "") or _name_from_path(Path(path)))
     stored = _stored_dtype(data)
-    return dataclasses.replace(arch, stored_dtype=stored) if stored else arch
+    arch = dataclasses.replace(arch, stored_dtype=stored) if stored else arch
+    quant = quantization.unread(data)
+    return dataclasses.replace(arch, quantization_unread=quant) if quant else arch
 
 
 # config.json's names for the dtype the weights are saved in (transformers writes `dtype` since v4.56, `torch_dtype`

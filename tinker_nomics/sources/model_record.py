@@ -77,6 +77,9 @@ class ModelArch:
     # every run here is costed in: "float32" or "float64" (torch_dtype, or dtype in newer configs). None: bf16, fp16,
     # unstated, or a registry model. Read for a note (hf_config.stored_dtype_note), never for a count.
     stored_dtype: str | None = None
+    # Where checkpoint_precision is None (a --model-config whose quantization_config this package cannot read): what
+    # that quantization_config states (quantization.unread), for the message that asks for --precision.
+    quantization_unread: str | None = None
 
     def __post_init__(self):
         if self.output_head_params is None:

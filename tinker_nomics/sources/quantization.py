@@ -23,6 +23,7 @@ both projects' default.
 from __future__ import annotations
 
 from ..errors import TinkerNomicsError
+from .numbers import shown
 
 # The weight precisions the model knows (model/decode.py gives each its bytes per weight).
 WEIGHT_PRECISIONS = ("bf16", "fp16", "fp8", "int8", "w8a8", "int4", "fp4", "mxfp4")
@@ -109,6 +110,19 @@ def of_config(data: dict) -> str | None:
     if method in ("awq", "gptq", "awq_marlin", "gptq_marlin") and bits is None:
         return "int4"
     return None
+
+
+def unread(data: dict) -> str | None:
+    """What a config.json's `quantization_config` states where of_config cannot read its precision (None where it
+    can): the value quoted as error messages quote one (numbers.shown), for a message that names it."""
+    if of_config(data) is not None:
+        return None
+    text = data.get("text_config") if isinstance(data.get("text_config"), dict) else {}
+    quant = data.get("quantization_config") or text.get("quantization_config")
+    if not isinstance(quant, dict):
+        return f"{shown(quant)}, a {type(quant).__name__} where an object belongs"
+    named = [f"{key} {shown(quant[key])}" for key in ("quant_method", "quant_algo", "fmt", "bits") if key in quant]
+    return ", ".join(named) if named else "no quant_method"
 
 
 def _compressed_tensors(quant: dict) -> str | None:

@@ -227,10 +227,13 @@ def _run(args) -> str:
             f"({data['output_tokens_per_second_per_gpu']:,.0f} per GPU)",
             f"Concurrency   {data['concurrency']:,.0f} of {data['requested_concurrency']:,.0f} requested "
             f"(tensor parallel {data['tensor_parallel']:g}"
-            + (f", experts split whole over {data['expert_parallel']:g} GPUs)" if data["expert_parallel"] != 1 else ")"),
+            + (f", experts split whole over {data['expert_parallel']:g} GPUs" if data["expert_parallel"] != 1 else "")
+            + ")" + (f"; {fmt.number(data['busy_replicas'])} of {fmt.number(data['replicas'])} engine copies busy"
+                     if data["replicas"] > 1 else ""),
             f"Bound         {data['bound']}"] + accuracy_lines(data.get("held_out_error"), "decode throughput")
             + [f"Note          {note}" for note in data["notes"]]
-            + ([f"Run           {data['num_prompts'] or data['requested_concurrency']:,.0f} prompts, the longest output "
+            + ([f"Run           {fmt.count(data['num_prompts'] or data['requested_concurrency'], 'prompt')}, "
+                f"the longest output "
                 f"{data['max_output_len'] or args.output_len:,.0f} tokens: timed from the first prompt to the last "
                 f"token (every prefill, and the drain of the longest outputs)"]
                if data["num_prompts"] is not None or data["max_output_len"] is not None else []))
