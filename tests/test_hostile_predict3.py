@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -188,3 +189,27 @@ def test_rl_step_default_layout_is_one_the_flags_accept(tmp_path, model, gpus):
     assert again["feasible"] and again["rollout_tensor_parallel"] == tp
     if not d["feasible"]:
         _refused([*base, "--num-gpus", gpus, "--rollout-tensor-parallel", str(tp)], "--rollout-tensor-parallel")
+
+
+def test_a_default_engine_no_tensor_parallel_size_can_run_says_so(tmp_path):
+    """QA s8 #3, predict decode: where no size that splits the heads both holds the model and divides the GPUs, the
+    default engine is spread over every GPU (as pipeline or expert parallelism would spread it; the bundled
+    Llama-4-Maverick on 32 H100s is timed that way); the output now says so instead of printing a tensor-parallel
+    size --tensor-parallel refuses."""
+    config = json.loads((Path(__file__).resolve().parent.parent / "data" / "models" / "configs" / "Qwen--Qwen2.5-7B.json").read_text())
+    config.update(num_attention_heads=7, num_key_value_heads=7, hidden_size=3584, num_hidden_layers=200,
+                  _name_or_path="prime7")   # the QA repro: 7 heads, too large for one H100
+    path = tmp_path / "prime7.json"
+    path.write_text(json.dumps(config))
+    args = ["predict", "decode", "--model-config", str(path), "--gpu", "H100", "--num-gpus", "8", "--concurrency",
+            "64", "--input-len", "100", "--output-len", "100"]
+    code, out, err = _cli(*args, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["tensor_parallel"] == 8
+    assert any("no tensor-parallel size that splits prime7's 7 attention heads" in n for n in data["notes"])
+    code, out, err = _cli(*args, "--tensor-parallel", "8")
+    assert code == 2 and "7 attention heads" in err   # the size the note names is one the flag refuses
+    code, out, err = _cli("predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
+                          "--concurrency", "64", "--input-len", "100", "--output-len", "100", "--format", "json")
+    assert code == 0 and not json.loads(out)["notes"]
