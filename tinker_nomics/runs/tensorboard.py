@@ -17,11 +17,13 @@ note.
 """
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
+from .compressed import is_decompressing
 from .stream import open_read
 from .protobuf import fields, signed
 
@@ -72,31 +74,53 @@ def event_files(folder: Path) -> list[Path]:
     return found
 
 
+def _cut_note(offset: int) -> str:
+    return f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): the steps before it are read"
+
+
+def _skip(fh, size: int | None, n: int) -> bool:
+    """Moves `n` bytes on (a record not read); False when the file ends first. `size` is the file's size, None for
+    a compressed stream, which is read through instead of seeked."""
+    if size is not None:
+        if n > size - fh.tell():
+            return False
+        fh.seek(n, 1)
+        return True
+    while n > 0:
+        chunk = fh.read(min(n, 1 << 20))
+        if not chunk:
+            return False
+        n -= len(chunk)
+    return True
+
+
 def _records(path: Path, label: str, notes: list) -> Iterator[tuple[int, bytes]]:
-    """(offset, data) of every TFRecord record of the file."""
+    """(offset, data) of every TFRecord record of the file. A record whose length runs past the end of the file
+    (whatever the length, up to 2^64 - 1) is a cut record: the file ends there."""
     with open_read(path, label) as fh:
+        size = None if is_decompressing(fh) else os.fstat(fh.fileno()).st_size
         offset = 0
         while True:
             header = fh.read(12)
             if not header:
                 return
             if len(header) < 12:
-                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
-                             f"the steps before it are read")
+                notes.append(_cut_note(offset))
                 return
             length, length_crc = struct.unpack("<QI", header)
             if masked_crc(header[:8]) != length_crc:
                 raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event record (its length "
                                         f"fails its checksum)")
             if length > MAX_RECORD_BYTES:   # an image, histogram or graph event: no scalar of ours
+                if not _skip(fh, size, length + 4):
+                    notes.append(_cut_note(offset))
+                    return
                 notes.append(f"a record of {length:,} bytes at byte {offset:,} was skipped (not a scalar)")
-                fh.seek(length + 4, 1)
                 offset += 12 + length + 4
                 continue
             data = fh.read(length + 4)
             if len(data) < length + 4:
-                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
-                             f"the steps before it are read")
+                notes.append(_cut_note(offset))
                 return
             body = data[:length]
             if masked_crc(body) != struct.unpack("<I", data[length:])[0]:

@@ -1,0 +1,55 @@
+"""Hostile logs met by the readers (the third QA sweep, /work/notes/s8/cli_qa3.md): TensorBoard records whose length
+runs past the file, late tags, empty event files; duplicate columns and keys in W&B exports and JSON lines; a resumed
+NeMo RL console. Each input is a real run of tests/hosted_shapes.py, tests/run_shapes.py or tests/test_nemo_rl.py
+with one hostile change."""
+from __future__ import annotations
+
+import gzip
+import struct
+
+import pytest
+
+import test_tensorboard as tbt
+from tinker_nomics.errors import TinkerNomicsError
+from tinker_nomics.runs import detect, tensorboard
+
+ARGS = ("--gpu", "H100 SXM", "--model", "Qwen3-8B", "--num-gpus", 8)
+
+
+def frame(data: bytes, length: int | None = None) -> bytes:
+    """One TFRecord frame (tensorboard's layout) around `data`, its length field `length` when given."""
+    head = struct.pack("<Q", len(data) if length is None else length)
+    return head + struct.pack("<I", tensorboard.masked_crc(head)) + data + struct.pack("<I", tensorboard.masked_crc(data))
+
+
+# -- 1: a record length past the end of the file
+
+@pytest.mark.parametrize("length", [2 ** 64 - 1, 2 ** 63, 2 ** 40, (1 << 26) + 100])
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_record_whose_length_runs_past_the_file_is_a_cut_record(tmp_path, length, compressed):
+    """A 12-byte header whose length passes its checksum but runs past the end of the file (a hostile file, or a
+    run stopped while writing a large image record) ends the file as a cut record, read up to it: no crash, and
+    no record 'skipped (not a scalar)' that is not there."""
+    data = tbt.event_file("verl").read_bytes() + frame(b"", length)[:12] + b"x" * 1000
+    path = tmp_path / "run" / "events.out.tfevents.1.host"
+    path.parent.mkdir()
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    for target in (path, path.parent):
+        hosted = detect.read_hosted(target)
+        assert list(hosted.steps["step"]) == [1, 2, 3, 4]
+        assert any("cut record" in n for n in hosted.notes) and not any("skipped" in n for n in hosted.notes)
+    code, out, err = tbt.run("validate", path.parent, *ARGS)
+    assert code == 0, err
+    assert "ends in a cut record" in out
+
+
+def test_a_large_record_held_whole_is_still_skipped(tmp_path):
+    """A large record that is all there (an image) is skipped with its note, and the records after it read."""
+    whole = tbt.event_file("verl").read_bytes()
+    first = 16 + int.from_bytes(whole[:8], "little")     # the file_version header record
+    path = tmp_path / "events.out.tfevents.1.host"
+    image = frame(b"", (1 << 26) + 100)[:12] + bytes((1 << 26) + 104)   # its data's checksum is not read
+    path.write_bytes(whole[:first] + image + whole[first:])
+    hosted = detect.read_hosted(path)
+    assert list(hosted.steps["step"]) == [1, 2, 3, 4]
+    assert any("skipped (not a scalar)" in n for n in hosted.notes)
