@@ -53,3 +53,18 @@ def test_a_large_record_held_whole_is_still_skipped(tmp_path):
     hosted = detect.read_hosted(path)
     assert list(hosted.steps["step"]) == [1, 2, 3, 4]
     assert any("skipped (not a scalar)" in n for n in hosted.notes)
+
+
+# -- 11: an empty or header-only event file in a folder
+
+@pytest.mark.parametrize("holds", ["nothing", "header"])
+def test_an_event_file_with_no_scalar_says_so_read_by_its_folder_or_itself(tmp_path, holds):
+    whole = tbt.event_file("verl").read_bytes()
+    path = tmp_path / "run" / "events.out.tfevents.1.host"
+    path.parent.mkdir()
+    path.write_bytes(b"" if holds == "nothing" else whole[:16 + int.from_bytes(whole[:8], "little")])
+    for target in (path.parent, path):
+        code, out, err = tbt.run("validate", target, *ARGS)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert str(path) in err and "different folders" not in err
+        assert ("is empty" if holds == "nothing" else "holds no scalar") in err
