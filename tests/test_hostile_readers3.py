@@ -68,3 +68,48 @@ def test_an_event_file_with_no_scalar_says_so_read_by_its_folder_or_itself(tmp_p
         assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert str(path) in err and "different folders" not in err
         assert ("is empty" if holds == "nothing" else "holds no scalar") in err
+
+
+# -- 8: tags that arrive late, a resumed console
+
+def frames(data: bytes) -> list[bytes]:
+    """The TFRecord frames of an event file, whole."""
+    out, i = [], 0
+    while i < len(data):
+        end = i + 16 + int.from_bytes(data[i:i + 8], "little")
+        out.append(data[i:end])
+        i = end
+    return out
+
+
+def tags_of(frame_: bytes) -> tuple[int, set[str]]:
+    step, values = tensorboard._scalars(frame_[12:-4], lambda tag: True)
+    return step, {tag for tag, _ in values}
+
+
+def test_tags_written_after_later_steps_are_read_with_their_own_step(tmp_path):
+    """The verl run with step 1's step time written after step 4's records (more than the two steps the reader
+    waits for): the same table as the run itself, with a note; not a fifth step that loses the Tinker price."""
+    original = tbt.event_file("verl")
+    parts = frames(original.read_bytes())
+    late = next(i for i, f in enumerate(parts) if tags_of(f) == (1, {"timing_s/step"}))
+    moved = tmp_path / "run" / "events.out.tfevents.1.host"
+    moved.parent.mkdir()
+    moved.write_bytes(b"".join(parts[:late] + parts[late + 1:] + [parts[late]]))
+    hosted, expected = detect.read_hosted(moved.parent), detect.read_hosted(original)
+    tbt.same_steps(hosted.steps, expected.steps)
+    assert any("written after later steps" in n for n in hosted.notes)
+    code, out, err = tbt.run("validate", moved.parent, *ARGS)
+    assert code == 0, err
+    assert "not priced" not in out and "more than once" not in out
+
+
+def test_a_step_logged_again_with_the_same_tags_is_still_a_repeated_step(tmp_path):
+    """Step 1's whole record written again after step 4: a repeat (both count, with the caveat), as before."""
+    parts = frames(tbt.event_file("verl").read_bytes())
+    step1 = [f for f in parts if tags_of(f)[0] == 1]
+    path = tmp_path / "events.out.tfevents.1.host"
+    path.write_bytes(b"".join(parts + step1))
+    hosted = detect.read_hosted(path)
+    assert list(hosted.steps["step"]).count(1) == 2
+    assert not any("written after later steps" in n for n in hosted.notes)

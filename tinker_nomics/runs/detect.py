@@ -447,7 +447,13 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
     if len(files) > 1:
         notes.append(f"{len(files)} event files in {folder.name}/, read one after the other (a run resumed into a "
                      f"new file); a step logged in two of them counts twice, as it ran twice")
-    rows = (row for f in files for row in tensorboard.records(f, str(f), TENSORBOARD_PREFIXES, notes))
+    return tensorboard.read_steps(lambda rows, notes: _read_tensorboard_rows(rows, notes, label, kind, framework, facts,
+                                                                             folder, files),
+                                  files, TENSORBOARD_PREFIXES, notes)
+
+
+def _read_tensorboard_rows(rows, notes: list, label: str, kind: str, framework: str, facts: dict | None,
+                           folder: Path, files: list[Path]) -> HostedRun:
     if framework == verl.FRAMEWORK:
         return verl.read_records(rows, label, kind, False, facts, notes)
     if framework == easyr1.FRAMEWORK:
