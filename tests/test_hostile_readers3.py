@@ -9,6 +9,7 @@ import struct
 
 import pytest
 
+import test_nemo_rl as nemo
 import test_tensorboard as tbt
 from tinker_nomics.errors import TinkerNomicsError
 from tinker_nomics.runs import detect, tensorboard
@@ -113,3 +114,19 @@ def test_a_step_logged_again_with_the_same_tags_is_still_a_repeated_step(tmp_pat
     hosted = detect.read_hosted(path)
     assert list(hosted.steps["step"]).count(1) == 2
     assert not any("written after later steps" in n for n in hosted.notes)
+
+
+@pytest.mark.parametrize("epochs", [False, True])
+def test_a_resumed_nemo_rl_console_repeats_its_step_with_the_caveat(tmp_path, epochs):
+    """The run of tests/test_nemo_rl.py stopped after step 2 and resumed from the checkpoint of step 1: the new
+    process prints `Step 2/n` again (after its epoch's header again, when the run has epochs). That is step 2
+    repeated, with the repeated-step caveat the other readers give, not a step 5 that never ran."""
+    rows = nemo.nemo_rows()
+    first = nemo.nemo_console(rows[:3], epochs=epochs)
+    resumed = nemo.nemo_console([rows[0]] + rows[2:], epochs=epochs).splitlines(keepends=True)[9:]  # no set-up
+    again = [f"{'=' * 25} Epoch 1/2 {'=' * 25}\n"] if epochs else []
+    log = tmp_path / "nemo_stdout.log"
+    log.write_text(first + "".join(again + resumed))
+    hosted = detect.read_hosted(log)
+    assert list(hosted.steps["step"]) == [1, 2, 2, 3, 4]
+    assert any("logged more than once (first: step 2)" in n for n in hosted.notes)
