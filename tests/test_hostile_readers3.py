@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import struct
 
+import pandas as pd
 import pytest
 
 import test_nemo_rl as nemo
@@ -130,3 +131,35 @@ def test_a_resumed_nemo_rl_console_repeats_its_step_with_the_caveat(tmp_path, ep
     hosted = detect.read_hosted(log)
     assert list(hosted.steps["step"]) == [1, 2, 2, 3, 4]
     assert any("logged more than once (first: step 2)" in n for n in hosted.notes)
+
+
+# -- 6: a wide Parquet export, read a few rows at a time
+
+def test_a_wide_parquet_export_read_a_row_at_a_time_gives_its_csvs_run(tmp_path, monkeypatch):
+    """A W&B history with a column per layer is turned into Python values a batch of at most PARQUET_BATCH_CELLS
+    cells at a time (memory flat in its width × rows; measured, not asserted here). Batches of one row, crossing
+    row groups, give the same run as the CSV export, on both sides."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import hosted_shapes as hs
+    import run_shapes
+    from tinker_nomics.runs import files, read
+
+    def wide(rows):
+        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False)   # as run_shapes.write_parquet
+        for i in range(40):
+            table = table.append_column(f"actor/layer{i}/grad_norm", pa.array([float(i)] * len(rows)))
+        return table
+
+    monkeypatch.setattr(files, "PARQUET_BATCH_CELLS", 10)   # one row per batch
+    verl_rows = hs.verl_wandb_rows()
+    pq.write_table(wide(verl_rows), tmp_path / "verl.parquet", row_group_size=2)
+    tbt.same_steps(detect.read_hosted(tmp_path / "verl.parquet").steps,
+                   detect.read_hosted(hs.write_table(tmp_path / "verl.csv", verl_rows)).steps)
+    cookbook_rows = run_shapes.wandb_rows(run_shapes.sync_records())
+    pq.write_table(wide(cookbook_rows), tmp_path / "cookbook.parquet", row_group_size=2)
+    from_parquet = read.read_run(tmp_path / "cookbook.parquet").steps
+    from_csv = read.read_run(run_shapes.write_wandb_csv(tmp_path / "cookbook.csv", cookbook_rows)).steps
+    lines = [c for c in from_csv.columns if c.endswith("line")]   # a CSV's row 1 is its header
+    tbt.same_steps(from_parquet.drop(columns=lines), from_csv.drop(columns=lines))

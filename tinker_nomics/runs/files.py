@@ -430,6 +430,38 @@ def csv_records(header: list[str], rows: Iterable[tuple[int, list[str]]]) -> Ite
 
 # ------------------------------------------------------------------------------------------ Parquet
 
+PARQUET_BATCH_CELLS = 1 << 20   # cells turned into Python values at a time: rows per batch = this / the columns
+_PLAIN_TYPES = frozenset((float, int, str, bool))
+
+
+def parquet_rows(parquet) -> Iterator[dict]:
+    """The rows of a pyarrow ParquetFile as dicts of their non-null cells (a null is "not logged at this step"), a
+    batch at a time, each column of the batch turned into Python values at once: the batch holds at most
+    PARQUET_BATCH_CELLS cells (4,096 rows of a narrow table, 104 of a 10,000-column one), so memory stays flat
+    however wide the table is (a W&B history with a metric per layer). NumPy scalars come out as plain numbers."""
+    names = [str(name) for name in parquet.schema_arrow.names]
+    rows = max(1, min(4096, PARQUET_BATCH_CELLS // max(1, len(names))))
+    plain = _PLAIN_TYPES
+    for batch in parquet.iter_batches(batch_size=rows):
+        columns = [column.to_pylist() for column in batch.columns]
+        for values in zip(*columns):
+            row = {k: v for k, v in zip(names, values) if v is not None}
+            for k, v in row.items():
+                if type(v) not in plain:
+                    row[k] = _plain(v)
+            yield row
+
+
+def _plain(value):
+    """A Parquet cell as a plain Python value (NumPy scalars as numbers)."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
+        try:
+            return value.item()
+        except (ValueError, AttributeError):
+            return value
+    return value
+
+
 def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
     """The rows of one or more Parquet files (a W&B run-history artifact), batch by batch."""
     import pyarrow.parquet as pq
@@ -441,11 +473,9 @@ def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
             if os.fstat(fh.fileno()).st_size == 0:
                 raise TinkerNomicsError(f"{path}: empty file")
             try:
-                batches = pq.ParquetFile(fh).iter_batches(batch_size=65_536)
-                for batch in batches:
-                    for row in batch.to_pylist():
-                        number += 1
-                        yield ("row", number), {str(k): v for k, v in row.items()}
+                for row in parquet_rows(pq.ParquetFile(fh)):
+                    number += 1
+                    yield ("row", number), row
             except TinkerNomicsError:
                 raise
             except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here
