@@ -163,3 +163,90 @@ def test_a_wide_parquet_export_read_a_row_at_a_time_gives_its_csvs_run(tmp_path,
     from_csv = read.read_run(run_shapes.write_wandb_csv(tmp_path / "cookbook.csv", cookbook_rows)).steps
     lines = [c for c in from_csv.columns if c.endswith("line")]   # a CSV's row 1 is its header
     tbt.same_steps(from_parquet.drop(columns=lines), from_csv.drop(columns=lines))
+
+
+# -- 7: a column or key named twice
+
+def _twice_in_csv(path, column):
+    """The CSV at `path` with `column` appended again at the end, holding 999 on every row."""
+    import csv
+    rows = list(csv.reader(path.open(newline="")))
+    with path.open("w", newline="") as fh:
+        csv.writer(fh).writerows([rows[0] + [column]] + [r + ["999"] for r in rows[1:]])
+    return path
+
+
+def _twice_in_parquet(path, column):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    table = pq.read_table(path)
+    pq.write_table(table.append_column(column, pa.array([999.0] * table.num_rows)), path)
+    return path
+
+
+def _twice_in_jsonl(path, key, line=1):
+    lines = path.read_text().splitlines()
+    lines[line - 1] = lines[line - 1].rstrip()[:-1] + f', "{key}": 999}}'
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _refused_naming(path, words, *args):
+    code, out, err = tbt.run("validate", path, *args)
+    assert code == 2 and len(err.strip().splitlines()) == 1, (out, err)
+    assert str(path) in err and "appears twice" in err and all(w in err for w in words), err
+
+
+@pytest.mark.parametrize("layout", ["csv", "parquet"])
+def test_a_column_named_twice_in_a_self_hosted_export_is_refused(tmp_path, layout):
+    import hosted_shapes as hs
+    path = hs.write_table(tmp_path / f"verl.{layout}", hs.verl_wandb_rows(), layout)
+    (_twice_in_csv if layout == "csv" else _twice_in_parquet)(path, "timing_s/step")
+    _refused_naming(path, ["'timing_s/step'"] + (["row 1"] if layout == "csv" else []), *ARGS)
+
+
+@pytest.mark.parametrize("layout", ["csv", "parquet"])
+def test_a_column_named_twice_in_a_cookbook_export_is_refused(tmp_path, layout):
+    import run_shapes
+    rows = run_shapes.wandb_rows(run_shapes.sync_records())
+    if layout == "csv":
+        path = _twice_in_csv(run_shapes.write_wandb_csv(tmp_path / "h.csv", rows), "env/all/total_ac_tokens")
+    else:
+        path = _twice_in_parquet(run_shapes.write_parquet(tmp_path / "h.parquet", rows), "env/all/total_ac_tokens")
+    _refused_naming(path, ["'env/all/total_ac_tokens'"], "--model", "Qwen/Qwen3-8B")
+
+
+@pytest.mark.parametrize("line", [1, 3])   # line 3 repeats line 1's keys: the typed fast path reads it
+def test_a_key_written_twice_in_a_cookbook_line_is_refused(tmp_path, line):
+    import run_shapes
+    path = _twice_in_jsonl(run_shapes.write_jsonl(tmp_path / "metrics.jsonl", run_shapes.sync_records()),
+                           "env/all/total_ac_tokens", line)
+    _refused_naming(path, [f"line {line}", "'env/all/total_ac_tokens'"], "--model", "Qwen/Qwen3-8B")
+
+
+def test_a_key_written_twice_in_a_verl_file_logger_line_is_refused(tmp_path):
+    import hosted_shapes as hs
+    path = hs.write_verl_jsonl(tmp_path / "verl.jsonl")   # {"step": n, "data": {...}}: the key twice in data
+    lines = path.read_text().splitlines()
+    assert lines[1].endswith("}}")
+    lines[1] = lines[1][:-2] + ',"timing_s/step":999}}'
+    path.write_text("\n".join(lines) + "\n")
+    _refused_naming(path, ["line 2", "'timing_s/step'"], *ARGS)
+
+
+def test_a_colon_in_a_value_or_a_nested_object_is_no_key_twice(tmp_path):
+    """The cheap check parses a line again only when it has more ':' than keys: such a line still reads."""
+    import run_shapes
+    records = run_shapes.sync_records()
+    records[0] = {**records[0], "note": "started at 12:30:00", "extra": {"a": 1, "b": {"c": 2}}}
+    path = run_shapes.write_jsonl(tmp_path / "metrics.jsonl", records)
+    code, out, err = tbt.run("validate", path, "--model", "Qwen/Qwen3-8B")
+    assert code == 0, err
+
+
+def test_a_column_named_twice_in_a_usage_export_is_refused(tmp_path):
+    import hosted_shapes as hs
+    path = _twice_in_csv(hs.write_usage_csv(tmp_path / "usage.csv"), "type")
+    with pytest.raises(TinkerNomicsError, match=r"row 1: the column 'type' appears twice"):
+        from tinker_nomics.runs import tinker_usage
+        tinker_usage.read_usage(path)
