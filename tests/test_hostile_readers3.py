@@ -216,7 +216,7 @@ def test_a_column_named_twice_in_a_cookbook_export_is_refused(tmp_path, layout):
     _refused_naming(path, ["'env/all/total_ac_tokens'"], "--model", "Qwen/Qwen3-8B")
 
 
-@pytest.mark.parametrize("line", [1, 3])   # line 3 repeats line 1's keys: the typed fast path reads it
+@pytest.mark.parametrize("line", [1, 3])   # lines with an eval: read as dicts (see the commit message)
 def test_a_key_written_twice_in_a_cookbook_line_is_refused(tmp_path, line):
     import run_shapes
     path = _twice_in_jsonl(run_shapes.write_jsonl(tmp_path / "metrics.jsonl", run_shapes.sync_records()),

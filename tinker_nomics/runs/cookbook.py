@@ -404,8 +404,7 @@ def _read_part(path, file_label: str, start: int = 0, stop: int | None = None, r
             if s is not None:
                 ac, ob, step = s.ac, s.ob, s.step
                 cached = s.cached if s.cached == s.cached else s.cached2
-                if ac is not UNSET_ and ob is not UNSET_ and step is not UNSET_ and not cached > ob * (1 + 1e-9) \
-                        and typed.once(s, raw):
+                if ac is not UNSET_ and ob is not UNSET_ and step is not UNSET_ and not cached > ob * (1 + 1e-9):
                     steps_append(step)
                     lines_append(number)
                     values_extend((ac, ob, cached, s.episodes, s.turns, s.reward,
@@ -563,14 +562,6 @@ class TypedLines:
             return None
         return cls(msgspec)
 
-    def once(self, line, raw) -> bool:
-        """Whether no key of the decoded line was written twice (msgspec keeps the last without a word): the line
-        has as many ':' as keys present (fields not at their default; each key is followed by one ':' outside
-        strings). False sends the line the dict way, which finds a key given twice (files.unique_keys_line)."""
-        values = self.msgspec.structs.astuple(line)
-        present = len(values) - values.count(self.msgspec.UNSET) - values.count(math.nan)
-        return bytes(raw).count(b":") == present
-
     def learn(self, rec: dict) -> None:
         new = [k for k in rec if k not in self.fields]
         if not new or self.rebuilds >= self.MAX_REBUILDS:
@@ -602,7 +593,7 @@ class TypedLines:
             kind = kind if name in self.fields else ms.UnsetType  # the dict way once, and the key is learned
             spec.append((attr, kind, ms.field(name=name, default=default)))
         for i, key in enumerate(sorted(self.fields - set(typed))):
-            spec.append((f"k{i}", Any, ms.field(name=key, default=ms.UNSET)))   # UNSET: not in the line
+            spec.append((f"k{i}", Any, ms.field(name=key, default=None)))
         return ms.defstruct("CookbookLine", spec, forbid_unknown_fields=True)
 
 

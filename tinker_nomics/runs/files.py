@@ -295,13 +295,20 @@ def _pairs_once(label: str, number: int):
     return pairs
 
 
+def key_ends(raw: bytes | str) -> int:
+    """At least the number of keys (at any depth) a JSON line writes: each key's closing quote is followed by ':' or
+    white space. Exactly that number on a plain log line; more where a text value has such a quote in it."""
+    if isinstance(raw, str):
+        return raw.count('":') + raw.count('" ') + raw.count('"\t') + raw.count('"\r') + raw.count('"\n')
+    return raw.count(b'":') + raw.count(b'" ') + raw.count(b'"\t') + raw.count(b'"\r') + raw.count(b'"\n')
+
+
 def unique_keys_line(obj, raw: bytes | str, number: int, label: str) -> None:
     """Refuses a JSON-lines record that wrote a key twice (json and msgspec keep the last without a word). Cheap on
-    a plain record: each key is followed by one ':' outside strings, so a line with as many ':' as its decoded
-    object has keys has no key twice; only a line with more (a nested object, a ':' inside a text value, or a key
-    twice) is parsed again to find out."""
-    colon = ":" if isinstance(raw, str) else b":"
-    if raw.count(colon) == len(obj):
+    a plain record: a line with no more key ends (key_ends) than its decoded object has keys has no key twice;
+    only a line with more (a nested object, such a quote inside a text value, or a key twice) is parsed again to
+    find out."""
+    if key_ends(raw) == len(obj):
         return
     text = raw if isinstance(raw, str) else raw.decode("utf-8", errors="replace")
     try:
