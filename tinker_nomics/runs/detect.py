@@ -156,7 +156,19 @@ TENSORBOARD_PREFIXES = ("timing_s/", "perf/", "response_length/", "prompt_length
                         "timing/", "train/", "performance/", "validation/", "generate/", "reward/")
 
 
+def _without_scalars(path: Path) -> str | None:
+    """What an event file with no scalar at all holds ("is empty", "holds only its header record"); None when it
+    has scalars."""
+    if tensorboard.keys(path, str(path), ("",), limit=1):
+        return None
+    return "is empty" if path.stat().st_size == 0 else "holds no scalar value"
+
+
 def _tensorboard_kind(path: Path, label: str, side: str | None) -> Detected:
+    nothing = _without_scalars(path)
+    if nothing:
+        raise TinkerNomicsError(f"{label}: the TensorBoard event file {nothing}: a run that has not logged a step "
+                                f"yet? Nothing to read")
     found = _by_keys(tensorboard.keys(path, label, TENSORBOARD_PREFIXES), "tensorboard", label, side)
     if found.side != SELF_HOSTED:
         raise TinkerNomicsError(f"{label}: a TensorBoard log of a {found.framework} run; validate reads its "
@@ -239,6 +251,9 @@ def detect(path, side: str | None = None) -> Detected:
                             f"{len(scalars)} event files of one run folder ({found.reason})", scalars[0].parent)
         if scalars:
             events = scalars
+        elif events and len({e.parent for e in events}) == 1:   # one run's folder, no metric in it
+            first = next((e for e in events if not _without_scalars(e)), events[0])
+            return _tensorboard_kind(first, str(first), side)
         if events:
             shown = ", ".join(str(e.relative_to(p)) for e in events[:4])
             raise TinkerNomicsError(f"{label}: the folder holds {len(events)} TensorBoard event files in different "
@@ -432,7 +447,13 @@ def _read_tensorboard(p: Path, label: str, framework: str, facts: dict | None) -
     if len(files) > 1:
         notes.append(f"{len(files)} event files in {folder.name}/, read one after the other (a run resumed into a "
                      f"new file); a step logged in two of them counts twice, as it ran twice")
-    rows = (row for f in files for row in tensorboard.records(f, str(f), TENSORBOARD_PREFIXES, notes))
+    return tensorboard.read_steps(lambda rows, notes: _read_tensorboard_rows(rows, notes, label, kind, framework, facts,
+                                                                             folder, files),
+                                  files, TENSORBOARD_PREFIXES, notes)
+
+
+def _read_tensorboard_rows(rows, notes: list, label: str, kind: str, framework: str, facts: dict | None,
+                           folder: Path, files: list[Path]) -> HostedRun:
     if framework == verl.FRAMEWORK:
         return verl.read_records(rows, label, kind, False, facts, notes)
     if framework == easyr1.FRAMEWORK:

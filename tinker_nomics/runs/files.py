@@ -274,6 +274,51 @@ def split_at_lines(p, label: str, parts: int) -> list[int]:
     return cuts
 
 
+def named_twice(names, what: str, where: str) -> None:
+    """One line when a column (or key) is named twice in `names`: every reader keeps one of the two without a word
+    (csv, pyarrow's rows, json), so a duplicate would silently replace the value of the first."""
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, start=1):
+        if name in seen and str(name).strip():
+            raise TinkerNomicsError(f"{where}: the {what} {str(name)[:80]!r} appears twice ({what}s {seen[name]} and "
+                                    f"{i}): a reader would keep one of them without a word; keep one")
+        seen.setdefault(name, i)
+
+
+def _pairs_once(label: str, number: int):
+    """The json module's object_pairs_hook that refuses a key written twice in one object of a line."""
+    def pairs(items: list) -> dict:
+        obj = dict(items)
+        if len(obj) < len(items):
+            named_twice([k for k, _ in items], "key", f"{label}: line {number}")
+        return obj
+    return pairs
+
+
+def key_ends(raw: bytes | str) -> int:
+    """At least the number of keys (at any depth) a JSON line writes: each key's closing quote is followed by ':' or
+    white space. Exactly that number on a plain log line; more where a text value has such a quote in it."""
+    if isinstance(raw, str):
+        return raw.count('":') + raw.count('" ') + raw.count('"\t') + raw.count('"\r') + raw.count('"\n')
+    return raw.count(b'":') + raw.count(b'" ') + raw.count(b'"\t') + raw.count(b'"\r') + raw.count(b'"\n')
+
+
+def unique_keys_line(obj, raw: bytes | str, number: int, label: str) -> None:
+    """Refuses a JSON-lines record that wrote a key twice (json and msgspec keep the last without a word). Cheap on
+    a plain record: a line with no more key ends (key_ends) than its decoded object has keys has no key twice;
+    only a line with more (a nested object, such a quote inside a text value, or a key twice) is parsed again to
+    find out."""
+    if key_ends(raw) == len(obj):
+        return
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", errors="replace")
+    try:
+        json.loads(text, object_pairs_hook=_pairs_once(label, number))
+    except TinkerNomicsError:
+        raise
+    except (ValueError, RecursionError):   # what the fast parser accepted and json does not: no duplicate found
+        pass
+
+
 def parse_line(raw, number: int, label: str, terminated: bool = True) -> dict:
     """One JSON-lines record (bytes or a memoryview) as a dict, or one line naming the file, line and reason."""
     try:
@@ -282,6 +327,7 @@ def parse_line(raw, number: int, label: str, terminated: bool = True) -> dict:
         obj = _careful_line(bytes(raw), number, label, not terminated)
     if type(obj) is not dict:
         raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
+    unique_keys_line(obj, bytes(raw), number, label)
     return obj
 
 
@@ -407,6 +453,11 @@ def csv_rows(path, label: str) -> tuple[list[str], Iterator[tuple[int, list[str]
         text.close()
         raise TinkerNomicsError(f"{label}: row 1: no header" if rest else f"{label}: empty file")
     header = [h.strip() for h in header]
+    try:
+        named_twice(header, "column", f"{label}: row 1")
+    except TinkerNomicsError:
+        text.close()
+        raise
 
     def rows():
         with text:
@@ -430,6 +481,39 @@ def csv_records(header: list[str], rows: Iterable[tuple[int, list[str]]]) -> Ite
 
 # ------------------------------------------------------------------------------------------ Parquet
 
+PARQUET_BATCH_CELLS = 1 << 20   # cells turned into Python values at a time: rows per batch = this / the columns
+_PLAIN_TYPES = frozenset((float, int, str, bool))
+
+
+def parquet_rows(parquet, label: str) -> Iterator[dict]:
+    """The rows of a pyarrow ParquetFile as dicts of their non-null cells (a null is "not logged at this step"), a
+    batch at a time, each column of the batch turned into Python values at once: the batch holds at most
+    PARQUET_BATCH_CELLS cells (4,096 rows of a narrow table, 104 of a 10,000-column one), so memory stays flat
+    however wide the table is (a W&B history with a metric per layer). NumPy scalars come out as plain numbers."""
+    names = [str(name) for name in parquet.schema_arrow.names]
+    named_twice(names, "column", label)
+    rows = max(1, min(4096, PARQUET_BATCH_CELLS // max(1, len(names))))
+    plain = _PLAIN_TYPES
+    for batch in parquet.iter_batches(batch_size=rows):
+        columns = [column.to_pylist() for column in batch.columns]
+        for values in zip(*columns):
+            row = {k: v for k, v in zip(names, values) if v is not None}
+            for k, v in row.items():
+                if type(v) not in plain:
+                    row[k] = _plain(v)
+            yield row
+
+
+def _plain(value):
+    """A Parquet cell as a plain Python value (NumPy scalars as numbers)."""
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
+        try:
+            return value.item()
+        except (ValueError, AttributeError):
+            return value
+    return value
+
+
 def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
     """The rows of one or more Parquet files (a W&B run-history artifact), batch by batch."""
     import pyarrow.parquet as pq
@@ -441,11 +525,9 @@ def parquet_records(paths: list[Path], label: str) -> Iterator[Record]:
             if os.fstat(fh.fileno()).st_size == 0:
                 raise TinkerNomicsError(f"{path}: empty file")
             try:
-                batches = pq.ParquetFile(fh).iter_batches(batch_size=65_536)
-                for batch in batches:
-                    for row in batch.to_pylist():
-                        number += 1
-                        yield ("row", number), {str(k): v for k, v in row.items()}
+                for row in parquet_rows(pq.ParquetFile(fh), str(path)):
+                    number += 1
+                    yield ("row", number), row
             except TinkerNomicsError:
                 raise
             except Exception as exc:  # pyarrow raises several types for a corrupt file; all mean the same here

@@ -28,7 +28,9 @@ from the token count (as for verl), or given with --prompts-per-step and --group
 the model, the GPUs and their count are given on the command line.
 
 The console (the trainer's stdout, `grpo_train`'s prints) says the same per step, and is read too: a header
-`===… Step i/n ===…` (i counts within an epoch: the reader numbers steps on from the last), `▶ Generating responses
+`===… Step i/n ===…` (i counts within an epoch, whose `===… Epoch e/E ===…` header comes first: the reader numbers
+steps on from the epochs before; a step header whose i is not above the last one's, with no Epoch header between, is
+a resumed run repeating that step, and the repeated-step caveat says so), `▶ Generating responses
 for batch of size N...` (the samples), `• Mean Generation Length: x` and `• Avg Reward: x` under Training Results,
 the `⏱️  Timing:` block (`• Total step time: x.xxs`, then `• <label>: x.xxs (p%)` for every timer, nested ones
 too), `• Total validation time: x.xxs` for a validation inside the step, and, from late 2025, the Performance
@@ -215,6 +217,7 @@ def read_records(records, label: str, kind: str | None, facts_override: dict | N
 
 NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
 STEP_HEADER = re.compile(r"^=+ Step (\d+)/(\d+) =+$")
+EPOCH_HEADER = re.compile(r"^=+ Epoch (\d+)/(\d+) =+$")
 BATCH = re.compile(r"Generating responses for batch of size (\d+)")
 TOTAL = re.compile(r"^\s*• Total step time: " + NUMBER + r"s$")
 TIMER = re.compile(r"^\s*• (?P<label>[^:•]+): " + NUMBER + r"s \(" + NUMBER + r"%\)$")
@@ -263,6 +266,7 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
     keys: set[str] = set()
     notes: list[str] = []
     step, header_line, values, in_timing = 0, 0, None, False
+    offset, new_epoch, epochs_seen, epoch_offsets = 0, False, 0, {}
     cut = 0
     gpus: list[float] = []
     dumps = ConfigDumps(accept=is_config)   # the run scripts' `print("Final config:"); pprint.pprint(config)`
@@ -291,8 +295,19 @@ def read_console(path: Path, label: str, facts_override: dict | None = None) -> 
         if header:
             flush()
             shown = int(header.group(1))
-            step = shown if shown > step else step + 1   # i restarts every epoch: number on from the last step
-            header_line, values, in_timing = number, {}, False
+            if new_epoch:   # i restarts every epoch: number on from the last step of the epochs before
+                offset, new_epoch = step, False
+            step = offset + shown   # a number not above the last with no Epoch header between: a resumed run's
+            header_line, values, in_timing = number, {}, False   # repeat of the step (the caveat says so)
+            continue
+        epoch = EPOCH_HEADER.match(text.strip())
+        if epoch:
+            shown = int(epoch.group(1))
+            if shown > epochs_seen:   # the first header of a new epoch
+                epochs_seen, new_epoch = shown, step > 0
+                epoch_offsets[shown] = step
+            else:                     # a resumed run prints its epoch's header again: its steps number from there
+                offset, new_epoch = epoch_offsets.get(shown, offset), False
             continue
         if values is None:                               # set-up (the config), a validation before the first step
             dumps.feed(number, text, owner)

@@ -20,7 +20,8 @@ from typing import Iterator
 from ..errors import TinkerNomicsError
 from .compressed import log_suffix, not_compressed_parquet
 from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, STEP_KEYS, JsonLines, chart_columns, csv_records, csv_rows,
-                    drop_nulls, json_table, load_json, open_regular, peek, select_run, too_long)
+                    drop_nulls, json_table, load_json, open_regular, parquet_rows, peek, select_run, too_long,
+                    unique_keys_line)
 
 Record = tuple[tuple[str, int], dict]
 
@@ -113,6 +114,7 @@ def json_lines(path: Path, label: str, cut_off: dict | None = None) -> Iterator[
             raise TinkerNomicsError(f"{label}: line {number}: not JSON ({reason})") from None
         if not isinstance(obj, dict):
             raise TinkerNomicsError(f"{label}: line {number}: not a JSON object (got {type(obj).__name__})")
+        unique_keys_line(obj, text, number, label)
         yield ("line", number), obj
     if last is None:
         raise TinkerNomicsError(f"{label}: empty file")
@@ -532,10 +534,11 @@ class Table:
             def records():
                 nonlocal number
                 try:
-                    for batch in parquet.iter_batches(batch_size=4096):
-                        for row in batch.to_pylist():
-                            number += 1
-                            yield ("row", number), {str(k): _plain(v) for k, v in row.items()}
+                    for row in parquet_rows(parquet, self.label):
+                        number += 1
+                        yield ("row", number), row
+                except TinkerNomicsError:
+                    raise
                 except Exception as exc:  # a corrupt row group
                     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                     raise TinkerNomicsError(f"{self.label}: row {number + 1}: not readable ({reason[:200]})") \
@@ -569,13 +572,3 @@ def _counted(rows: Iterator[tuple[int, list[str]]], label: str) -> Iterator[tupl
         yield row
     if not any_row:
         raise TinkerNomicsError(f"{label}: no data rows under the header")
-
-
-def _plain(value):
-    """A Parquet cell as a plain Python value (NumPy scalars as numbers)."""
-    if hasattr(value, "item") and not isinstance(value, (list, dict, str, bytes)):
-        try:
-            return value.item()
-        except (ValueError, AttributeError):
-            return value
-    return value

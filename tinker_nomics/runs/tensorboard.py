@@ -9,19 +9,21 @@ CRC-32C of the data. Each record is an `Event` protocol buffer (tensorflow/core/
 `simple_value` (2, float: what `add_scalar` writes) or a `tensor` (8, a TensorProto: TF2's `tf.summary.scalar`,
 a float or double scalar in `float_val` (5), `double_val` (6) or `tensor_content` (4)).
 
-Only the tags a reader asks for (by prefix) are kept; a step's values are gathered until the stream has moved two
-steps past it, so memory does not grow with the number of steps (a GPU monitor logging on another clock is left
-out by the prefixes). A record whose length or data fails its checksum is a damaged file (one line naming its
+Only the tags a reader asks for (by prefix) are kept; a step's values are gathered until two more steps have
+arrived after it (tags written later than that are found, and the file read again waiting longer: read_steps), so
+memory does not grow with the number of steps (a GPU monitor logging on another clock is left out by the prefixes). A record whose length or data fails its checksum is a damaged file (one line naming its
 offset), never a silently wrong number; a truncated last record (a run stopped mid-write) ends the stream with a
 note.
 """
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 from typing import Iterator
 
 from ..errors import TinkerNomicsError
+from .compressed import is_decompressing
 from .stream import open_read
 from .protobuf import fields, signed
 
@@ -72,31 +74,53 @@ def event_files(folder: Path) -> list[Path]:
     return found
 
 
+def _cut_note(offset: int) -> str:
+    return f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): the steps before it are read"
+
+
+def _skip(fh, size: int | None, n: int) -> bool:
+    """Moves `n` bytes on (a record not read); False when the file ends first. `size` is the file's size, None for
+    a compressed stream, which is read through instead of seeked."""
+    if size is not None:
+        if n > size - fh.tell():
+            return False
+        fh.seek(n, 1)
+        return True
+    while n > 0:
+        chunk = fh.read(min(n, 1 << 20))
+        if not chunk:
+            return False
+        n -= len(chunk)
+    return True
+
+
 def _records(path: Path, label: str, notes: list) -> Iterator[tuple[int, bytes]]:
-    """(offset, data) of every TFRecord record of the file."""
+    """(offset, data) of every TFRecord record of the file. A record whose length runs past the end of the file
+    (whatever the length, up to 2^64 - 1) is a cut record: the file ends there."""
     with open_read(path, label) as fh:
+        size = None if is_decompressing(fh) else os.fstat(fh.fileno()).st_size
         offset = 0
         while True:
             header = fh.read(12)
             if not header:
                 return
             if len(header) < 12:
-                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
-                             f"the steps before it are read")
+                notes.append(_cut_note(offset))
                 return
             length, length_crc = struct.unpack("<QI", header)
             if masked_crc(header[:8]) != length_crc:
                 raise TinkerNomicsError(f"{label}: byte {offset:,}: not a TensorBoard event record (its length "
                                         f"fails its checksum)")
             if length > MAX_RECORD_BYTES:   # an image, histogram or graph event: no scalar of ours
+                if not _skip(fh, size, length + 4):
+                    notes.append(_cut_note(offset))
+                    return
                 notes.append(f"a record of {length:,} bytes at byte {offset:,} was skipped (not a scalar)")
-                fh.seek(length + 4, 1)
                 offset += 12 + length + 4
                 continue
             data = fh.read(length + 4)
             if len(data) < length + 4:
-                notes.append(f"the event file ends in a cut record at byte {offset:,} (a run stopped mid-write): "
-                             f"the steps before it are read")
+                notes.append(_cut_note(offset))
                 return
             body = data[:length]
             if masked_crc(body) != struct.unpack("<I", data[length:])[0]:
@@ -155,15 +179,42 @@ def _scalars(event: bytes, wanted) -> tuple[int, list[tuple[str, float]]]:
     return step, out
 
 
-def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list) -> Iterator[tuple[tuple[str, int], dict]]:
+LATE_STEPS_KEPT = 1024            # steps whose tags are remembered after they are emitted, to tell late tags
+
+
+class LateTags(Exception):
+    """Tags of a step already emitted arrived (more than `window` steps late): read the file again with `window`."""
+
+    def __init__(self, window: int, step: int):
+        super().__init__(window, step)
+        self.window, self.step = window, step
+
+
+def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list,
+            window: int = PENDING_STEPS) -> Iterator[tuple[tuple[str, int], dict]]:
     """One record per step, in step order, with the scalars whose tag starts with one of `prefixes`, as W&B rows
-    are (`_step` the step); ((unit, number), {tag: value})."""
+    are (`_step` the step); ((unit, number), {tag: value}). A step's tags are gathered until `window` later steps
+    have arrived. Tags of a step already emitted, none of which that step's record had, are late tags of that
+    step, not a repeat of it: LateTags, with the window that gathers them (see `read_steps`). Tags that step
+    already had are a repeated step (a second record for it)."""
     def wanted(tag: str) -> bool:
         return tag.startswith(prefixes)
 
     pending: dict[int, dict] = {}
     first_seen: dict[int, int] = {}
-    last = None
+    arrived: dict[int, int] = {}         # step -> how many steps had arrived before it (the last LATE_STEPS_KEPT)
+    emitted: dict[int, frozenset] = {}   # step -> its tags, for the last LATE_STEPS_KEPT steps emitted
+    shapes: dict[frozenset, frozenset] = {}
+    count = 0
+
+    def emit(done: int):
+        row = pending.pop(done)
+        tags = frozenset(row)
+        emitted[done] = shapes.setdefault(tags, tags)
+        if len(emitted) > LATE_STEPS_KEPT:
+            del emitted[next(iter(emitted))]
+        return ("event at byte", first_seen.pop(done)), row
+
     for offset, data in _records(path, label, notes):
         try:
             step, values = _scalars(data, wanted)
@@ -174,15 +225,38 @@ def records(path: Path, label: str, prefixes: tuple[str, ...], notes: list) -> I
             continue
         row = pending.get(step)
         if row is None:
+            done = emitted.get(step)
+            if done is not None and step in arrived and done.isdisjoint(tag for tag, _ in values):
+                raise LateTags(count - arrived[step] + 1, step)
             row = pending[step] = {"_step": step}
             first_seen[step] = offset
+            arrived[step] = count
+            count += 1
+            if len(arrived) > LATE_STEPS_KEPT:
+                del arrived[next(iter(arrived))]
         row.update(values)
-        last = step if last is None else max(last, step)
-        while len(pending) > PENDING_STEPS and min(pending) < last:
-            done = min(pending)
-            yield ("event at byte", first_seen.pop(done)), pending.pop(done)
+        while len(pending) > window:   # the step that arrived first: `window` steps have arrived since
+            yield emit(next(iter(pending)))
     for step in sorted(pending):
-        yield ("event at byte", first_seen.pop(step)), pending[step]
+        yield emit(step)
+
+
+def read_steps(read, files: list[Path], prefixes: tuple[str, ...], notes: list):
+    """`read(rows, notes)` (a framework's reader) over the records of `files` read one after the other; when some
+    tags arrive late (LateTags), they are read again with a window that gathers them into their step, and a note
+    says so."""
+    window, late_note = PENDING_STEPS, []
+    while True:
+        tried = list(notes) + late_note
+        rows = (row for f in files for row in records(f, str(f), prefixes, tried, window))
+        try:
+            return read(rows, tried)
+        except LateTags as late:
+            if late.window <= window:   # cannot happen: each try gathers more
+                raise
+            window = late.window
+            late_note = late_note or [f"some tags of step {late.step} were written after later steps' (TensorBoard "
+                                      f"records written late): each tag is read with its own step"]
 
 
 HPARAMS_TAG = "_hparams_/session_start_info"
@@ -251,8 +325,11 @@ def hparams(path: Path, label: str) -> dict:
 def keys(path: Path, label: str, prefixes: tuple[str, ...], limit: int = 50) -> set[str]:
     """The tags of the first `limit` steps: what a detector looks at."""
     out: set[str] = set()
-    for i, (_, rec) in enumerate(records(path, label, prefixes, [])):
-        out.update(rec)
-        if i + 1 >= limit:
-            break
+    try:
+        for i, (_, rec) in enumerate(records(path, label, prefixes, [])):
+            out.update(rec)
+            if i + 1 >= limit:
+                break
+    except LateTags:   # the tags of the steps so far are enough to tell the log
+        pass
     return out

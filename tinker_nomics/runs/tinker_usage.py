@@ -38,7 +38,7 @@ from ..sources.price_list import snapshots
 from ..sources.provenance import data_recorded
 from ..sources.prices import storage_usd_per_gb_month
 from . import stream
-from .files import BOM, JsonLines
+from .files import BOM, JsonLines, named_twice
 
 TOKEN_TYPES = {"training": "train", "sampling_sample": "sample", "sampling_prefill": "prefill"}
 EVENT_TYPES = (*TOKEN_TYPES, "checkpoint", "storage")
@@ -195,6 +195,7 @@ def read_usage(path) -> UsageExport:
             if not is_usage_header(reader.fieldnames or []):
                 raise TinkerNomicsError(f"{label}: row 1: not a tinker billing usage CSV (no bucket_start and type "
                                         f"columns)")
+            named_twice(reader.fieldnames, "column", f"{label}: row 1")   # DictReader keeps the last
             for rec in reader:
                 if not any((v or "").strip() for v in rec.values() if isinstance(v, str)):
                     continue
