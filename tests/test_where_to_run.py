@@ -182,3 +182,20 @@ def test_a_resold_machine_is_named_by_its_upstream_cloud_not_its_catalog_key():
     other = next(o for o in offers() if o.provider == "lambda")
     row = {"where": f"lambda {other.instance_type} × 1", "instance_type": other.instance_type}
     assert where_to_run.where_text(row) == row["where"]
+
+
+def test_the_chapters_labels_follow_the_options_not_their_names():
+    """QA s8 #4: the chapter's table marked "best" and "frontier" on every row whose `where` text matched the best or
+    a frontier option's; each label is now the option's own (the ranking's first row, the option's frontier flag),
+    and an offer the catalog lists at several prices says it is the cheapest of them."""
+    from tinker_nomics.analysis import plan as planner
+    model = explorer.planner_models("math_rl")[0]
+    ev = explorer.planner_evaluation("math_rl", model, explorer.PLANNER_DEADLINES, DRAWS, 0, "latest")
+    p = ev.plan(168)
+    table = where_to_run.listed_table(p, top=40)
+    shown = planner.listed(p.options, 40)
+    notes = table["note"].tolist()
+    assert [i for i, n in enumerate(notes) if "best" in n.split("; ")] == ([0] if p.best is not None else [])
+    assert ["frontier" in n.split("; ") for n in notes] == [bool(f) for f in shown["frontier"]]
+    several = [bool(x == x and x > 1) for x in shown["listed_prices"]]
+    assert ["listed prices" in n for n in notes] == several

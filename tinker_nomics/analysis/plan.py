@@ -74,7 +74,7 @@ SPOT_TABLE = "assumptions/spot_interruptions.csv"
 COLUMNS = ["where", "billing", "gpu", "num_gpus", "provider", "spot", "cost_usd", "cost_usd_p50", "cost_usd_p10",
            "cost_usd_p90", "wall_hours", "wall_hours_p50", "wall_hours_p10", "wall_hours_p90", "p_meets_deadline",
            "feasible", "dropped_because", "instance_type", "instances", "gpus_per_instance", "usd_per_gpu_hour", "cost_usd_at_confidence",
-           "within_budget", "kind", "caveat", "source"]
+           "within_budget", "kind", "caveat", "source", "listed_prices"]
 
 
 # ----------------------------------------------------------------------------------------------- spot
@@ -533,7 +533,7 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     # numbers as floats, flags as booleans, text as plain Python objects: ranking reorders every column on each
     # plan, and NumPy takes these faster than pandas' text arrays
     numbers = [c for c in frame.columns if c.startswith(("cost_", "wall_", "p_meets@"))] + \
-        ["usd_per_gpu_hour", "num_gpus", "instances", "gpus_per_instance"]
+        ["usd_per_gpu_hour", "num_gpus", "instances", "gpus_per_instance", "listed_prices"]
     frame = frame.astype({**{c: float for c in numbers}, "spot": bool, "feasible": bool,
                           **{c: object for c in frame.columns if c not in numbers and c not in ("spot", "feasible")}})
     return Evaluation(frame, deadlines, confidence, int(draws), base, workload, tuple(dict.fromkeys(notes)), spot_m)
@@ -670,7 +670,7 @@ def _gpu_candidates(offers, max_gpus, gpu_filter, provider_filter, spot, given_r
             usd_per_gpu_hour=(part["spot_rate"] if on_spot else part["rate"]).to_numpy(), kind="rented",
             source=part["source"].to_numpy(),
             dropped_because=np.where(part["suspect"].to_numpy(), SUSPECT, None),
-            caveat=_caveats(part)))
+            caveat=_caveats(part), listed_prices=part["listings"].to_numpy()))
     # managed GPU-hour services bill on demand (none under --spot); the user's own rate is theirs, spot or not
     rows = [] if spot is True else [{"service": s.service, "gpu": s.gpu, "provider": s.vendor,
                                      "rate": s.usd_per_gpu_hour, "source": s.source_url, "k": 1}

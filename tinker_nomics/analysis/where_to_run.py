@@ -117,14 +117,15 @@ def listed_table(p: planner.Plan, top: int = 8) -> pd.DataFrame:
     """The ranked options a reader scans (each offer at its best count, then Tinker and the services), as text:
     the table the chapter shows and the explorer's rows."""
     rows = []
-    front = set(p.pareto["where"])
-    best = None if p.best is None else p.best["where"]
-    for rank, row in planner.listed(p.options, top).iterrows():
+    for rank, row in planner.listed(p.options, top).iterrows():   # the best is the ranking's first row
         row = row.to_dict()
         caveat = row.get("caveat") if isinstance(row.get("caveat"), str) else ""
+        listed = row.get("listed_prices")
         # (several instances show in `where` as "× N"; the chapter says their network is not modelled)
-        flags = [x for x in ("best" if row["where"] == best else "", "frontier" if row["where"] in front else "",
+        flags = [x for x in ("best" if p.best is not None and rank == 0 else "",
+                             "frontier" if row.get("frontier") else "",
                              "auction-style price" if planner.AUCTION in caveat else "",
+                             f"cheapest of {listed:,.0f} listed prices" if listed == listed and listed > 1 else "",
                              row["dropped_because"] if isinstance(row["dropped_because"], str) else "") if x]
         rows.append({"rank": f"{int(rank) + 1:,}", "where": where_text(row), "GPUs": gpus_text(row),
                      "cost (P10–P90)": money_span(row), "wall-clock (P10–P90)": hours_span(row),
