@@ -213,3 +213,27 @@ def test_a_default_engine_no_tensor_parallel_size_can_run_says_so(tmp_path):
     code, out, err = _cli("predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8",
                           "--concurrency", "64", "--input-len", "100", "--output-len", "100", "--format", "json")
     assert code == 0 and not json.loads(out)["notes"]
+
+
+def test_a_fractional_concurrency_is_refused():
+    """QA s8 (left by the predict fixes): --concurrency 1.5 was accepted; requests in flight are whole."""
+    _refused(["predict", "decode", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "1", "--concurrency", "1.5",
+              "--input-len", "10", "--output-len", "10"], "--concurrency", "whole number", "1.5")
+
+
+def test_the_default_mini_batches_are_no_more_than_the_samples():
+    """QA s8 (left by the predict fixes): with fewer samples than the default mini-batches (4), each was timed as a
+    fraction of a sample; the default now takes one mini-batch per sample at most, as --optimizer-steps given that
+    number does."""
+    args = ["predict", "rl-step", "--model", "Qwen3-8B", "--gpu", "H100", "--num-gpus", "8", "--samples", "2",
+            "--prompt-len", "100", "--response-len", "200", "--format", "json"]
+    code, out, err = _cli(*args)
+    assert code == 0, err
+    code, given, err = _cli(*args, "--optimizer-steps", "2")
+    assert code == 0, err
+    default, two = json.loads(out)["training_seconds"], json.loads(given)["training_seconds"]
+    assert default is not None and default == two
+    code, four, err = _cli(*args[:-2], "--samples", "4", "--format", "json")   # 4 samples: the default's 4 stand
+    assert code == 0, err
+    code, given, err = _cli(*args[:-2], "--samples", "4", "--optimizer-steps", "4", "--format", "json")
+    assert json.loads(four)["training_seconds"] == json.loads(given)["training_seconds"]

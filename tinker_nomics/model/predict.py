@@ -209,6 +209,8 @@ def predict_decode(arch: ModelArch, gpu: GPU, num_gpus, concurrency, input_token
     bpp = decode.precision_bytes(precision)
     n = _whole("num_gpus", num_gpus)
     c = _positive("concurrency", concurrency, 1, inclusive=True, maximum=MAX_SEQUENCES)
+    if np.any(c != np.floor(c)):   # requests in flight: 1.5 of them is no benchmark's setting
+        raise TinkerNomicsError(f"concurrency must be a whole number of requests, got {_text(c)}")
     i = _positive("input_len", input_tokens, 0, inclusive=True, maximum=MAX_TOKENS)
     o = _positive("output_len", output_tokens, 1, inclusive=True, maximum=MAX_TOKENS)
     tp = _default_tensor_parallel(arch, n) if tensor_parallel is None else _whole("tensor_parallel", tensor_parallel)
@@ -524,7 +526,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         if not isinstance(value, (bool, np.bool_)):
             raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
-        opt = number("rl_optimizer_steps") * epochs
+        opt = np.minimum(number("rl_optimizer_steps"), s) * epochs
     rollout_weights = None if rollout_precision is None or quantization.is_auto(rollout_precision) \
         else decode.precision_name(rollout_precision, "rollout_precision")
     rollout_kv = None if rollout_kv_precision is None else quantization.canonical(

@@ -323,7 +323,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     epochs = 1.0 if update_epochs is None else np.asarray(update_epochs, dtype=float)
     if update_epochs is not None:
         update_units = update_units * epochs
-    opt = np.asarray(number("rl_optimizer_steps") if optimizer_steps is None else optimizer_steps, dtype=float)
+    # the default mini-batches, no more than the samples (a mini-batch holds at least one)
+    opt = np.minimum(number("rl_optimizer_steps"), s) if optimizer_steps is None \
+        else np.asarray(optimizer_steps, dtype=float)
     def micro_batches(samples_each, tokens_each):
         """Micro-batches per GPU in one pass over the step's sequences: of `samples_each` sequences, or of at most
         `tokens_each` tokens (the default budget where neither is given)."""
