@@ -864,3 +864,30 @@ def test_a_key_written_twice_in_a_config_a_user_gives_is_refused(tmp_path):
     text = config.read_text()
     config.write_text(text.replace('"group_size": 4', '"group_size": 4, "group_size": 8'))
     _refused(["validate", str(folder)], str(config), "'group_size'", "twice")
+
+
+@pytest.mark.parametrize("whole", [0, 1 << 20])
+def test_a_key_written_twice_in_a_json_document_is_refused(tmp_path, monkeypatch, whole):
+    """QA s8 (left by the readers' fixes): the streamed JSON documents kept the last of two keys without a word, as
+    the json module does: a W&B list of records, a trainer_state.json's entries, a top-level member. A text value
+    holding a quote and a space (which the cheap count takes for a key end) still reads."""
+    import json
+
+    from tinker_nomics.errors import TinkerNomicsError
+    from tinker_nomics.runs import stream
+    monkeypatch.setattr(stream, "WHOLE_MEMBER_CHARS", whole)
+    records = tmp_path / "history.json"
+    records.write_text('[{"_step": 1, "timing_s/step": 3.5},\n {"_step": 2, "timing_s/step": 9.0, "timing_s/step": 1}]')
+    with pytest.raises(TinkerNomicsError, match=r"line 2: the key 'timing_s/step' appears twice"):
+        list(stream.json_array(records, "h"))
+    state = tmp_path / "trainer_state.json"
+    state.write_text('{"global_step": 2, "log_history": [{"step": 1, "step_time": 4.0, "step_time": 0.5}]}')
+    with pytest.raises(TinkerNomicsError, match=r"the key 'step_time' appears twice"):
+        for _, value in stream.json_members(state, "h"):
+            list(value) if isinstance(value, stream.Streamed) else None
+    state.write_text('{"log_history": [], "log_history": [{"step": 1}]}')
+    with pytest.raises(TinkerNomicsError, match=r"the member 'log_history' appears twice"):
+        list(stream.json_members(state, "h"))
+    quoted = tmp_path / "quoted.json"
+    quoted.write_text(json.dumps([{"_step": 1, "note": 'a "quoted" word', "nested": {"a": 1}}]))
+    assert [r for _, r in stream.json_array(quoted, "h")] == json.loads(quoted.read_text())

@@ -19,9 +19,9 @@ from typing import Iterator
 
 from ..errors import TinkerNomicsError
 from .compressed import log_suffix, not_compressed_parquet
-from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, STEP_KEYS, JsonLines, chart_columns, csv_records, csv_rows,
-                    drop_nulls, json_table, load_json, open_regular, parquet_rows, peek, select_run, too_long,
-                    unique_keys_line)
+from .files import (BOM, DOWNSAMPLED_NOTE, MAX_LINE_BYTES, STEP_KEYS, JsonLines, chart_columns, csv_records,
+                    csv_rows, drop_nulls, json_table, key_ends, load_json, named_twice, open_regular, parquet_rows,
+                    peek, select_run, too_long, unique_keys_line)
 
 Record = tuple[tuple[str, int], dict]
 
@@ -216,10 +216,28 @@ class _Window:
                     and (end >= len(self.buf) or self.buf[end] in NUMBER_GOES_ON):
                 self.refill()                 # a number cut by the window's edge ('1' of '1.5') goes on in the next
                 continue
+            if type(item) in (dict, list):
+                self.unique_keys(item, end)
             self.pos = end
             if self.pos > self.chunk:         # drop what has been read
                 self.drop()
             return item
+
+    def unique_keys(self, item, end: int) -> None:
+        """Refuses a value that writes a key twice in one object (the json module keeps the last without a word).
+        Cheap on a plain value: one whose text has no more key ends (files.key_ends) than it has keys has no key
+        twice; only one with more (a quote followed by a space inside a text, or a key twice) is parsed again."""
+        raw = self.buf[self.pos:end]
+        if key_ends(raw) == _keys_in(item):
+            return
+
+        def pairs(items: list) -> dict:
+            obj = dict(items)
+            if len(obj) < len(items):
+                line = self.lines_before + self.buf.count("\n", 0, self.pos) + 1
+                named_twice([k for k, _ in items], "key", f"{self.label}: the value from line {line}")
+            return obj
+        json.loads(raw, object_pairs_hook=pairs)
 
     def entries(self, what: str, close: str) -> Iterator[tuple[int, str | None]]:
         """Walks a list or object (its opening character read) up to `close`: each entry's number, and an object
@@ -262,6 +280,13 @@ class _Window:
             raise JsonLines()
         if char:
             self.broken(f"extra data after the {what}")
+
+
+def _keys_in(value) -> int:
+    """The keys of every object in a decoded JSON value."""
+    if type(value) is dict:
+        return len(value) + sum(_keys_in(v) for v in value.values() if type(v) in (dict, list))
+    return sum(_keys_in(v) for v in value if type(v) in (dict, list))
 
 
 def json_array(path: Path, label: str, chunk: int = ARRAY_CHUNK) -> Iterator[Record]:
@@ -310,7 +335,11 @@ def json_members(path: Path, label: str, streamed=lambda key: True, chunk: int |
         if window.next_char() != "{":
             window.broken("expected an object")
         window.pos += 1
+        names = []   # the members' names, which a file may write twice (the json module keeps the last)
         for _, key in window.entries("object", "}"):
+            names.append(key)
+            if len(set(names)) < len(names):
+                named_twice(names, "member", label)
             opener = window.next_char()
             if streamed(key) and opener in ("[", "{"):
                 kind = "list" if opener == "[" else "object"
