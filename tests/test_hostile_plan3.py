@@ -59,7 +59,7 @@ def test_an_instance_listed_at_several_prices_is_one_option_at_the_cheapest(tmp_
     code, table, err = _cli("plan", "--workload", "math_rl", "--draws", "20", "--gpu-offers", str(offers),
                             "--max-gpus", "2", "--spot", "--top", "8")
     assert code == 0, err
-    ranked = [line for line in table.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    ranked = [line for line in table.splitlines() if line.split()[:1] and line.split()[0].replace(",", "").isdigit()]
     assert [line.split()[0] for line in ranked if "best" in line] == ["1"]
 
 
@@ -98,6 +98,10 @@ def test_gpus_and_spot_that_narrow_nothing_are_said_to():
 def test_long_times_and_small_confidences_read_as_numbers():
     assert fmt.duration(24 * 1_234_567.0) == "1,234,567 days"
     assert fmt.duration(24 * 12.34) == "12.3 days"
+    code, out, err = _cli("plan", "--workload", "math_rl", "--draws", "20", "--top", "3")
+    assert code == 0, err
+    tinker = next(line for line in out.splitlines() if "Tinker (" in line)
+    assert tinker.split()[0].replace(",", "").isdigit() and "," in tinker.split()[0]   # 18,389 as the book writes it
     code, out, err = _cli("plan", "--workload", "math_rl", "--draws", "20", "--confidence", "0.0001", "--top", "1")
     assert code == 0, err
     assert "at 0.01% confidence" in out.splitlines()[1]

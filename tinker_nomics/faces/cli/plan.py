@@ -151,7 +151,7 @@ def render(result, data: dict, top: int | None) -> str:
         if isinstance(row.get("caveat"), str):
             note = (note + "; " if note else "") + row["caveat"]
         p = row["p_meets_deadline"]
-        rows.append([rank, planner.option_name(row), _gpus(row), _span(row["cost_usd"], row["cost_usd_p10"],
+        rows.append([f"{rank:,}", planner.option_name(row), _gpus(row), _span(row["cost_usd"], row["cost_usd_p10"],
                                                            row["cost_usd_p90"], True),
                      _span(row["wall_hours"], row["wall_hours_p10"], row["wall_hours_p90"], False),
                      "—" if _missing(p) else fmt.pct(p, 0), fmt.cut(note, NOTE_WIDTH)])
