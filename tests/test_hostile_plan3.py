@@ -54,6 +54,8 @@ def test_an_instance_listed_at_several_prices_is_one_option_at_the_cheapest(tmp_
     rented = [o for o in data["options"] if o["kind"] == "rented"]
     assert sorted(o["where"] for o in rented) == ["prov i1 × 1 (spot)", "prov i1 × 2 (spot)"]
     assert {o["usd_per_gpu_hour"] for o in rented} == {min(prices)}
+    assert {o["listed_prices"] for o in rented} == {len(prices)} and all(type(o["listed_prices"]) is int
+                                                                          for o in rented)
     assert all(f"cheapest of {len(prices)} prices" in o["caveat"] and f"${max(prices):,.2f}" in o["caveat"]
                for o in rented)
     code, table, err = _cli("plan", "--workload", "math_rl", "--draws", "20", "--gpu-offers", str(offers),

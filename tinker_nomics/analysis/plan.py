@@ -400,7 +400,7 @@ class Plan:
                 "notes": list(self.notes)}
 
 
-COUNTS = ("num_gpus", "instances", "gpus_per_instance")
+COUNTS = ("num_gpus", "instances", "gpus_per_instance", "listed_prices")
 
 
 def records(frame: pd.DataFrame) -> list[dict]:
