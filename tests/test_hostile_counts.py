@@ -27,6 +27,7 @@ def _refused(args, *words):
     code, out, err = _cli(*args)
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (args, out, err)
     assert all(w in err for w in words), err
+    return err
 
 
 @pytest.mark.parametrize("flag, value, words", [

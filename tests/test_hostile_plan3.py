@@ -10,28 +10,19 @@ from a user's files that change how the text around them shows.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from test_hostile_counts import _cli
 from tinker_nomics import fmt
 from tinker_nomics.errors import TinkerNomicsError
-from tinker_nomics.faces.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = "\u202e"          # RIGHT-TO-LEFT OVERRIDE: 'evil\u202egol.log' shows as 'evilgol.log' reversed
 ZERO_WIDTH = "\u200b"   # ZERO WIDTH SPACE
-
-
-def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def _catalog(tmp_path: Path, spot_prices) -> Path:

@@ -4,32 +4,16 @@ no trainer runs, a "does not fit" message naming the wrong length, and counts pr
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tinker_nomics.faces.cli import main
+from test_hostile_counts import _cli, _refused
 from tinker_nomics.model import predict
 from tinker_nomics.sources.architectures import get_arch
 from tinker_nomics.sources.hardware import get_gpu
-
-
-def _cli(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
-def _refused(args, *words):
-    code, out, err = _cli(*args)
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (args, out, err)
-    assert all(w in err for w in words), err
-    return err
 
 
 def _json(*args):
