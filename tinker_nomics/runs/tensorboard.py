@@ -11,9 +11,9 @@ a float or double scalar in `float_val` (5), `double_val` (6) or `tensor_content
 
 Only the tags a reader asks for (by prefix) are kept; a step's values are gathered until two more steps have
 arrived after it (tags written later than that are found, and the file read again waiting longer: read_steps), so
-memory does not grow with the number of steps (a GPU monitor logging on another clock is left out by the prefixes). A record whose length or data fails its checksum is a damaged file (one line naming its
-offset), never a silently wrong number; a truncated last record (a run stopped mid-write) ends the stream with a
-note.
+memory does not grow with the number of steps (a GPU monitor logging on another clock is left out by the
+prefixes). A record whose length or data fails its checksum is a damaged file (one line naming its offset), never a
+silently wrong number; a truncated last record (a run stopped mid-write) ends the stream with a note.
 """
 from __future__ import annotations
 
