@@ -300,12 +300,13 @@ class DecodeFeatures:
 def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, context, precision: str = "bf16",
                     kv_precision: str = "bf16", attention: bool = True, allreduce: bool = True, peak=None,
                     min_batch: float = 1.0, kv_per_sequence=None, flops_per_token=None,
-                    tiles: bool = True, eager=False, expert_parallel=1.0) -> DecodeFeatures:
+                    tiles: bool = True, eager=False, expert_parallel=1.0, kv_copies: bool = True) -> DecodeFeatures:
     """A decode step reduced to features. `attention`, `allreduce` and `peak` (default: the GEMM precision's) are
     the method's terms (rl_phases.Terms; default peak: the GEMM ceiling); `min_batch` the smallest batch a step is
     charged for; `tiles` whether a GEMM costs at least its tensor-core instruction's rows (gemm_rows; the
     calibrated method); `expert_parallel` the GPUs of the replica that split the routed experts between them
-    (weight_bytes_read). `kv_per_sequence`
+    (weight_bytes_read); `kv_copies` whether each GPU reads the key/value heads it holds, copies included (kv_held;
+    the calibrated method). `kv_per_sequence`
     (kv_bytes) and `flops_per_token` (token_flops) at `context`, where the caller has them already."""
     tp = np.asarray(tensor_parallel, dtype=float)
     b = np.maximum(np.asarray(batch, dtype=float), min_batch)
@@ -315,7 +316,7 @@ def decode_features(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, batch, con
     if flops_per_token is None:
         flops_per_token = token_flops(arch, context, attention)
     reads = kv_read_bytes(arch, context, kv_precision) if arch.sparse_attention_topk else kv_per_sequence
-    total = weights + b * reads
+    total = weights + b * (kv_held(arch, reads, tp, kv_precision) if kv_copies else reads)
     memory = total / (tp * gpus.bandwidth_bytes_per_s)
     peak = gemm_ceiling(gpus, precision) if peak is None else peak
     if tiles:   # the weights' GEMMs at the instruction's rows at least; attention per sequence
@@ -411,21 +412,62 @@ def replica_memory(arch: ModelArch, gpus: GpuSpecs, sequence_tokens, precision: 
 # ------------------------------------------------------------------------------------------------ engine layouts
 
 def engine_sizes(arch: ModelArch) -> np.ndarray:
-    """The tensor-parallel sizes an engine of `arch` may take: those that split its attention heads evenly (vLLM
-    refuses the others), smallest first; powers of two where the heads are not known."""
+    """The tensor-parallel sizes an engine of `arch` may take (layout_allowed), smallest first; powers of two where
+    the heads are not known."""
     heads = int(arch.num_heads or 0)
     if not heads:
         return np.power(2.0, np.arange(int(math.log2(number("max_gpus"))) + 1))
-    return np.asarray([d for d in range(1, heads + 1) if heads % d == 0], dtype=float)
+    sizes = np.arange(1.0, heads + 1.0)
+    return sizes[layout_allowed(arch, sizes)]
+
+
+def _kv_heads(arch: ModelArch) -> int:
+    """The key/value heads a tensor-parallel engine splits or copies: none for multi-head latent attention (its one
+    latent is held whole on every GPU) or where the config does not say."""
+    return 0 if arch.is_mla else int(arch.num_kv_heads or 0)
 
 
 def layout_allowed(arch: ModelArch, tensor_parallel, num_gpus=None):
     """The rule every engine layout keeps, given or chosen by default: the tensor-parallel size splits the attention
-    heads evenly and (with `num_gpus`) divides the GPUs into whole engine copies."""
+    heads evenly and the key/value heads too, or copies them whole (a size that is a multiple of them), as vLLM's
+    QKVParallelLinear requires (vllm/model_executor/layers/linear.py: divide(total_num_kv_heads, tp_size), or
+    divide(tp_size, total_num_kv_heads) where the size is the larger); with `num_gpus`, it divides the GPUs into
+    whole engine copies."""
     tp = np.asarray(tensor_parallel, dtype=float)
-    heads = int(arch.num_heads or 0)
+    heads, kv = int(arch.num_heads or 0), _kv_heads(arch)
     ok = (np.mod(heads, tp) == 0) if heads else np.ones(np.shape(tp), dtype=bool)
+    if kv:
+        ok = ok & np.where(tp >= kv, np.mod(tp, kv) == 0, np.mod(kv, tp) == 0)
     return ok if num_gpus is None else ok & (np.mod(np.asarray(num_gpus, dtype=float), tp) == 0)
+
+
+def heads_text(arch: ModelArch) -> str:
+    """The heads the layout rule splits, in words: "28 attention and 4 key/value heads" ("32 attention heads" where
+    the key/value heads are as many, or under multi-head latent attention)."""
+    heads, kv = int(arch.num_heads or 0), _kv_heads(arch)
+    return f"{heads} attention and {kv} key/value heads" if kv and kv != heads else f"{heads} attention heads"
+
+
+def kv_copies(arch: ModelArch, tensor_parallel):
+    """How many GPUs of a tensor-parallel engine hold each key/value head (vLLM's num_kv_head_replicas): 1 while
+    the size splits them, size / heads once it is larger (each GPU keeps one head whole), and every GPU for a
+    multi-head latent attention's latent (vLLM's ModelConfig.get_num_kv_heads: 1 under MLA)."""
+    tp = np.maximum(np.asarray(tensor_parallel, dtype=float), 1.0)
+    if arch.is_mla:
+        return tp
+    kv = int(arch.num_kv_heads or 0)
+    return np.maximum(tp / kv, 1.0) if kv else np.ones(np.shape(tp))
+
+
+def kv_held(arch: ModelArch, per_sequence, tensor_parallel, kv_precision: str = "bf16"):
+    """One sequence's cache as a tensor-parallel engine holds it over all its GPUs: the attention's keys and values
+    (`per_sequence`, kv_bytes, less the recurrent state, which splits with its heads) once per copy (kv_copies)."""
+    copies = kv_copies(arch, tensor_parallel)
+    per_sequence = np.asarray(per_sequence, dtype=float)
+    if np.all(copies == 1.0):
+        return per_sequence
+    state = float(arch.recurrent_bytes_per_sequence) * kv_scale(kv_precision)
+    return per_sequence + (copies - 1.0) * np.maximum(per_sequence - state, 0.0)
 
 
 def smallest_layout(arch: ModelArch, need, num_gpus=None):
@@ -457,19 +499,29 @@ def power_of_two_above(x):
 
 def kv_capacity(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, context_tokens, memory_fraction,
                 precision: str = "bf16", kv_precision: str = "bf16", per_sequence=None, max_num_seqs=None):
-    """Sequences one replica holds at once: the memory left after the weights and what the engine reserves on each
-    GPU (its profiled activation peak for `max_num_seqs` sequences, default the engine's cap, and the memory outside
-    PyTorch: engine_memory.reserved_bytes) over one sequence's cache at `context_tokens` (`per_sequence`, where the
-    caller has it already)."""
+    """Sequences one replica holds at once: its cache budget (kv_budget) over one sequence's cache at
+    `context_tokens` (`per_sequence`, kv_bytes, where the caller has it already) as the engine holds it (kv_held:
+    key/value heads copied on GPUs past their number)."""
+    tp = np.asarray(tensor_parallel, dtype=float)
+    budget = kv_budget(arch, gpus, tp, memory_fraction, precision, max_num_seqs)
+    if per_sequence is None:
+        per_sequence = kv_bytes(arch, context_tokens, kv_precision)
+    per_sequence = kv_held(arch, per_sequence, tp, kv_precision)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(per_sequence > 0, np.floor(budget / per_sequence), np.inf)
+
+
+def kv_budget(arch: ModelArch, gpus: GpuSpecs, tensor_parallel, memory_fraction, precision: str = "bf16",
+              max_num_seqs=None):
+    """Cache bytes one replica has over all its GPUs: the memory left after the weights and what the engine reserves
+    on each GPU (its profiled activation peak for `max_num_seqs` sequences, default the engine's cap, and the memory
+    outside PyTorch: engine_memory.reserved_bytes); none where that is nothing."""
     tp = np.asarray(tensor_parallel, dtype=float)
     seqs = engine_max_num_seqs(gpus) if max_num_seqs is None else max_num_seqs
     budget = tp * (np.asarray(memory_fraction, dtype=float) * engine_memory.engine_memory_bytes(gpus)
                    - engine_memory.reserved_bytes(arch.vocab_size, seqs, tp)) \
         - float(arch.total_params) * PRECISION_BYTES[precision_name(precision)]
-    if per_sequence is None:
-        per_sequence = kv_bytes(arch, context_tokens, kv_precision)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(per_sequence > 0, np.floor(np.maximum(budget, 0.0) / per_sequence), np.inf)
+    return np.maximum(budget, 0.0)
 
 
 def engine_max_num_seqs(gpus: GpuSpecs):

@@ -121,12 +121,17 @@ def _default_tensor_parallel(arch: ModelArch, num_gpus):
 
 def _layout_check(arch: ModelArch, tp, n, name: str) -> None:
     """A given engine size the layout rule refuses (decode.layout_allowed, the rule the default sizes keep), in one
-    line: it must divide the GPUs, and split the attention heads evenly (vLLM refuses a size that does not)."""
+    line: it must divide the GPUs, split the attention heads evenly and split or copy the key/value heads whole (vLLM
+    refuses a size that does not)."""
     if np.all(decode.layout_allowed(arch, tp, n)):
         return
     if np.any(np.mod(n, tp)):
         raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide num_gpus ({_text(n)})")
-    raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {int(arch.num_heads)} attention heads")
+    if np.any(np.mod(int(arch.num_heads or 0), tp)):
+        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {int(arch.num_heads)} attention heads")
+    kv = int(arch.num_kv_heads)
+    raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {kv} key/value heads or be a multiple "
+                            f"of them (vLLM copies a key/value head whole onto several GPUs, never splits one)")
 
 
 def _whole(name: str, value):
@@ -605,7 +610,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded)
         if tp is None and np.any(~decode.layout_allowed(arch, f.tensor_parallel)):
             raise TinkerNomicsError(f"{arch.model} does not fit: no rollout engine size that splits its "
-                                    f"{int(arch.num_heads)} attention heads evenly holds its weights and one "
+                                    f"{decode.heads_text(arch)} evenly holds its weights and one "
                                     f"sequence on {gpu.gpu} GPUs")
         ph = rl_phases.phase_seconds(f, params)
         return RLStepPrediction(arch.model, gpu.gpu, method, n, ph.generation_seconds, ph.logprob_seconds,

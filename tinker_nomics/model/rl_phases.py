@@ -82,6 +82,8 @@ class Terms:
     ceiling     GEMMs at the vendor's measured max-achievable FLOP/s where it publishes one (decode.gemm_ceiling):
                 the rollout's decode and prefill run against it, the trainer's GEMM efficiency is scaled by its
                 share of the peak (calibrated only; a user's MFU stays a share of the datasheet peak)
+    kv_copies   an engine larger than the key/value heads holds and reads each head on several GPUs, a latent
+                attention's latent on every one (decode.kv_copies; calibrated only)
     """
     plan: str = "engine"
     cap_by_kv: bool = True
@@ -93,13 +95,14 @@ class Terms:
     peak: str = "exact"
     ceiling: bool = True
     tiles: bool = True
+    kv_copies: bool = True
 
 
 CALIBRATED = Terms()
 EXACT = Terms(plan="rule", cap_by_kv=True, attention=True, allreduce=False, prefill="all_gpus", training="plain",
-              passes=False, ceiling=False, tiles=False)
+              passes=False, ceiling=False, tiles=False, kv_copies=False)
 SEED = Terms(plan="rule", cap_by_kv=False, attention=False, allreduce=False, prefill="multi_turn_only",
-             training="plain", passes=False, peak="seed", ceiling=False, tiles=False)
+             training="plain", passes=False, peak="seed", ceiling=False, tiles=False, kv_copies=False)
 TERMS = {"calibrated": CALIBRATED, "exact": EXACT, "seed": SEED}
 
 
@@ -273,7 +276,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                                   min_batch=1.0 if terms.plan == "engine" else 0.0, kv_per_sequence=kv_per_sequence,
                                   flops_per_token=once("decode_flops",
                                                        lambda: decode.token_flops(arch, context, terms.attention)),
-                                  tiles=terms.tiles, eager=rollout_eager)
+                                  tiles=terms.tiles, eager=rollout_eager, kv_copies=terms.kv_copies)
     prefill_wire = 0.0
     if terms.prefill == "engine":   # each replica's prompts at the compute efficiency 1 (a fitted parameter divides)
         prefill = once("prefill_flops", lambda: decode.prefill_flops(arch, p, g)) \
@@ -497,13 +500,13 @@ def _engine_size(arch, gpus, smallest, top, gpus_used, s, need_shared, shared, a
     weights = float(arch.total_params) * decode.PRECISION_BYTES[decode.precision_name(precision)]
     for _ in range(64):   # powers of two: at most log2 of the largest GPU count
         fraction = np.where(need_shared <= tp, shared, alone)
-        # the cache a replica of this size keeps (decode.kv_capacity's budget): no sequence's length enters it, so
+        # the cache a replica of this size keeps (decode.kv_budget): no sequence's length enters it, so
         # the test of the cache against the weights costs one figure per GPU count, not one per scenario
-        cache = decode.kv_capacity(arch, gpus, tp, 1.0, fraction, precision, kv_precision, 1.0, seqs)
+        cache = decode.kv_budget(arch, gpus, tp, fraction, precision, seqs)
         grow = (tp < top) & (cache < weights) & decode.layout_allowed(arch, tp * 2.0, gpus_used)
         if not np.any(grow):
             break
-        cap = np.floor(cache / kv_per_sequence)
+        cap = np.floor(cache / decode.kv_held(arch, kv_per_sequence, tp, kv_precision))
         short = cap < np.minimum(s / np.maximum(np.floor(gpus_used / tp), 1.0), seqs)
         grow = grow & short
         if not np.any(grow):

@@ -22,7 +22,7 @@ import re
 from ... import fmt
 from ...errors import TinkerNomicsError
 from ...model import predict as model_predict
-from ...model.decode import KV_PRECISIONS, PRECISIONS, layout_allowed
+from ...model.decode import KV_PRECISIONS, PRECISIONS, heads_text, layout_allowed
 from ...model.scenario import METHODS
 from ...sources.architectures import get_arch
 from ...sources.defaults import number as default
@@ -221,7 +221,7 @@ def _run(args) -> str:
         if args.tensor_parallel is None and not layout_allowed(arch, data["tensor_parallel"]):
             # the default engine spans every GPU; tensor parallelism alone cannot split these heads that way
             data["notes"].append(
-                f"no tensor-parallel size that splits {data['model']}'s {arch.num_heads:g} attention heads spans the "
+                f"no tensor-parallel size that splits {data['model']}'s {heads_text(arch)} spans the "
                 f"{fmt.number(data['num_gpus'])} GPUs: the engine is timed as one model spread over all of them "
                 f"(tensor parallel {data['tensor_parallel']:g}), as pipeline or expert parallelism would spread it; "
                 f"--tensor-parallel takes a size that splits the heads")
