@@ -26,7 +26,7 @@ def test_gpu_price_breakeven_is_exact(workload, snapshot):
     price = breakeven.breakeven_gpu_price(workload, snapshot)
     assert ratio_at(workload, snapshot, gpu_hourly_usd=price) == pytest.approx(1.0, rel=1e-9)
     # the 1-D cut over a grid lands on the same price
-    found = breakeven.crossings(workload, "gpu_hourly_usd", np.linspace(0.25, 25, 2000), snapshot)
+    found = breakeven.crossings(workload, "gpu_hourly_usd", np.linspace(0.05, 25, 2000), snapshot)
     assert len(found) == 1 and found[0] == pytest.approx(price, rel=2e-3)
 
 

@@ -193,7 +193,6 @@ def test_code_rl_model_change_matches_the_pre_repricing_list():
     old, new = get_price("Qwen3-4B-Instruct-2507", JANUARY), get_price("Qwen3.5-4B", "2026-H1")
     assert d.model_change["prefill"] == pytest.approx(new.prefill / old.prefill, rel=1e-9)
     assert d.model_change["sample"] == pytest.approx(new.sample / old.sample, rel=1e-9)
-    assert d.verdicts == ["tinker", "tinker", "self_hosted", "self_hosted"]
 
 
 def test_drivers_last_step_is_the_cache_discount(table):

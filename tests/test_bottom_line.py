@@ -17,7 +17,8 @@ def test_at_the_seeds_own_list_nothing_flips_and_math_rl_matches_its_estimate():
     side, factor = str(side), float(factor)
     assert "math_rl" in line.sides[side].workloads
     assert line.sides[side].factor_low <= factor <= line.sides[side].factor_high
-    assert sorted(line.sides["tinker"].workloads + line.sides["self_hosted"].workloads) == sorted(
+    # every takeaway workload has a side, or is a close call (whose draws split too evenly to give it one)
+    assert sorted(line.sides["tinker"].workloads + line.sides["self_hosted"].workloads + line.close_calls) == sorted(
         ["math_rl", "code_rl", "harbor_rl", "swe_rl", "osworld_rl"])
 
 

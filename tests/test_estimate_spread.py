@@ -51,10 +51,14 @@ def test_an_input_the_user_sets_is_not_drawn():
 
 
 def test_a_close_call_is_worded_as_one():
-    """exp1a_gsm8k (the seed's GSM8K run): self-hosting is cheaper at the point estimate in fewer than the
-    close-call share of the draws (data/assumptions/defaults.csv close_call_share)."""
+    """exp1a_gsm8k (the seed's GSM8K run) at a GPU price 3% under its break-even (analysis.breakeven): self-hosting
+    is cheaper at the point estimate, in fewer than the close-call share of the draws (data/assumptions/defaults.csv
+    close_call_share)."""
+    from tinker_nomics.analysis import breakeven
     from tinker_nomics.analysis.verdict import close_call_share
-    d = _estimate("--workload", "exp1a_gsm8k")
+    price = breakeven.breakeven_gpu_price("exp1a_gsm8k") * 0.97
+    d = _estimate("--workload", "exp1a_gsm8k", "--gpu-hourly-usd", repr(price))
+    assert d["cheaper"] == "self_hosted"
     u = d["uncertainty"]
     agree = u["p_tinker_cheaper"] if d["cheaper"] == "tinker" else 1 - u["p_tinker_cheaper"]
     assert agree < close_call_share()

@@ -19,6 +19,7 @@ from .. import fmt, sources
 from ..errors import TinkerNomicsError
 from ..sources.calibration import parameters
 from ..sources.hf_config import load_config, stored_dtype_note
+from ..sources.lora_serving import rollout_note as lora_rollout_note
 from ..sources.prices import Price, get_price, storage_usd_per_gb_month
 from ..sources.successors import Successor, billed_as, not_offered_reason
 from . import billing, lora, tabular, tinker_wallclock, tokens
@@ -208,8 +209,11 @@ def estimate(scenario: Scenario) -> Estimate:
             concurrency=concurrency, cache_hit_rate=s.cache_hit_rate, off_policy=s.off_policy, num_gpus=s.num_gpus,
             gpu_hourly_usd=s.gpu_hourly_usd, rollout_efficiency=s.rollout_efficiency, mfu=s.mfu,
             fine_tune=s.fine_tune, sandbox_usd=self_sandbox_usd,
-            sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0, time_factor=s.model_error_factor)
+            sandbox_wait_hours=steps * s.sandbox_seconds_per_rollout / 3600.0, time_factor=s.model_error_factor,
+            lora_merged=s.lora_merge)
         label = _gpu_label(s.gpu)
+        if s.fine_tune == "lora":
+            notes.append(lora_rollout_note(s.lora_merge))
         if not np.all(hosted.feasible):
             notes.append(f"infeasible on {_count(s.num_gpus)} × {label}: the smallest GPU count that holds "
                          f"{arch.model} for colocated RL and one rollout sequence is {_count(hosted.fitting_gpus)}; "

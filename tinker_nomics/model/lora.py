@@ -17,6 +17,7 @@ Two methods:
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -144,6 +145,16 @@ def exact_lora_params_per_rank(arch: ModelArch) -> dict[str, float]:
             mlp += moe_layers * moe_layer(arch.num_experts, arch.moe_intermediate_size,
                                           arch.shared_expert_intermediate_size or 0)
     return {"attn": float(attn), "mlp": float(mlp), "unembed": float(unembed)}
+
+
+def adapter_width_per_token(arch: ModelArch) -> float:
+    """The input plus output width of the layers a LoRA adapter wraps, summed over the layers one token passes
+    through: every linear layer of attention and the MLP (PEFT's all-linear, verl's default target_modules), a
+    mixture of experts' experts at the number each token is routed to, not the output head (all-linear leaves it
+    out). It is the rank-1 adapter count (exact_lora_params_per_rank) with the experts a token reaches."""
+    active = dataclasses.replace(arch, num_experts=arch.experts_per_token) if arch.is_moe else arch
+    parts = exact_lora_params_per_rank(active)
+    return parts["attn"] + parts["mlp"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -20,6 +20,7 @@ from ..sources import quantization
 from ..sources.calibration import parameters
 from ..sources.defaults import number
 from ..sources.hardware import GPU, gpu_specs
+from ..sources.lora_serving import rollout_note as lora_rollout_note
 from ..sources.model_record import ModelArch
 from . import decode, memory, rl_phases, roofline, tokens
 from .scenario import BOUNDS, METHODS
@@ -411,7 +412,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     optimizer_offload: bool = False, gradient_checkpointing: bool = True,
                     rollout_precision=None, rollout_kv_precision=None,
                     train_precision=None, rollout_gpus=None, padded_len=None,
-                    critic_padded_len=None) -> RLStepPrediction:
+                    critic_padded_len=None, lora_merge: bool = False) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -441,8 +442,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     they take turns (default: colocated, or off-policy the model's split where that is faster); `padded_len` is
     the length the trainer pads every sequence to where it keeps the padding (verl's use_remove_padding off: the
     prompt and response caps, data.max_prompt_length + data.max_response_length), `critic_padded_len` the critic's
-    (verl's critic.model.use_remove_padding); they are settings of the calibrated method's engine and trainer,
-    which the seed and exact methods do not have."""
+    (verl's critic.model.use_remove_padding); `lora_merge` hands the rollout engine the LoRA adapter merged into
+    the weights (verl's actor_rollout_ref.model.lora.merge), which then decodes at the base model's speed, where by
+    default it serves the adapter unmerged at the measured share of it (sources.lora_serving); they are settings of
+    the calibrated method's engine and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -527,9 +530,12 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 f"{_text(s)} samples the step trains: it trains only sequences it generated")
     for name, value in (("rollout_eager", rollout_eager), ("param_offload", param_offload),
                         ("optimizer_offload", optimizer_offload),
-                        ("gradient_checkpointing", gradient_checkpointing)):
+                        ("gradient_checkpointing", gradient_checkpointing), ("lora_merge", lora_merge)):
         if not isinstance(value, (bool, np.bool_)):
             raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
+    if lora_merge and fine_tune != "lora":
+        raise TinkerNomicsError("lora_merge merges a LoRA adapter into the rollout engine's weights; a full fine-tune "
+                                "has none (drop it, or give fine_tune lora)")
     if epochs is not None and opt is None:      # the default mini-batches, taken once a pass
         opt = np.minimum(number("rl_optimizer_steps"), s) * epochs
     rollout_weights = None if rollout_precision is None or quantization.is_auto(rollout_precision) \
@@ -556,7 +562,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("values_micro_batch_samples", values_samples),
                                       ("critic_micro_batch_tokens", critic_micro),
                                       ("critic_micro_batch_samples", critic_samples), ("rollout_gpus", split),
-                                      ("padded_len", padded), ("critic_padded_len", critic_padded))
+                                      ("padded_len", padded), ("critic_padded_len", critic_padded),
+                                      ("lora_merge", lora_merge or None))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
@@ -607,7 +614,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   rollout_samples=generated, rollout_rounds=rounds, max_num_seqs=cap,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
                                   recompute=bool(gradient_checkpointing), rollout_gpus=split,
-                                  padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded)
+                                  padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded,
+                                  lora_merged=bool(lora_merge))
         if tp is None and np.any(~decode.layout_allowed(arch, f.tensor_parallel)):
             raise TinkerNomicsError(f"{arch.model} does not fit: no rollout engine size that splits its "
                                     f"{decode.heads_text(arch)} evenly holds its weights and one "

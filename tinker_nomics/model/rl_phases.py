@@ -29,7 +29,9 @@ training GEMM efficiency plus the memory traffic that comes with them (FLOPs ove
 bandwidth: the achieved utilisation falls with the GPU's peak-to-bandwidth ratio), activations recomputed in the
 backward pass as verl's and NeMo RL's recipes do;
 mixture-of-experts models reach a share of it (each expert's GEMMs see only the tokens routed to it) and add their
-all-to-all (each token to k experts and back).
+all-to-all (each token to k experts and back). A LoRA adapter adds its own reads and writes of its layers'
+activations to the passes that run it, and an engine serving it unmerged decodes at the measured share of the base
+model's speed.
 
 On-policy (k = 0) the phases follow each other. With k ≥ 1 the frameworks run generation and the trainer on
 separate GPUs (NeMo RL's async GRPO turns colocation off; its performance recipes and verl's fully-async table give
@@ -50,8 +52,9 @@ import numpy as np
 
 from ..sources.defaults import assumption, number
 from ..sources.hardware import GpuSpecs, host_copy_shares
+from ..sources.lora_serving import lora_decode_speed_share
 from ..sources.model_record import ModelArch
-from . import decode, roofline, training
+from . import decode, lora, roofline, training
 
 PHASES = ("generation", "logprob", "training", "refit", "other")
 
@@ -147,6 +150,12 @@ class RLFeatures:
     offload_refit_seconds: np.ndarray = 0.0
     # FP8 training (Transformer Engine): the weights' GEMMs at the FP8 ceiling, attention and memory traffic as before
     train_compute_scale: np.ndarray = 1.0
+    # LoRA: the adapter's own reads and writes of its layers' activations in the passes that run it, seconds at
+    # bandwidth efficiency 1 (the old policy's log-prob pass; the update), and the rollout engine's time with the
+    # adapter unmerged over its time without (sources.lora_serving; 1 for full fine-tuning or a merged adapter)
+    adapter_logprob_seconds: np.ndarray = 0.0
+    adapter_update_seconds: np.ndarray = 0.0
+    lora_generation_scale: np.ndarray = 1.0
 
 
 def rl_features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens, response_tokens,
@@ -179,7 +188,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
               rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
               critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16",
-              rollout_gpus=None, old_logprob_pass=True) -> RLFeatures:
+              rollout_gpus=None, old_logprob_pass=True, lora_merged=False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -217,6 +226,10 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     colocated inference off, synchronous). `old_logprob_pass` False: the step takes the old policy's log-probs from the
     rollout engine instead of recomputing them (verl's rollout_correction.bypass_mode, its fully-async recipe's
     use_rollout_log_probs), so its log-prob passes are the reference's and the critic's alone.
+    With LoRA (the calibrated method), the adapter's passes move its layers' activations on top of the base model's
+    work (`_adapter_seconds`), and the rollout engine decodes with the adapter unmerged, as verl serves it by
+    default, at the measured share of the base model's speed (sources.lora_serving); `lora_merged` (verl's
+    actor_rollout_ref.model.lora.merge) hands the engine merged weights instead, at the base model's speed.
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -366,6 +379,13 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         passes = exchange = alltoall = refit = 0.0
     offload = _offload_seconds(arch, gpus, trainer_gpus, fine_tune, reference, critic, param_offload,
                                optimizer_offload, critic_param_offload, critic_optimizer_offload)
+    adapter = (0.0, 0.0)
+    lora_generation = 1.0
+    if fine_tune == "lora" and terms.training == "phases":
+        adapter = _adapter_seconds(arch, gpus, trained * epochs / trainer_gpus, trained / trainer_gpus * old,
+                                   recompute)
+        if not lora_merged:
+            lora_generation = 1.0 / lora_decode_speed_share()
     # Kept at their own shapes (NumPy broadcasts them where they meet): a scalar stays a scalar, which keeps a
     # sweep over a million scenarios from repeating constant arithmetic a million times.
     def a(x):
@@ -384,7 +404,9 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       offload_logprob_seconds=a(offload[0]), offload_update_seconds=a(offload[1]),
                       offload_refit_seconds=a(offload[2]),
                       train_compute_scale=a(_train_compute_scale(arch, gpus, fine_tune, attention, recompute,
-                                                                 train_precision)))
+                                                                 train_precision)),
+                      adapter_logprob_seconds=a(adapter[1]), adapter_update_seconds=a(adapter[0]),
+                      lora_generation_scale=a(lora_generation))
 
 
 def _engine_plan(arch, gpus, n, s, full, context, fine_tune, rollout_tensor_parallel, rollout_memory_fraction,
@@ -600,10 +622,11 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     error)."""
     # each decode step as a serving engine runs it, plus the host-side work an RL framework's rollout adds for every
     # sequence in the batch (its engine's scheduling, sampling and output handling, as the frameworks drive it)
+    # (an unmerged LoRA adapter slows both by the engine's measured share: RLFeatures.lora_generation_scale)
     decode_s = f.decode_steps * (decode.step_seconds(f.decode, p, rollout_efficiency).seconds
-                                 + p.rollout_sequence_overhead_seconds * f.decode.batch)
+                                 + p.rollout_sequence_overhead_seconds * f.decode.batch) * f.lora_generation_scale
     prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
-                                 else np.asarray(prefill_efficiency, dtype=float))
+                                 else np.asarray(prefill_efficiency, dtype=float)) * f.lora_generation_scale
     factor = np.asarray(time_factor, dtype=float)
     rounds = f.rollout_rounds   # each generation round decodes its batch, prefills its prompts and pays its fixed cost
     generation = _times(rounds * (decode_s + prefill + f.prefill_wire + p.generation_overhead_seconds), factor)
@@ -617,7 +640,9 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     # then its micro-batches, each with its fixed cost, and its FLOPs
     per_pass = p.pass_overhead_seconds + f.micro_batches * p.micro_batch_overhead_seconds \
         + f.forward_gemm_units / eta + f.alltoall_seconds
-    logprob = _times(f.logprob_passes * per_pass + f.offload_logprob_seconds, factor)
+    # a LoRA adapter's activation traffic streams at the share of bandwidth the decode fit measures for streaming
+    adapter_logprob = f.adapter_logprob_seconds / p.decode_bandwidth_efficiency
+    logprob = _times(f.logprob_passes * per_pass + f.offload_logprob_seconds + adapter_logprob, factor)
     gemm = f.update_gemm_units / eta
     if mfu is not None:
         update = f.update_gemm_units / np.asarray(mfu, dtype=float)
@@ -625,7 +650,8 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
         # forward equivalents each, every one paying the fixed per-micro-batch cost
         update = f.trained_models * p.pass_overhead_seconds + gemm \
             + f.update_passes * f.update_micro_batches * p.micro_batch_overhead_seconds \
-            + f.exchange_seconds + f.update_passes * f.alltoall_seconds + f.offload_update_seconds
+            + f.exchange_seconds + f.update_passes * f.alltoall_seconds + f.offload_update_seconds \
+            + f.adapter_update_seconds / p.decode_bandwidth_efficiency
     training_s = _times(update, factor)
     refit = _times(f.refit_seconds + f.offload_refit_seconds, factor)
     other = np.asarray(p.step_overhead_seconds, dtype=float)
@@ -820,6 +846,21 @@ def _offload_seconds(arch: ModelArch, gpus: GpuSpecs, trainer_gpus, fine_tune: s
     update = actor + (moments if optimizer_offload else 0.0) + critic_weights \
         + (moments if critic and critic_optimizer_offload else 0.0)
     return logprob, update, actor
+
+
+def _adapter_seconds(arch: ModelArch, gpus: GpuSpecs, update_tokens, logprob_tokens, recompute: bool):
+    """A LoRA adapter's own activation traffic in one step, (update, old policy's log-prob pass) seconds at
+    bandwidth efficiency 1: each GPU's tokens through every adapted layer (lora.adapter_width_per_token), reading and
+    writing the layers' inputs and outputs in BF16 as PEFT's adapter ops do (defaults.csv:
+    lora_forward_activation_passes, forward; lora_backward_activation_passes, backward; the update's recomputed
+    forward again). These small ops move bytes, not FLOPs, so a small model's passes feel them most: PEFT's adapter
+    costs a larger share of a forward whose layers are narrow. The reference pass runs the base model (the adapter
+    switched off) and the critic trains in full: neither pays it."""
+    per_token = lora.adapter_width_per_token(arch) * decode.PRECISION_BYTES["bf16"] / gpus.bandwidth_bytes_per_s
+    forward = number("lora_forward_activation_passes")
+    update = forward * (2.0 if recompute else 1.0) + number("lora_backward_activation_passes")
+    return (np.asarray(update_tokens, dtype=float) * per_token * update,
+            np.asarray(logprob_tokens, dtype=float) * per_token * forward)
 
 
 def _alltoall_seconds(arch: ModelArch, trained_tokens, num_gpus, link):

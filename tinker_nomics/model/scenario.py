@@ -101,6 +101,7 @@ class Scenario:
     cache_hit_rate: Any = None          # self-hosted prefix-cache hits; Tinker's too with tinker_cached_prefill
     tinker_cached_prefill: Any = None   # bill cached prompt tokens at the snapshot's cached rate
     tinker_cached_prefill_usd_per_m: Any = None  # override the cached rate (e.g. 0: the seed's hypothetical)
+    lora_merge: Any = None              # self-hosted LoRA: the rollout engine gets the adapter merged (base speed)
     off_policy: Any = None              # k
     gpu: Any = None                     # a GPU name, or (calibrated method) an array of names
     num_gpus: Any = None
@@ -135,6 +136,7 @@ class Scenario:
             if getattr(self, name) is not None:
                 _number(name, getattr(self, name), convert=False)
         _flag("tinker_cached_prefill", self.tinker_cached_prefill)
+        _flag("lora_merge", self.lora_merge)
 
     @classmethod
     def from_workload(cls, name: str, **overrides) -> "Scenario":
@@ -196,6 +198,13 @@ class Scenario:
             # Tinker bills prompt tokens its cache serves at the list's cached rate where the list has one.
             values["tinker_cached_prefill"] = _has_cached_rate(values["model"], values["prices"])
         values["tinker_cached_prefill"] = _flag("tinker_cached_prefill", values["tinker_cached_prefill"])
+        values["lora_merge"] = _flag("lora_merge", values["lora_merge"])
+        if values["lora_merge"] and values["fine_tune"] != "lora":
+            raise TinkerNomicsError("lora_merge merges a LoRA adapter into the rollout engine's weights; a full "
+                                    "fine-tune has none (drop it, or give fine_tune lora)")
+        if values["lora_merge"] and values["method"] != "calibrated":
+            raise TinkerNomicsError(f"lora_merge: a setting of the calibrated method's rollout engine; the "
+                                    f"{values['method']} method has none (drop it or use method calibrated)")
         if unpriced_rate(values["gpu_hourly_usd"], values["gpu_hourly_usd_source"]):
             values["gpu_hourly_usd"] = None   # resolved before, and still no sourced rate: looked up again
         unpriced = False

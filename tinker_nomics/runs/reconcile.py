@@ -37,6 +37,7 @@ from ..sources.calibration import parameters
 from ..sources.defaults import framework_rollout_fraction, number
 from ..sources import quantization
 from ..sources.hardware import GPU, gpu_specs, host_copy_shares
+from ..sources.lora_serving import rollout_note as lora_rollout_note
 from . import nemo_rl, openrlhf, skyrl, trl, verl
 from .hosted import HostedRun
 from ..sources.numbers import finite_number
@@ -206,6 +207,10 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         notes.append("the log's rollout engine ran without CUDA graphs (enforce_eager): each predicted decode step "
                      "lasts at least the model's layers × the fitted host launch time per layer "
                      f"({parameters().eager_layer_seconds * 1e6:.0f} µs)")
+    if headline == "calibrated" and fine_tune == "lora":
+        merged = bool(facts.get("lora_merged"))
+        notes.append(lora_rollout_note(merged) + (f" ({run.config_sources.get('lora_merge', 'its config')})" if merged
+                                                  else ""))
     offloaded = [name for name in ("param_offload", "optimizer_offload", "critic_param_offload",
                                    "critic_optimizer_offload") if facts.get(name)]
     if headline == "calibrated" and offloaded:
@@ -336,6 +341,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["off_policy"] = float(c["off_policy"])
     if _positive(c.get("rollout_gpus")):   # the engine on GPUs of its own (beside the trainer when asynchronous)
         facts["rollout_gpus"] = float(c["rollout_gpus"])
+    if c.get("lora_merge") is True:   # the LoRA adapter merged into the rollout engine's weights (verl's lora.merge)
+        facts["lora_merged"] = True
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
     padded = padded_length(c)

@@ -108,6 +108,8 @@ CONFIG_FACTS = {   # fact -> dotted path in verl's config (ppo_trainer.yaml)
     "n_gpus_per_node": "trainer.n_gpus_per_node",
     "nnodes": "trainer.nnodes",
     "lora_rank": "actor_rollout_ref.model.lora_rank",
+    "lora_nested_rank": "actor_rollout_ref.model.lora.rank",     # the newer config's LoRA block
+    "lora_merge": "actor_rollout_ref.model.lora.merge",           # the adapter merged for the rollout engine
     "adv_estimator": "algorithm.adv_estimator",
     "max_prompt_length": "data.max_prompt_length",
     "max_response_length": "data.max_response_length",
@@ -201,7 +203,8 @@ def config_facts(config: dict, paths: dict | None = None) -> tuple[dict, dict]:
         if node is not None:
             facts[name] = node
             where[name] = path
-    for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank", "gen_batch_prompts"):
+    for name in ("prompts_per_step", "group_size", "n_gpus_per_node", "nnodes", "lora_rank", "lora_nested_rank",
+                 "gen_batch_prompts"):
         value = facts.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
                                   or not _finite(value) or value < 0 or float(value) != int(value)):
@@ -226,9 +229,11 @@ def config_facts(config: dict, paths: dict | None = None) -> tuple[dict, dict]:
             facts["samples_per_step"] = float(facts["gen_batch_prompts"]) * float(facts["group_size"])
             where["samples_per_step"] = f"{where['gen_batch_prompts']} × {where['group_size']} (the dataloader's batch)"
     _async_layout(config, facts, where)
-    rank = facts.get("lora_rank", 0) or 0
+    rank_name = "lora_rank" if (facts.get("lora_rank") or 0) > 0 or not facts.get("lora_nested_rank") \
+        else "lora_nested_rank"
+    rank = facts.get(rank_name, 0) or 0
     facts["fine_tune"] = "lora" if rank > 0 else "full"
-    where["fine_tune"] = (f"{paths['lora_rank']} > 0" if rank > 0 else
+    where["fine_tune"] = (f"{where[rank_name]} > 0" if rank > 0 else
                           f"{paths['lora_rank']} = 0 or absent (the default: full fine-tuning)")
     facts["critic"] = facts.get("adv_estimator") == "gae"
     if isinstance(facts.get("model_path"), str) and facts["model_path"].strip():

@@ -61,6 +61,9 @@ def add_scenario_arguments(parser, hardware: bool = True) -> None:
         if hardware or flag not in HARDWARE_FLAGS:
             parser.add_argument(flag, type=number(flag), help=text)
     add_on_off(parser, "--tinker-cached-prefill", "bill cache-hit prompt tokens at the snapshot's cached-prefill rate")
+    add_on_off(parser, "--lora-merge", "self-hosted LoRA (calibrated): the rollout engine gets the adapter merged into "
+                                       "the weights and decodes at the base model's speed (default: unmerged, as "
+                                       "verl serves it)")
     if hardware:
         parser.add_argument("--gpu", help="self-hosted GPU (H100 SXM, H200 SXM, B200, ...; see `tinker-nomics gpus`)")
     parser.add_argument("--sandbox", help="none, modal or sandboxfusion (free, local)")
@@ -80,7 +83,8 @@ def scenario_from_args(args) -> tuple[Scenario, str | None, dict[str, str]]:
     overrides = {field: getattr(args, flag[2:].replace("-", "_"), None) for flag, (field, _) in NUMERIC_FLAGS.items()}
     overrides.update(model=args.model, prices=args.prices, gpu=getattr(args, "gpu", None), sandbox=args.sandbox,
                      method=args.method, decode_model=args.decode_model, fine_tune=args.fine_tune,
-                     tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config)
+                     tinker_cached_prefill=args.tinker_cached_prefill, model_config=args.model_config,
+                     lora_merge=args.lora_merge)
     from ...model.scenario import check_whole
     if args.tinker_cached_prefill is False and args.tinker_cached_prefill_usd_per_m is not None:
         raise TinkerNomicsError("--tinker-cached-prefill-usd-per-m sets the rate of cached prompt tokens, which "
