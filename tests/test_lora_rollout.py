@@ -97,7 +97,10 @@ def test_estimate_takes_the_merge_and_refuses_it_without_an_adapter():
     assert any("unmerged" in n for n in unmerged.notes) and any("merged into" in n for n in merged.notes)
     with pytest.raises(TinkerNomicsError, match="full fine-tune"):
         estimate(Scenario.from_workload("math_rl", fine_tune="full", lora_merge=True))
-    _refused(["estimate", "--workload", "math_rl", "--lora-merge", "--method", "seed"], "lora_merge", "calibrated")
+    _refused(["estimate", "--workload", "math_rl", "--lora-merge", "--method", "seed"], "--lora-merge",
+             "--method calibrated")
+    _refused(["plan", "--workload", "math_rl", "--deadline", "48", "--lora-merge", "--fine-tune", "full"],
+             "--lora-merge", "--fine-tune lora")
 
 
 def test_verl_config_names_the_adapter_and_its_merge():

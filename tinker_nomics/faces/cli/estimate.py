@@ -197,6 +197,10 @@ def in_flags(exc: TinkerNomicsError, from_file: dict[str, str] | None = None) ->
         message = re.sub(rf"(?<![-\w]){field}\b", lambda _: (from_file or {}).get(field, flag), message)
     for field in CHOICE_FIELDS:   # "method must be one of ..." (model/scenario.py _choice): only where it opens
         message = re.sub(rf"^{field} must be one of", f"--{field.replace('_', '-')} must be one of", message)
+    # the on/off settings, and a choice named with its value ("give fine_tune lora", "use method calibrated")
+    message = re.sub(r"(?<![-\w])lora_merge\b", "--lora-merge", message)
+    message = re.sub(r"\b(fine_tune|method) (lora|calibrated)\b", lambda m: f"--{m.group(1).replace('_', '-')} "
+                                                                            f"{m.group(2)}", message)
     return TinkerNomicsError(message)
 
 
