@@ -66,16 +66,47 @@ def test_a_verl_log_that_offloads_is_priced_and_said(tmp_path):
     assert any("offloads to host memory" in n and "64 GB/s" in n for n in v.reconciliation.notes)
 
 
-def test_fsdp2_offload_policy_is_a_caveat_not_a_price(tmp_path):
-    """verl turns its own offload off under FSDP2's CPUOffloadPolicy (fsdp_workers: _is_offload_param = False):
-    the optimizer steps on the CPU, which the model does not price, and says so."""
+def test_fsdp2_offload_policy_is_priced_and_said(tmp_path):
+    """verl turns its own offload off under FSDP2's CPUOffloadPolicy (fsdp_workers: _is_offload_param = False): the
+    actor lives in host memory and its optimizer steps on the CPU, which the prediction prices and the caveat says."""
     config = copy.deepcopy(hs.CONFIG)
     config["actor_rollout_ref"]["actor"]["strategy"] = "fsdp2"
     config["actor_rollout_ref"]["actor"]["fsdp_config"] = {"param_offload": True, "offload_policy": True}
     v = check_run(hs.write_verl_console(tmp_path / "c.log", "2025", config=config), gpu="H100 SXM")
     facts, _ = run_facts(v.run, v.run.steps)
-    assert "param_offload" not in facts
-    assert any("CPUOffloadPolicy" in c for c in v.caveats)
+    assert "param_offload" not in facts and facts["cpu_optimizer"] is True
+    plain = check_run(hs.write_verl_console(tmp_path / "p.log", "2025"), gpu="H100 SXM")
+    assert v.reconciliation.predicted_mean("step") > plain.reconciliation.predicted_mean("step")
+    assert any("CPUOffloadPolicy" in c and "cpu_adam.csv" in c for c in v.caveats)
+
+
+def test_the_policy_streams_the_shard_every_micro_batch_and_steps_adam_on_the_cpu():
+    # 512 samples on 8 GPUs in micro-batches of 8: 8 micro-batches a pass per GPU, 4 optimizer steps (the default);
+    # each GPU's FP32 shard crosses the A100's 32 GB/s link at the pinned share: once a micro-batch of the old
+    # policy's pass, twice there and its gradient back in the update, once for the hand-off; Adam steps over the
+    # shard at the published one-thread CPU rate (ISEEKYAN/Megatron-LM#188: 1.93 s and 1.81 s for 536,870,912
+    # elements with one and two threads; data/measurements/cpu_adam.csv)
+    arch = get_arch("Qwen/Qwen2.5-32B")
+    rate = host_links()[A100] * host_copy_shares()["pinned"]
+    shard = arch.total_params / 8
+    adam = np.median([1.93 / 536870912, 1.81 / 536870912])
+    plain = _step({"micro_batch_samples": 8.0})
+    policy = _step({"micro_batch_samples": 8.0, "cpu_optimizer": True})
+    assert float(policy.logprob_hours - plain.logprob_hours) * 3600 == pytest.approx(8 * 4 * shard / rate, rel=1e-9)
+    assert float(policy.train_hours - plain.train_hours) * 3600 == pytest.approx(
+        8 * 12 * shard / rate + 4 * shard * adam, rel=1e-9)
+    assert float(policy.refit_hours - plain.refit_hours) * 3600 == pytest.approx(4 * shard / rate, rel=1e-9)
+
+
+def test_predict_takes_the_policy_and_refuses_it_beside_verls_own_offload():
+    arch, gpu = get_arch("Qwen/Qwen2.5-7B"), get_gpu(A100)
+    plain = model_predict.predict_rl_step(arch, gpu, 8, 512, 300, 1000)
+    policy = model_predict.predict_rl_step(arch, gpu, 8, 512, 300, 1000, offload_policy=True)
+    assert float(policy.training_seconds) > float(plain.training_seconds)
+    with pytest.raises(TinkerNomicsError, match="give one or the other"):
+        model_predict.predict_rl_step(arch, gpu, 8, 512, 300, 1000, offload_policy=True, param_offload=True)
+    with pytest.raises(TinkerNomicsError, match="H20 has no host link"):
+        model_predict.predict_rl_step(arch, get_gpu("H20"), 8, 512, 300, 1000, offload_policy=True)
 
 
 def test_a_gpu_without_a_sourced_host_link_cannot_time_offload():

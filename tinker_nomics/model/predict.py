@@ -412,7 +412,8 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                     optimizer_offload: bool = False, gradient_checkpointing: bool = True,
                     rollout_precision=None, rollout_kv_precision=None,
                     train_precision=None, rollout_gpus=None, padded_len=None,
-                    critic_padded_len=None, lora_merge: bool = False) -> RLStepPrediction:
+                    critic_padded_len=None, lora_merge: bool = False,
+                    offload_policy: bool = False) -> RLStepPrediction:
     """One RL step of `samples` rollouts (`prompt_tokens` + `response_tokens` each, means; the longest response
     `response_max_tokens`) on `num_gpus` GPUs with colocated generation and training, phase by phase
     (model/rl_phases.py). `fine_tune` is full (the default, as the RL frameworks whose steps were measured train)
@@ -444,8 +445,10 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
     prompt and response caps, data.max_prompt_length + data.max_response_length), `critic_padded_len` the critic's
     (verl's critic.model.use_remove_padding); `lora_merge` hands the rollout engine the LoRA adapter merged into
     the weights (verl's actor_rollout_ref.model.lora.merge), which then decodes at the base model's speed, where by
-    default it serves the adapter unmerged at the measured share of it (sources.lora_serving); they are settings of
-    the calibrated method's engine and trainer, which the seed and exact methods do not have."""
+    default it serves the adapter unmerged at the measured share of it (sources.lora_serving); `offload_policy`
+    keeps the actor's weights, gradients and Adam's moments in host memory and steps Adam on the CPU (FSDP2's
+    CPUOffloadPolicy, verl's actor fsdp_config.offload_policy); they are settings of the calibrated method's engine
+    and trainer, which the seed and exact methods do not have."""
     method = _method(method)
     fine_tune = str(fine_tune or "full").strip().lower()
     if fine_tune not in FINE_TUNES:
@@ -530,9 +533,13 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                 f"{_text(s)} samples the step trains: it trains only sequences it generated")
     for name, value in (("rollout_eager", rollout_eager), ("param_offload", param_offload),
                         ("optimizer_offload", optimizer_offload),
-                        ("gradient_checkpointing", gradient_checkpointing), ("lora_merge", lora_merge)):
+                        ("gradient_checkpointing", gradient_checkpointing), ("lora_merge", lora_merge),
+                        ("offload_policy", offload_policy)):
         if not isinstance(value, (bool, np.bool_)):
             raise TinkerNomicsError(f"{name} must be True or False, got {value!r}")
+    if offload_policy and (param_offload or optimizer_offload):
+        raise TinkerNomicsError("offload_policy keeps the actor in host memory throughout; param_offload and "
+                                "optimizer_offload move it there between phases: give one or the other")
     if lora_merge and fine_tune != "lora":
         raise TinkerNomicsError("lora_merge merges a LoRA adapter into the rollout engine's weights; a full fine-tune "
                                 "has none (drop it, or give fine_tune lora)")
@@ -563,14 +570,14 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                       ("critic_micro_batch_tokens", critic_micro),
                                       ("critic_micro_batch_samples", critic_samples), ("rollout_gpus", split),
                                       ("padded_len", padded), ("critic_padded_len", critic_padded),
-                                      ("lora_merge", lora_merge or None))
+                                      ("lora_merge", lora_merge or None), ("offload_policy", offload_policy or None))
              if value is not None]
     if given and method != "calibrated":
         raise TinkerNomicsError(f"{', '.join(given)}: a setting of the calibrated method's engine and trainer; the "
                                 f"{method} method has none (drop it or use --method calibrated)")
     specs = gpu_specs(gpu)
     specs.require(specs.peak_flops(method))
-    if (param_offload or optimizer_offload) and not np.all(np.isfinite(specs.host_bytes_per_s)):
+    if (param_offload or optimizer_offload or offload_policy) and not np.all(np.isfinite(specs.host_bytes_per_s)):
         raise TinkerNomicsError(f"{gpu.gpu} has no host link in data/hardware/host_links.csv (no source gives its "
                                 f"PCIe generation and lanes), so the model cannot time CPU offload on it")
     if rollout_weights is not None:   # refused in one line where the GPU cannot run it (FP8 on a V100)
@@ -615,7 +622,7 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
                                   param_offload=bool(param_offload), optimizer_offload=bool(optimizer_offload),
                                   recompute=bool(gradient_checkpointing), rollout_gpus=split,
                                   padded_tokens_per_sample=padded, critic_padded_tokens_per_sample=critic_padded,
-                                  lora_merged=bool(lora_merge))
+                                  lora_merged=bool(lora_merge), cpu_optimizer=bool(offload_policy))
         if tp is None and np.any(~decode.layout_allowed(arch, f.tensor_parallel)):
             raise TinkerNomicsError(f"{arch.model} does not fit: no rollout engine size that splits its "
                                     f"{decode.heads_text(arch)} evenly holds its weights and one "

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sources.defaults import assumption, number
-from ..sources.hardware import GpuSpecs, host_copy_shares
+from ..sources.hardware import GpuSpecs, cpu_adam_seconds_per_param, host_copy_shares
 from ..sources.lora_serving import lora_decode_speed_share
 from ..sources.model_record import ModelArch
 from . import decode, lora, roofline, training
@@ -188,7 +188,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
               critic_micro_batch_tokens=None, critic_micro_batch_samples=None, rollout_samples=None,
               rollout_rounds=None, max_num_seqs=None, param_offload=False, optimizer_offload=False,
               critic_param_offload=False, critic_optimizer_offload=False, train_precision="bf16",
-              rollout_gpus=None, old_logprob_pass=True, lora_merged=False) -> RLFeatures:
+              rollout_gpus=None, old_logprob_pass=True, lora_merged=False, cpu_optimizer=False) -> RLFeatures:
     """Reduce one RL step to features: `samples` sequences of `prompt_tokens` (the prompt tokens each processes,
     every turn's re-prefill included) and `response_tokens` on average (the longest response `response_max_tokens`,
     default `response_max_over_mean` × the mean) on `num_gpus` GPUs. `decode_context` is a sequence's mean context
@@ -230,6 +230,8 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     work (`_adapter_seconds`), and the rollout engine decodes with the adapter unmerged, as verl serves it by
     default, at the measured share of the base model's speed (sources.lora_serving); `lora_merged` (verl's
     actor_rollout_ref.model.lora.merge) hands the engine merged weights instead, at the base model's speed.
+    `cpu_optimizer` keeps the actor's weights, gradients and Adam's moments in host memory and steps Adam on the CPU
+    (FSDP2's CPUOffloadPolicy, verl's actor fsdp_config.offload_policy; `_cpu_optimizer_seconds`).
     `shared` holds what
     does not depend on the layout, filled by the first layout computed and read by the next (rl_features).
 
@@ -363,6 +365,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                      + (own(values_micro_batch_samples, values_micro_batch_tokens, old_micro) if critic else 0.0)) \
         / max(old + (1.0 if reference else 0.0) + (1.0 if critic else 0.0), 1.0)
     update_micro = np.maximum(micro * epochs, opt)   # every optimizer step runs at least one micro-batch
+    actor_update_micro = update_micro
     if critic and (critic_micro_batch_samples is not None or critic_micro_batch_tokens is not None):
         # the critic's update at its own size: the features hold the mean over the two models' updates
         critic_micro = micro_batches(critic_micro_batch_samples, critic_micro_batch_tokens)
@@ -379,6 +382,12 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
         passes = exchange = alltoall = refit = 0.0
     offload = _offload_seconds(arch, gpus, trainer_gpus, fine_tune, reference, critic, param_offload,
                                optimizer_offload, critic_param_offload, critic_optimizer_offload)
+    if cpu_optimizer and terms.training == "phases":
+        host = _cpu_optimizer_seconds(arch, gpus, trainer_gpus, fine_tune, old * old_micro
+                                      + (own(reference_micro_batch_samples, reference_micro_batch_tokens, old_micro)
+                                         if fine_tune == "lora" and reference else 0.0),
+                                      actor_update_micro, opt)
+        offload = tuple(a + b for a, b in zip(offload, host))
     adapter = (0.0, 0.0)
     lora_generation = 1.0
     if fine_tune == "lora" and terms.training == "phases":
@@ -861,6 +870,29 @@ def _adapter_seconds(arch: ModelArch, gpus: GpuSpecs, update_tokens, logprob_tok
     update = forward * (2.0 if recompute else 1.0) + number("lora_backward_activation_passes")
     return (np.asarray(update_tokens, dtype=float) * per_token * update,
             np.asarray(logprob_tokens, dtype=float) * per_token * forward)
+
+
+def _cpu_optimizer_seconds(arch: ModelArch, gpus: GpuSpecs, trainer_gpus, fine_tune: str, logprob_micro_batches,
+                           update_micro_batches, optimizer_steps):
+    """FSDP2's CPUOffloadPolicy on the actor in one step, (log-prob passes, update, refit) seconds: each GPU's FP32
+    shard lives in host memory and crosses its host link at the pinned rate (the policy pins it; host_copy_shares)
+    for every micro-batch of the actor's passes (defaults.csv: cpu_optimizer_bytes_per_param_pass for a forward-only
+    pass, cpu_optimizer_bytes_per_param_update for the update, less the frozen weights' gradients under LoRA) and
+    once for the hand-off to the rollout engine; each optimizer step runs AdamW on the CPU over the shard's trainable
+    parameters (sources.hardware.cpu_adam_seconds_per_param). A GPU without a sourced host link pays none (predict
+    refuses it there)."""
+    rate = gpus.host_bytes_per_s * host_copy_shares()["pinned"]
+    rate = np.where(np.isfinite(rate), rate, np.inf)
+    n = np.asarray(trainer_gpus, dtype=float)
+    shard = float(arch.total_params) / n
+    trainable = shard if fine_tune == "full" else lora.lora_params(arch) / n
+    forward = number("cpu_optimizer_bytes_per_param_pass")
+    update_bytes = (number("cpu_optimizer_bytes_per_param_update") - forward) * shard \
+        + forward * trainable   # the parameters there for the forward and backward, the trained ones' gradients back
+    logprob = np.asarray(logprob_micro_batches, dtype=float) * forward * shard / rate
+    update = np.asarray(update_micro_batches, dtype=float) * update_bytes / rate \
+        + np.asarray(optimizer_steps, dtype=float) * trainable * cpu_adam_seconds_per_param()
+    return logprob, update, forward * shard / rate
 
 
 def _alltoall_seconds(arch: ModelArch, trained_tokens, num_gpus, link):

@@ -97,7 +97,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                max_num_seqs=None, param_offload=False, optimizer_offload=False, critic_param_offload=False,
                critic_optimizer_offload=False, recompute=True, rollout_precision="bf16",
                rollout_kv_precision="bf16", train_precision="bf16", rollout_gpus=None,
-               old_logprob_pass=True, lora_merged=False) -> SelfHosted:
+               old_logprob_pass=True, lora_merged=False, cpu_optimizer=False) -> SelfHosted:
     """A run of `steps` steps of `samples_per_step` rollouts (`output_per_rollout` sampled tokens, and
     `prefill_per_rollout` prompt tokens processed, each) on `num_gpus` GPUs, phase by phase (model/rl_phases.py)
     under `method`'s terms and `params`; where the GPUs cannot hold the job it runs on the smallest count that can
@@ -109,7 +109,8 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
     `train_precision` the trainer's GEMMs (fp8: Transformer Engine's FP8 training). `rollout_gpus`: an off-policy
     run's own split (the engine on that many GPUs, the trainer on the rest; rl_phases._features);
     `old_logprob_pass` False: the old policy's log-probs come from the engine, not a pass of their own;
-    `lora_merged`: the rollout engine gets a LoRA adapter merged into its weights, not served unmerged."""
+    `lora_merged`: the rollout engine gets a LoRA adapter merged into its weights, not served unmerged;
+    `cpu_optimizer`: the actor trains with FSDP2's CPUOffloadPolicy (rl_phases._cpu_optimizer_seconds)."""
     terms = rl_phases.TERMS[method]
     output = np.asarray(output_per_rollout, dtype=float)
     samples = np.asarray(samples_per_step, dtype=float)
@@ -139,6 +140,7 @@ def phase_cost(*, method: str, arch: ModelArch, gpus: GpuSpecs, params: ModelPar
                               precision=rollout_precision, kv_precision=rollout_kv_precision,
                               train_precision=train_precision, rollout_gpus=rollout_gpus,
                               old_logprob_pass=old_logprob_pass, lora_merged=lora_merged,
+                              cpu_optimizer=cpu_optimizer,
                               decode_context=decode_context,
                               kv_context=kv_context, concurrency=concurrency, multi_turn=multi_turn,
                               compact_plan=True)   # every figure is broadcast to the run's shape below

@@ -313,6 +313,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
     # CPU offload between phases (verl's FSDP workers; FSDP2's CPUOffloadPolicy turns it off, validate says so)
     fsdp = c.get("actor_strategy") in (None, "fsdp", "fsdp2") and not (c.get("actor_strategy") == "fsdp2"
                                                                         and c.get("offload_policy") is True)
+    if c.get("actor_strategy") == "fsdp2" and c.get("offload_policy") is True:   # the actor lives in host memory
+        facts["cpu_optimizer"] = True
     for name in ("param_offload", "optimizer_offload"):
         if fsdp and c.get(name) is True:
             facts[name] = True

@@ -379,9 +379,10 @@ def _caveats(run: HostedRun) -> list[str]:
     c = run.config
     if run.framework == "verl" and c.get("actor_strategy") == "fsdp2" and c.get("offload_policy") is True:
         out.append("the actor trains with FSDP2's CPUOffloadPolicy (actor_rollout_ref.actor.fsdp_config."
-                   "offload_policy): its weights, gradients and Adam's moments live in host memory, every micro-batch's passes stream "
-                   "the weights to the GPUs and the optimizer steps on the CPU; the model prices none of that, so the "
-                   "update takes longer than predicted")
+                   "offload_policy): its weights, gradients and Adam's moments live in host memory, every micro-batch's "
+                   "passes stream the weights to the GPUs over the host link, and Adam steps on the CPU at the "
+                   "published rate of one process's thread (data/measurements/cpu_adam.csv); a host shared by more "
+                   "GPU processes than it has cores steps slower than predicted")
     if run.framework == "verl" and run.config.get("actor_strategy") == "megatron" and (
             run.config.get("megatron_param_offload") is True or run.config.get("megatron_optimizer_offload") is True):
         out.append("the actor trains with Megatron and offloads to host memory (actor_rollout_ref.actor.megatron's "

@@ -428,6 +428,23 @@ HOST_MEMORY_KINDS = ("pinned", "pageable")
 
 
 @functools.lru_cache(maxsize=None)
+def cpu_adam_seconds_per_param() -> float:
+    """Seconds one GPU's host process takes to step AdamW over one parameter of its shard on the CPU: the median of
+    the published measurements of data/measurements/cpu_adam.csv (one rank on an unshared host, PyTorch's
+    per-parameter loop in FP32; Ray starts each worker with one OpenMP thread). A starved host (more ranks than
+    cores) is slower by as many times as it is oversubscribed, which no input here says."""
+    where = "measurements/cpu_adam.csv"
+    rows = load_table(where, [Column("case_id"), Column("source_url"), Column("implementation"),
+                              Column("ranks_on_the_host", "int"), Column("threads_per_rank", "int"),
+                              Column("elements_per_rank", "float"), Column("seconds", "float"),
+                              Column("usable", "bool"), Column("reason", required=False), Column("quote")])
+    rates = [r["seconds"] / r["elements_per_rank"] for r in rows if r["usable"]]
+    if not rates or not all(rate > 0 for rate in rates):
+        raise TinkerNomicsError(f"{where}: no usable row with a positive time and element count")
+    return float(np.median(rates))
+
+
+@functools.lru_cache(maxsize=None)
 def host_copy_shares() -> dict[str, float]:
     """Host memory kind -> the share of the host link's rate each way that one GPU's copies to and from it reach:
     the median over the published measurements of data/hardware/host_copy_rates.csv (bandwidthTest, nvbandwidth;

@@ -11,7 +11,7 @@
                                   [--reference-micro-batch-tokens B | --reference-micro-batch-samples S]
                                   [--values-micro-batch-tokens B | --values-micro-batch-samples S]
                                   [--critic-micro-batch-tokens B | --critic-micro-batch-samples S]
-                                  [--enforce-eager] [--lora-merge]
+                                  [--enforce-eager] [--offload-policy] [--lora-merge]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
@@ -148,6 +148,10 @@ def add_parser(sub) -> None:
     rl.add_argument("--enforce-eager", action="store_true",
                     help="the rollout engine runs without CUDA graphs (vLLM's enforce_eager; the default of older verl "
                          "releases): each decode step waits on the host launching every layer's kernels")
+    rl.add_argument("--offload-policy", action="store_true",
+                    help="the actor's weights, gradients and Adam's moments stay in host memory and Adam steps on "
+                         "the CPU (FSDP2's CPUOffloadPolicy, verl's actor fsdp_config.offload_policy): every "
+                         "micro-batch streams the weights over the host link")
     rl.add_argument("--lora-merge", action="store_true",
                     help="with --fine-tune lora, the rollout engine gets the adapter merged into the weights (verl's "
                          "actor_rollout_ref.model.lora.merge) and decodes at the base model's speed; by default it "
@@ -186,7 +190,8 @@ PYTHON_NAMES = ("num_gpus", "concurrency", "input_len", "output_len", "tensor_pa
                 "critic_micro_batch_samples", "ppo_epochs", "rollout_eager", "generation_rounds",
                 "generation_samples", "param_offload", "optimizer_offload", "gradient_checkpointing", "num_prompts",
                 "max_output_tokens", "expert_parallel", "rollout_precision", "rollout_kv_precision",
-                "train_precision", "rollout_gpus", "padded_len", "critic_padded_len", "lora_merge")
+                "train_precision", "rollout_gpus", "padded_len", "critic_padded_len", "lora_merge",
+                "offload_policy")
 # a name with an underscore anywhere in a message; a one-word name only where it opens the message (as a subject)
 _NAMED = re.compile(r"(?<![\w.-])(" + "|".join(sorted((n for n in PYTHON_NAMES if "_" in n), key=len, reverse=True))
                     + r")(?![\w.-])|^(" + "|".join(n for n in PYTHON_NAMES if "_" not in n) + r")(?= )")
@@ -262,7 +267,8 @@ def _run(args) -> str:
                                            args.param_offload, args.optimizer_offload,
                                            not args.no_gradient_checkpointing, args.rollout_precision,
                                            args.rollout_kv_precision, args.train_precision, args.rollout_gpus,
-                                           args.padded_len, args.critic_padded_len, args.lora_merge)
+                                           args.padded_len, args.critic_padded_len, args.lora_merge,
+                                           args.offload_policy)
     data = result.to_dict()
     if data["method"] == "calibrated":
         from ...analysis import calibration
