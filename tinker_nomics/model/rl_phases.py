@@ -391,7 +391,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
     adapter = (0.0, 0.0)
     lora_generation = 1.0
     if fine_tune == "lora" and terms.training == "phases":
-        adapter = _adapter_seconds(arch, gpus, trained * epochs / trainer_gpus, trained / trainer_gpus * old,
+        adapter = _adapter_seconds(arch, gpus, trained / trainer_gpus * old, trained * epochs / trainer_gpus,
                                    recompute)
         if not lora_merged:
             lora_generation = 1.0 / lora_decode_speed_share()
@@ -414,7 +414,7 @@ def _features(arch: ModelArch, gpus: GpuSpecs, num_gpus, samples, prompt_tokens,
                       offload_refit_seconds=a(offload[2]),
                       train_compute_scale=a(_train_compute_scale(arch, gpus, fine_tune, attention, recompute,
                                                                  train_precision)),
-                      adapter_logprob_seconds=a(adapter[1]), adapter_update_seconds=a(adapter[0]),
+                      adapter_logprob_seconds=a(adapter[0]), adapter_update_seconds=a(adapter[1]),
                       lora_generation_scale=a(lora_generation))
 
 
@@ -857,8 +857,8 @@ def _offload_seconds(arch: ModelArch, gpus: GpuSpecs, trainer_gpus, fine_tune: s
     return logprob, update, actor
 
 
-def _adapter_seconds(arch: ModelArch, gpus: GpuSpecs, update_tokens, logprob_tokens, recompute: bool):
-    """A LoRA adapter's own activation traffic in one step, (update, old policy's log-prob pass) seconds at
+def _adapter_seconds(arch: ModelArch, gpus: GpuSpecs, logprob_tokens, update_tokens, recompute: bool):
+    """A LoRA adapter's own activation traffic in one step, (old policy's log-prob pass, update) seconds at
     bandwidth efficiency 1: each GPU's tokens through every adapted layer (lora.adapter_width_per_token), reading and
     writing the layers' inputs and outputs in BF16 as PEFT's adapter ops do (defaults.csv:
     lora_forward_activation_passes, forward; lora_backward_activation_passes, backward; the update's recomputed
@@ -868,8 +868,8 @@ def _adapter_seconds(arch: ModelArch, gpus: GpuSpecs, update_tokens, logprob_tok
     per_token = lora.adapter_width_per_token(arch) * decode.PRECISION_BYTES["bf16"] / gpus.bandwidth_bytes_per_s
     forward = number("lora_forward_activation_passes")
     update = forward * (2.0 if recompute else 1.0) + number("lora_backward_activation_passes")
-    return (np.asarray(update_tokens, dtype=float) * per_token * update,
-            np.asarray(logprob_tokens, dtype=float) * per_token * forward)
+    return (np.asarray(logprob_tokens, dtype=float) * per_token * forward,
+            np.asarray(update_tokens, dtype=float) * per_token * update)
 
 
 def _cpu_optimizer_seconds(arch: ModelArch, gpus: GpuSpecs, trainer_gpus, fine_tune: str, logprob_micro_batches,
