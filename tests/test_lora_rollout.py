@@ -109,3 +109,16 @@ def test_verl_config_names_the_adapter_and_its_merge():
     assert where["fine_tune"] == "actor_rollout_ref.model.lora.rank > 0"
     facts, _ = verl.config_facts({"actor_rollout_ref": {"model": {"lora_rank": 0}}})
     assert facts["fine_tune"] == "full"
+
+
+def test_a_trl_lora_run_is_validated_with_merged_weights(tmp_path):
+    # TRL's GRPOTrainer._move_model_to_vllm calls merge_adapter() before it hands vLLM the weights: the engine
+    # decodes the merged model, at the base model's speed, and the reconciliation says why
+    import hosted_shapes as hs
+    from tinker_nomics.runs.ledger import check_run
+    from tinker_nomics.runs.reconcile import run_facts
+    folder = hs.write_trainer_state(tmp_path / "out")
+    v = check_run(folder, gpu="H100 SXM", num_gpus=1, group_size=8, prompts_per_step=1, fine_tune="lora")
+    facts, _ = run_facts(v.run, v.run.steps)
+    assert facts["lora_merged"] is True
+    assert any("merged into the weights" in n and "TRL's GRPOTrainer" in n for n in v.reconciliation.notes)

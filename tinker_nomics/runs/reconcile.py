@@ -209,8 +209,9 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      f"({parameters().eager_layer_seconds * 1e6:.0f} µs)")
     if headline == "calibrated" and fine_tune == "lora":
         merged = bool(facts.get("lora_merged"))
-        notes.append(lora_rollout_note(merged) + (f" ({run.config_sources.get('lora_merge', 'its config')})" if merged
-                                                  else ""))
+        said = ("TRL's GRPOTrainer merges it before each hand-off to vLLM" if run.framework == "TRL" else
+                run.config_sources.get("lora_merge", "the log's config"))
+        notes.append(lora_rollout_note(merged) + (f" ({said})" if merged else ""))
     offloaded = [name for name in ("param_offload", "optimizer_offload", "critic_param_offload",
                                    "critic_optimizer_offload") if facts.get(name)]
     if headline == "calibrated" and offloaded:
@@ -343,7 +344,9 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["off_policy"] = float(c["off_policy"])
     if _positive(c.get("rollout_gpus")):   # the engine on GPUs of its own (beside the trainer when asynchronous)
         facts["rollout_gpus"] = float(c["rollout_gpus"])
-    if c.get("lora_merge") is True:   # the LoRA adapter merged into the rollout engine's weights (verl's lora.merge)
+    # the LoRA adapter merged into the rollout engine's weights: verl's lora.merge, and always in TRL, whose
+    # GRPOTrainer._move_model_to_vllm calls merge_adapter() before it hands vLLM the weights
+    if c.get("lora_merge") is True or run.framework == "TRL":
         facts["lora_merged"] = True
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True
