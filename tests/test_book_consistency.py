@@ -208,7 +208,8 @@ def _verdict_of(sentence: str, cell: str):
     from tinker_nomics.analysis.verdict import Verdict
     close = sentence.lower().startswith("a close call")
     side = "tinker" if re.search(r"(call: )?Tinker is", sentence) else "self_hosted"
-    factor = float(re.search(r"([\d.]+)×", sentence).group(1))
+    times = re.search(r"([\d.]+)×", sentence)   # '3.3×', or a margin that would read 1.0×: '3.5% cheaper'
+    factor = float(times.group(1)) if times else 1 + float(re.search(r"([\d.]+)% cheaper", sentence).group(1)) / 100
     p = float(re.search(r"(\d+)% of draws", sentence).group(1)) / 100 if close else None
     return Verdict(side, factor, p_tinker=(p if side == "tinker" else 1 - p) if close else None)
 

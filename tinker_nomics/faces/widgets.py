@@ -48,6 +48,8 @@ PANEL_CSS = ("<style>.tn-panel .widget-label{white-space:normal;text-align:left;
              ".tn-panel .tn-group-title{font-weight:600;color:#333;margin:2px 0 4px 0}"
              ".tn-panel table.tn-summary td,.tn-panel table.tn-summary th{padding:3px 12px 3px 0;vertical-align:top;"
              "text-align:left}.tn-panel table.tn-summary th{white-space:nowrap}"
+             # a long unbroken word (a file path in a note, a user's file name) wraps inside the cell, not past it
+             ".tn-panel table.tn-summary td{overflow-wrap:anywhere}"
              ".tn-panel .tn-changes{color:#7a4b00;margin:4px 0}"
              ".tn-panel .tn-fixed{color:#555;margin:4px 0;font-size:0.92em}</style>")
 
