@@ -632,10 +632,11 @@ def _phase_seconds(f: RLFeatures, p, rollout_efficiency=None, mfu=None, time_fac
     # each decode step as a serving engine runs it, plus the host-side work an RL framework's rollout adds for every
     # sequence in the batch (its engine's scheduling, sampling and output handling, as the frameworks drive it)
     # (an unmerged LoRA adapter slows both by the engine's measured share: RLFeatures.lora_generation_scale)
-    decode_s = f.decode_steps * (decode.step_seconds(f.decode, p, rollout_efficiency).seconds
-                                 + p.rollout_sequence_overhead_seconds * f.decode.batch) * f.lora_generation_scale
-    prefill = f.prefill_units / (p.decode_compute_efficiency if prefill_efficiency is None
-                                 else np.asarray(prefill_efficiency, dtype=float)) * f.lora_generation_scale
+    # (the scale multiplies the smaller factor of each product: a sweep's arrays are long in the steps and prompts)
+    decode_s = f.decode_steps * ((decode.step_seconds(f.decode, p, rollout_efficiency).seconds
+                                  + p.rollout_sequence_overhead_seconds * f.decode.batch) * f.lora_generation_scale)
+    prefill = f.prefill_units * (f.lora_generation_scale / (p.decode_compute_efficiency if prefill_efficiency is None
+                                                            else np.asarray(prefill_efficiency, dtype=float)))
     factor = np.asarray(time_factor, dtype=float)
     rounds = f.rollout_rounds   # each generation round decodes its batch, prefills its prompts and pays its fixed cost
     generation = _times(rounds * (decode_s + prefill + f.prefill_wire + p.generation_overhead_seconds), factor)
