@@ -92,3 +92,17 @@ def test_cli_names_the_key_value_heads():
     _refused(["predict", "decode", "--model", "Qwen/Qwen2.5-14B", "--gpu", "H100 SXM", "--num-gpus", "10",
               "--tensor-parallel", "10", "--concurrency", "8", "--input-len", "100", "--output-len", "100"],
              "--tensor-parallel (10)", "8 key/value heads")
+
+
+def test_a_count_no_allowed_engine_fills_is_said_with_the_heads():
+    # Phi-3-medium: 40 attention and 10 key/value heads, so engines of 1, 2, 5, 10, 20 or 40 GPUs (vLLM's rule);
+    # it needs more than 2 RTX 4090s, and neither 5 nor 10 divides 16
+    from test_hostile_counts import _cli
+    phi = get_arch("microsoft/Phi-3-medium-4k-instruct")
+    assert (phi.num_heads, phi.num_kv_heads) == (40, 10)
+    assert list(decode.engine_sizes(phi)) == [1, 2, 5, 10, 20, 40]
+    code, out, _ = _cli("predict", "rl-step", "--model", "microsoft/Phi-3-medium-4k-instruct", "--fine-tune", "lora",
+                        "--gpu", "RTX 4090", "--num-gpus", "16", "--samples", "256", "--prompt-len", "512",
+                        "--response-len", "1024")
+    line = out.splitlines()[1]
+    assert code == 0 and line.startswith("Does not fit") and "40 attention and 10 key/value heads" in line

@@ -122,3 +122,27 @@ def test_a_trl_lora_run_is_validated_with_merged_weights(tmp_path):
     facts, _ = run_facts(v.run, v.run.steps)
     assert facts["lora_merged"] is True
     assert any("merged into the weights" in n and "TRL's GRPOTrainer" in n for n in v.reconciliation.notes)
+
+
+@pytest.mark.parametrize("merge, merged", [(True, True), ("yes", True), (1, True), (False, False), (0, False)])
+def test_verls_merge_switch_is_read_as_verl_reads_it(tmp_path, merge, merged):
+    # verl tests the value's truth (lora.get("merge", False)): a 'yes' or a 1 merges as True does
+    import copy
+    import hosted_shapes as hs
+    from tinker_nomics.runs.ledger import check_run
+    from tinker_nomics.runs.reconcile import run_facts
+    config = copy.deepcopy(hs.CONFIG)
+    config["actor_rollout_ref"]["model"]["lora"] = {"rank": 16, "merge": merge}
+    v = check_run(hs.write_verl_console(tmp_path / "c.log", "2025", config=config), gpu="H100 SXM")
+    facts, _ = run_facts(v.run, v.run.steps)
+    assert bool(facts.get("lora_merged")) is merged
+    assert any(("merged into the weights" if merged else "unmerged") in n for n in v.reconciliation.notes)
+
+
+def test_a_rollout_size_fills_the_rollouts_own_gpus():
+    args = ["predict", "rl-step", "--model", "Qwen2.5-7B", "--gpu", "H100 SXM", "--num-gpus", "8", "--samples", "256",
+            "--prompt-len", "256", "--response-len", "512", "--off-policy", "1"]
+    _refused(args + ["--rollout-gpus", "2", "--rollout-tensor-parallel", "4"], "--rollout-tensor-parallel (4)",
+             "--rollout-gpus (2)")
+    code, out, _ = _cli(*args, "--rollout-gpus", "4", "--rollout-tensor-parallel", "4", "--format", "json")
+    assert code == 0 and json.loads(out)["rollout_tensor_parallel"] == 4

@@ -58,6 +58,7 @@ from ..model.pages import ordinary_pages
 from ..model.scenario import Scenario
 from ..sources.defaults import number
 from ..sources.hf_config import load_config, stored_dtype_note
+from ..sources.lora_serving import rollout_note as lora_rollout_note
 from ..sources.offers import Offer, load_offers
 from ..sources.price_list import snapshots
 from ..sources.services import gpu_hour_services, managed_services, per_token_services
@@ -493,6 +494,8 @@ def evaluate(scenario: Scenario, *, workload: str | None = None, deadlines=(None
     notes: list[str] = []
     if base.model_config:   # a user's checkpoint stored wider than the bf16 it is costed in
         notes.extend(filter(None, [stored_dtype_note(load_config(base.model_config))]))
+    if base.fine_tune == "lora" and base.method == "calibrated":   # how every GPU option's engine runs the adapter
+        notes.append(lora_rollout_note(base.lora_merge))
     blocks = []
     if provider_filter is None or "tinker" in provider_filter:
         for snapshot in dict.fromkeys([base.prices, *_lists(tinker_lists)]):

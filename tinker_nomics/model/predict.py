@@ -120,14 +120,14 @@ def _default_tensor_parallel(arch: ModelArch, num_gpus):
     return out
 
 
-def _layout_check(arch: ModelArch, tp, n, name: str) -> None:
+def _layout_check(arch: ModelArch, tp, n, name: str, gpus_name: str = "num_gpus") -> None:
     """A given engine size the layout rule refuses (decode.layout_allowed, the rule the default sizes keep), in one
     line: it must divide the GPUs, split the attention heads evenly and split or copy the key/value heads whole (vLLM
     refuses a size that does not)."""
     if np.all(decode.layout_allowed(arch, tp, n)):
         return
     if np.any(np.mod(n, tp)):
-        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide num_gpus ({_text(n)})")
+        raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {gpus_name} ({_text(n)})")
     if np.any(np.mod(int(arch.num_heads or 0), tp)):
         raise TinkerNomicsError(f"{name} ({_text(tp)}) must divide {arch.model}'s {int(arch.num_heads)} attention heads")
     kv = int(arch.num_kv_heads)
@@ -468,8 +468,6 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
         raise TinkerNomicsError(f"max_response_len ({_text(r_max)}) is shorter than the mean response ({_text(r)})")
     opt = None if optimizer_steps is None else _whole("optimizer_steps", optimizer_steps)
     tp = None if rollout_tensor_parallel is None else _whole("rollout_tensor_parallel", rollout_tensor_parallel)
-    if tp is not None:
-        _layout_check(arch, tp, n, "rollout_tensor_parallel")
     fraction = None
     if rollout_memory_fraction is not None:
         fraction = _positive("rollout_memory_fraction", rollout_memory_fraction, 0.0)
@@ -513,6 +511,9 @@ def predict_rl_step(arch: ModelArch, gpu: GPU, num_gpus, samples, prompt_tokens,
             raise TinkerNomicsError(f"{name}_{'tokens' if value[0] is not None else 'samples'} sizes {what}, which "
                                     f"this step does not run (no {needs})")
     split = None if rollout_gpus is None else _whole("rollout_gpus", rollout_gpus)
+    if tp is not None:   # the engine's copies fill the GPUs the engine runs on: its own where the run gives them
+        _layout_check(arch, tp, n if split is None else split,
+                      "rollout_tensor_parallel", "num_gpus" if split is None else "rollout_gpus")
     if split is not None and np.any(split >= n):
         raise TinkerNomicsError(f"rollout_gpus ({_text(split)}) must leave GPUs to train on: fewer than num_gpus "
                                 f"({_text(n)})")

@@ -223,6 +223,13 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
                      if math.isfinite(host) else
                      f"the log's config offloads to host memory between phases ({what}), but no source gives "
                      f"{gpu.gpu}'s host link (data/hardware/host_links.csv): the copies are not in the prediction")
+    if headline == "calibrated" and facts.get("cpu_optimizer"):
+        host = float(gpu_specs(gpu).host_bytes_per_s)
+        notes.append(f"the actor's FP32 shard crosses {gpu.gpu}'s host link ({host / 1e9:g} GB/s each way) at the "
+                     f"{host_copy_shares()['pinned']:.0%} pinned copies reach, for every micro-batch of its passes "
+                     f"(FSDP2's CPUOffloadPolicy)" if math.isfinite(host) else
+                     f"no source gives {gpu.gpu}'s host link (data/hardware/host_links.csv): the CPUOffloadPolicy's "
+                     f"copies of the weights are not in the prediction, only Adam's step on the CPU")
     if headline == "calibrated" and trains_fp8(run.config or {}):
         notes.append(f"the log's trainer runs FP8 GEMMs ({run.config_sources.get('train_fp8', 'its config')}): "
                      f"the predicted update and log-prob passes run the weights' GEMMs at {gpu.gpu}'s FP8 ceiling, "
@@ -259,6 +266,13 @@ def reconcile(run: HostedRun, measured: Measured, arch: ModelArch, gpu: GPU, num
         notes.append("the log times no weight hand-off of its own (no timing_s/update_weights or refit phase): its "
                      "generation time holds it, so the predicted generation adds the model's refit")
     return Reconciliation(headline, per_step, table, fitted, inputs, tuple(notes + fitted.pop("notes")))
+
+
+def switched_on(value) -> bool:
+    """A verl switch as verl reads it: its code tests the config value's truth (`if fsdp_config.offload_policy:`,
+    `lora.get("merge", False)`), so a string such as 'yes' or a 1 turns it on, and only a false, empty, zero or
+    absent value leaves it off."""
+    return bool(value)
 
 
 def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
@@ -313,8 +327,8 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_samples"] = float(c["rollout_samples"])
     # CPU offload between phases (verl's FSDP workers; FSDP2's CPUOffloadPolicy turns it off, validate says so)
     fsdp = c.get("actor_strategy") in (None, "fsdp", "fsdp2") and not (c.get("actor_strategy") == "fsdp2"
-                                                                        and c.get("offload_policy") is True)
-    if c.get("actor_strategy") == "fsdp2" and c.get("offload_policy") is True:   # the actor lives in host memory
+                                                                        and switched_on(c.get("offload_policy")))
+    if c.get("actor_strategy") == "fsdp2" and switched_on(c.get("offload_policy")):   # the actor in host memory
         facts["cpu_optimizer"] = True
     for name in ("param_offload", "optimizer_offload"):
         if fsdp and c.get(name) is True:
@@ -346,7 +360,7 @@ def run_facts(run: HostedRun, rows: pd.DataFrame) -> tuple[dict, bool]:
         facts["rollout_gpus"] = float(c["rollout_gpus"])
     # the LoRA adapter merged into the rollout engine's weights: verl's lora.merge, and always in TRL, whose
     # GRPOTrainer._move_model_to_vllm calls merge_adapter() before it hands vLLM the weights
-    if c.get("lora_merge") is True or run.framework == "TRL":
+    if switched_on(c.get("lora_merge")) or run.framework == "TRL":
         facts["lora_merged"] = True
     if c.get("enforce_eager") is True:   # vLLM without CUDA graphs (the default of older verl releases)
         facts["rollout_eager"] = True

@@ -25,7 +25,7 @@ from ..sources.successors import model_for
 from .hosted import HostedRun
 from .measured import Measured, measure
 from .meters import MeterTokens, RunBill, bill_meters
-from .reconcile import SIGN_CONVENTION, Reconciliation, reconcile
+from .reconcile import SIGN_CONVENTION, Reconciliation, reconcile, switched_on
 
 FINE_TUNES = ("full", "lora")
 PER_STEP_COLUMNS = ["step", "steps_covered", "step_seconds", "generation_seconds", "training_seconds", "other_seconds",
@@ -377,7 +377,7 @@ def _caveats(run: HostedRun) -> list[str]:
         out.append(f"the first logged step is {run.first_step}: earlier steps (a run resumed from a checkpoint, or "
                    f"a log that starts late) are not in the sums")
     c = run.config
-    if run.framework == "verl" and c.get("actor_strategy") == "fsdp2" and c.get("offload_policy") is True:
+    if run.framework == "verl" and c.get("actor_strategy") == "fsdp2" and switched_on(c.get("offload_policy")):
         out.append("the actor trains with FSDP2's CPUOffloadPolicy (actor_rollout_ref.actor.fsdp_config."
                    "offload_policy): its weights, gradients and Adam's moments live in host memory, every micro-batch's "
                    "passes stream the weights to the GPUs over the host link, and Adam steps on the CPU at the "

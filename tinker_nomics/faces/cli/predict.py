@@ -59,7 +59,9 @@ def add_parser(sub) -> None:
                         help="the longest output where outputs vary (--output-len their mean, as ShareGPT's do): the "
                              "run drains its longest requests at a falling batch")
     decode.add_argument("--tensor-parallel", type=number("--tensor-parallel"),
-                        help="GPUs per engine copy (default: all of --num-gpus; must divide it)")
+                        help="GPUs per engine copy (default: one engine over all of --num-gpus where that size "
+                             "splits the model's attention and key/value heads, else the largest size that does, the "
+                             "rest as copies; must divide --num-gpus)")
     decode.add_argument("--max-num-seqs", type=number("--max-num-seqs"),
                         help="the engine's cap on sequences decoded at once (default: vLLM's: 1024 on GPUs of 70 GiB "
                              "or more other than A100s, else 256)")
@@ -89,7 +91,8 @@ def add_parser(sub) -> None:
     rl.add_argument("--optimizer-steps", type=number("--optimizer-steps"),
                     help="optimizer steps (mini-batches) per RL step (default 4: verl's 1024 / 256)")
     rl.add_argument("--rollout-tensor-parallel", type=number("--rollout-tensor-parallel"),
-                    help="GPUs per rollout engine (default: the smallest power of two that holds the model)")
+                    help="GPUs per rollout engine (default: the smallest size that holds the model, splits its "
+                         "attention and key/value heads as vLLM requires and divides the GPUs)")
     rl.add_argument("--rollout-memory-fraction", type=number("--rollout-memory-fraction"),
                     help="the rollout engine's share of GPU memory (vLLM's gpu_memory_utilization; default "
                          f"{default('rollout_memory_fraction'):g}, verl's)")
@@ -286,7 +289,7 @@ def _run(args) -> str:
                              + ("" if args.lora_merge else "; --lora-merge times merged weights"))
     if args.format == "json":
         return to_json(data)
-    return "\n".join(rl_step_lines(data) + accuracy_lines(data.get("held_out_error"), "RL step time")
+    return "\n".join(rl_step_lines(data, heads_text(arch)) + accuracy_lines(data.get("held_out_error"), "RL step time")
                      + [f"Note          {note}" for note in data["notes"]])
 
 
@@ -311,7 +314,7 @@ def accuracy_lines(rows: list[dict] | None, what: str) -> list[str]:
             + (f"; in its regimes: {'; '.join(text)}" if text else "")]
 
 
-def rl_step_lines(data: dict) -> list[str]:
+def rl_step_lines(data: dict, heads: str = "attention heads") -> list[str]:
     """The text of `predict rl-step`: the phases, or, where the GPUs asked for cannot hold the job, that fact first
     and the times on the smallest count that can, said to be on that count (the JSON says the same)."""
     head = (f"{data['model']} on {fmt.number(data['num_gpus'])} × {data['gpu']} · RL step ({data['fine_tune']} fine-tune) · "
@@ -328,9 +331,10 @@ def rl_step_lines(data: dict) -> list[str]:
                      f"the {data['weights']} model, which is what is timed")
     if not data["feasible"]:
         times = data["on_fitting_gpus"]
-        lines.append(f"Does not fit  {fmt.number(data['num_gpus'])} × {data['gpu']} cannot hold the job; the smallest count "
-                     f"that can is {fmt.number(data['fitting_gpus'])}, and the times below are on {fmt.number(data['fitting_gpus'])} "
-                     f"× {data['gpu']}")
+        lines.append(f"Does not fit  {fmt.number(data['num_gpus'])} × {data['gpu']} cannot run the job: the trainer and "
+                     f"whole copies of a rollout engine that holds the model and splits its {heads} (vLLM's rule) do "
+                     f"not fit them; the smallest count that can is {fmt.number(data['fitting_gpus'])}, and the times "
+                     f"below are on {fmt.number(data['fitting_gpus'])} × {data['gpu']}")
     waves, rounds = times["rollout_waves"], data.get("generation_rounds", 1)
     lines += [
         f"Generation    {fmt.seconds(times['generation_seconds'])} ({fmt.count(times['rollout_concurrency'], 'sequence')} at "
