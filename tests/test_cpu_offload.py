@@ -117,3 +117,16 @@ def test_a_gpu_without_a_sourced_host_link_cannot_time_offload():
     with pytest.raises(TinkerNomicsError, match="param_offload must be True or False"):
         model_predict.predict_rl_step(get_arch("Qwen/Qwen2.5-7B"), get_gpu(A100), 8, 512, 300, 1000,
                                       param_offload="yes")
+
+
+def test_predict_says_it_timed_the_policy():
+    import contextlib
+    import io
+    import json
+
+    from tinker_nomics.faces.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["predict", "rl-step", "--model", "Qwen2.5-7B", "--gpu", A100, "--num-gpus", "8", "--samples",
+                     "256", "--prompt-len", "256", "--response-len", "512", "--offload-policy", "--format", "json"])
+    assert code == 0 and any("CPUOffloadPolicy" in n and "cpu_adam.csv" in n for n in json.loads(out.getvalue())["notes"])

@@ -284,6 +284,12 @@ def _run(args) -> str:
     data["notes"] = _context_notes(arch, longest, "a sequence reaches {tokens} tokens (prompt and "
                                    + ("longest" if args.max_response_len is not None else "mean") + " response)",
                                    data["weights"])
+    if args.offload_policy:
+        from ...sources.hardware import cpu_adam_seconds_per_param
+        data["notes"].append(f"the actor trains with FSDP2's CPUOffloadPolicy: its FP32 shard crosses the host link "
+                             f"for every micro-batch and Adam steps on the CPU at "
+                             f"{cpu_adam_seconds_per_param() * 1e9:.1f} ns a parameter (one thread a GPU, "
+                             f"data/measurements/cpu_adam.csv); a host with fewer cores than GPUs steps slower")
     if data["method"] == "calibrated" and data["fine_tune"] == "lora":
         data["notes"].append(model_predict.lora_rollout_note(args.lora_merge)
                              + ("" if args.lora_merge else "; --lora-merge times merged weights"))
