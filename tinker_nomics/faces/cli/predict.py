@@ -11,7 +11,7 @@
                                   [--reference-micro-batch-tokens B | --reference-micro-batch-samples S]
                                   [--values-micro-batch-tokens B | --values-micro-batch-samples S]
                                   [--critic-micro-batch-tokens B | --critic-micro-batch-samples S]
-                                  [--enforce-eager] [--offload-policy] [--lora-merge]
+                                  [--enforce-eager] [--offload-policy] [--lora-merge | --no-lora-merge]
 
 The arithmetic is tinker_nomics.model.predict; this module parses and prints.
 """
@@ -28,7 +28,7 @@ from ...sources.architectures import get_arch
 from ...sources.defaults import number as default
 from ...sources.hardware import get_gpu, gpu_specs
 from ...sources.hf_config import load_config, stored_dtype_note
-from .common import OneLineParser, add_format, number, to_json
+from .common import OneLineParser, add_format, add_on_off, number, to_json
 
 
 def add_parser(sub) -> None:
@@ -155,10 +155,10 @@ def add_parser(sub) -> None:
                     help="the actor's weights, gradients and Adam's moments stay in host memory and Adam steps on "
                          "the CPU (FSDP2's CPUOffloadPolicy, verl's actor fsdp_config.offload_policy): every "
                          "micro-batch streams the weights over the host link")
-    rl.add_argument("--lora-merge", action="store_true",
-                    help="with --fine-tune lora, the rollout engine gets the adapter merged into the weights (verl's "
-                         "actor_rollout_ref.model.lora.merge) and decodes at the base model's speed; by default it "
-                         "serves the adapter unmerged, as verl does, at the measured share of that speed")
+    add_on_off(rl, "--lora-merge", "with --fine-tune lora, the rollout engine gets the adapter merged into the "
+                                   "weights (verl's actor_rollout_ref.model.lora.merge) and decodes at the base "
+                                   "model's speed; by default it serves the adapter unmerged, as verl does, at the "
+                                   "measured share of that speed")
 
 
 def _common(p) -> None:
@@ -270,7 +270,7 @@ def _run(args) -> str:
                                            args.param_offload, args.optimizer_offload,
                                            not args.no_gradient_checkpointing, args.rollout_precision,
                                            args.rollout_kv_precision, args.train_precision, args.rollout_gpus,
-                                           args.padded_len, args.critic_padded_len, args.lora_merge,
+                                           args.padded_len, args.critic_padded_len, bool(args.lora_merge),
                                            args.offload_policy)
     data = result.to_dict()
     if data["method"] == "calibrated":
@@ -291,7 +291,7 @@ def _run(args) -> str:
                              f"{cpu_adam_seconds_per_param() * 1e9:.1f} ns a parameter (one thread a GPU, "
                              f"data/measurements/cpu_adam.csv); a host with fewer cores than GPUs steps slower")
     if data["method"] == "calibrated" and data["fine_tune"] == "lora":
-        data["notes"].append(model_predict.lora_rollout_note(args.lora_merge)
+        data["notes"].append(model_predict.lora_rollout_note(bool(args.lora_merge))
                              + ("" if args.lora_merge else "; --lora-merge times merged weights"))
     if args.format == "json":
         return to_json(data)
